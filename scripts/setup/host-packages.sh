@@ -44,7 +44,7 @@ PACKAGES=(
 	seabios qemu-system-data ipxe-qemu
 	tshark clang llvm libclang-rt-14-dev
 	nvme-cli
-	sparse
+	sparse dwarves rsync cython3 python3-dev
 )
 
 need_root() {

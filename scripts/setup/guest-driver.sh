@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Build guest-driver/ (and any test modules under tests/kmod/) against the
+# extracted 6.12 headers for the lab, and compile it against the 6.1 headers as
+# a compatibility check. Objects go to the cache, never into the repo.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+build_module() { # build_module SRC_DIR SERIES OUT_DIR
+	local src=$1 series=$2 out=$3 f
+	local headers=$RNIC_CACHE/kernel/$series/headers
+	[ -d "$headers" ] || die "no $series headers in the cache: run scripts/setup/kernel.sh"
+	mkdir -p "$out"
+	# Kbuild writes next to the sources: build in a mirror of them.
+	for f in "$src"/*; do
+		[ -f "$f" ] || continue
+		cmp -s "$f" "$out/${f##*/}" || cp "$f" "$out/"
+	done
+	rm -f "$out/include"
+	ln -s "$RNIC_TOP/include" "$out/include"
+	make -C "$headers" M="$out" W=1 modules >"$out/build.log" 2>&1 ||
+		{ grep -E 'error|warning' "$out/build.log" | head -30 >&2
+		  die "$(basename "$src") does not build against $series; see $out/build.log"; }
+	if grep -q 'warning:' "$out/build.log"; then
+		grep 'warning:' "$out/build.log" | head -20 >&2
+		die "$(basename "$src") builds with warnings against $series; see $out/build.log"
+	fi
+}
+
+[ -f "$RNIC_TOP/guest-driver/Kbuild" ] || exit 0
+step "building guest-driver for 6.12 (lab) and 6.1 (compatibility)"
+build_module "$RNIC_TOP/guest-driver" 6.12 "$RNIC_CACHE/build/guest-driver-6.12"
+build_module "$RNIC_TOP/guest-driver" 6.1 "$RNIC_CACHE/build/guest-driver-6.1"
+for d in "$RNIC_TOP"/tests/kmod/*/; do
+	[ -f "$d/Kbuild" ] || continue
+	build_module "${d%/}" 6.12 "$RNIC_CACHE/build/kmod-$(basename "$d")-6.12"
+done
+ok "guest-driver: $(ls "$RNIC_CACHE"/build/guest-driver-6.12/*.ko | xargs -n1 basename | tr '\n' ' ')"

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Helpers for lab guest scripts (sourced; bash). The lab sets RNIC_IP, RNIC_PEER,
+# RNIC_ROLE, RNIC_MTU, RNIC_NIC, RNIC_STAGE, RNIC_CACHE, RNIC_OUT, RNIC_KVER.
+
+say() { echo "[guest$RNIC_GUEST_ID] $*"; }
+fail() { say "FAIL: $*"; exit 1; }
+# Lines the host-side tests parse: RESULT <name> <key>=<value> ...
+result() { echo "RESULT $*"; }
+
+modprobe() { "$RNIC_LAB_DIR/guest/modprobe-wrapper" "$@"; }
+
+# The first Ethernet interface (the lab gives each guest exactly one NIC).
+lab_netdev() {
+	local d
+	for d in /sys/class/net/*; do
+		[ "$(cat "$d/type" 2>/dev/null)" = 1 ] && [ -e "$d/device" ] && { basename "$d"; return; }
+	done
+	return 1
+}
+
+net_up() {
+	local tries=0
+	case "$RNIC_NIC" in
+	virtio) modprobe virtio_net || fail "modprobe virtio_net" ;;
+	esac
+	until NETDEV=$(lab_netdev); do
+		tries=$((tries + 1))
+		[ $tries -gt 50 ] && fail "no network interface appeared"
+		sleep 0.1
+	done
+	ip link set "$NETDEV" mtu "$RNIC_MTU" || fail "mtu $RNIC_MTU on $NETDEV"
+	ip addr add "$RNIC_IP/24" dev "$NETDEV" || fail "address on $NETDEV"
+	ip link set "$NETDEV" up || fail "link up $NETDEV"
+	export NETDEV
+	say "$NETDEV up: $RNIC_IP/24 mtu $RNIC_MTU"
+}
+
+wait_peer() {
+	local i
+	for i in $(seq 1 60); do
+		ping -c1 -W1 "$RNIC_PEER" >/dev/null 2>&1 && return 0
+	done
+	fail "peer $RNIC_PEER does not answer ping"
+}
+
+# retry N CMD...: the client side retries while the server is not yet listening.
+retry() {
+	local n=$1 i
+	shift
+	for i in $(seq 1 "$n"); do
+		"$@" && return 0
+		sleep 2
+	done
+	return 1
+}
+
+# Use the staged rdma-core (56.1, with our provider) rather than the host's.
+use_staged_rdma_core() {
+	export LD_LIBRARY_PATH=$RNIC_STAGE/lib PATH=$RNIC_STAGE/bin:$PATH
+}

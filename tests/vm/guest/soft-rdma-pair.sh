@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Two guests over virtio-net with a software iWARP/RoCE stack (RNIC_SOFT=siw|rxe):
+# rping with data validation, then perftest write/read bandwidth and send latency
+# over rdma_cm (-R). Guest 1 serves, guest 2 is the client.
+. "$RNIC_LAB_DIR/guest/lib.sh"
+set -o pipefail
+net_up
+modprobe ib_uverbs || fail "ib_uverbs"
+modprobe rdma_ucm || fail "rdma_ucm"
+case "$RNIC_SOFT" in
+siw)
+	modprobe libcrc32c
+	modprobe crc32c_generic
+	insmod "$RNIC_CACHE/kernel/6.12/siw/siw.ko" || fail "insmod siw.ko"
+	;;
+rxe) modprobe rdma_rxe || fail "rdma_rxe" ;;
+*) fail "RNIC_SOFT must be siw or rxe" ;;
+esac
+DEV=${RNIC_SOFT}0
+rdma link add "$DEV" type "$RNIC_SOFT" netdev "$NETDEV" || fail "rdma link add $DEV"
+rdma link show
+use_staged_rdma_core
+wait_peer
+ibv_devinfo -d "$DEV" | grep -E "hca_id|transport|state" || fail "ibv_devinfo $DEV"
+
+SZ=65536
+N=${RNIC_PERF_ITERS:-300}
+if [ "$RNIC_ROLE" = server ]; then
+	timeout 120 rping -s -a "$RNIC_IP" -C 100 -V || fail "rping server"
+	for t in write read; do
+		timeout 120 "ib_${t}_bw" -R -d "$DEV" -s $SZ -n "$N" --report_gbits ||
+			fail "ib_${t}_bw server"
+	done
+	timeout 120 ib_send_lat -R -d "$DEV" -s 8 -n 300 || fail "ib_send_lat server"
+	exit 0
+fi
+
+sleep 1
+out=$(retry 10 timeout 120 rping -c -a "$RNIC_PEER" -C 100 -v -V) || fail "rping client"
+pings=$(echo "$out" | grep -c "ping data")
+result rping-$RNIC_SOFT pings=$pings
+[ "$pings" = 100 ] || fail "rping: $pings of 100 pings verified"
+for t in write read; do
+	sleep 2
+	out=$(retry 10 timeout 120 "ib_${t}_bw" -R -d "$DEV" -s $SZ -n "$N" --report_gbits "$RNIC_PEER") ||
+		fail "ib_${t}_bw client"
+	echo "$out"
+	# #bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] MsgRate[Mpps]
+	line=$(echo "$out" | awk -v s=$SZ '$1==s && NF>=5 {print; exit}')
+	[ -n "$line" ] || fail "ib_${t}_bw printed no result line"
+	result "ib_${t}_bw-$RNIC_SOFT" size=$SZ iters="$N" \
+		gbps_avg="$(echo "$line" | awk '{print $4}')" gbps_peak="$(echo "$line" | awk '{print $3}')"
+done
+sleep 2
+out=$(retry 10 timeout 120 ib_send_lat -R -d "$DEV" -s 8 -n 300 "$RNIC_PEER") || fail "ib_send_lat client"
+echo "$out"
+# #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
+line=$(echo "$out" | awk '$1==8 && NF>=7 {print; exit}')
+[ -n "$line" ] || fail "ib_send_lat printed no result line"
+result "ib_send_lat-$RNIC_SOFT" size=8 usec_typical="$(echo "$line" | awk '{print $5}')" \
+	usec_avg="$(echo "$line" | awk '{print $6}')"
+exit 0

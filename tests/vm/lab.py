@@ -1,0 +1,272 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""rnic VM lab: boot N TCG guests on one L2 segment and run a script in each.
+
+Guests boot the extracted Debian kernel with a tiny initramfs and the host's root
+read-only over 9p; each gets a writable output share, a pcap of its traffic and a
+console log in the run directory. Every process started here (QEMUs, the relay,
+the hub) is tracked by PID and ended on every exit path; a hung guest is killed by
+the run's own timeout.
+
+  lab.py --guests 2 --nic virtio --script tests/vm/guest/siw-pair.sh
+"""
+import argparse
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+LAB_DIR = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(LAB_DIR))
+CACHE = os.environ.get('RNIC_CACHE', os.path.expanduser('~/.cache/rnic'))
+QEMU = os.path.join(CACHE, 'build', 'qemu', 'qemu-system-x86_64')
+STAGE = os.path.join(CACHE, 'rdma-core', 'stage')
+FIRMWARE_DIRS = ['/usr/share/qemu', '/usr/share/seabios']
+
+
+def die(msg):
+    print('lab: error: ' + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def kernel(series):
+    d = os.path.join(CACHE, 'kernel', series)
+    if not os.path.exists(os.path.join(d, '.ready')) or not os.path.exists(os.path.join(d, 'vmlinuz')):
+        die('guest kernel %s is not in %s: run ./rnic setup' % (series, d))
+    with open(os.path.join(d, 'kver')) as f:
+        kver = f.read().strip()
+    return os.path.join(d, 'root'), kver, os.path.join(d, 'vmlinuz')
+
+
+def initramfs(kroot, kver):
+    """The initramfs is cached, keyed by the kernel and the files that make it."""
+    h = hashlib.sha256(kver.encode())
+    for f in ('mkinitramfs.sh', 'guest/initramfs-init'):
+        with open(os.path.join(LAB_DIR, f), 'rb') as fh:
+            h.update(fh.read())
+    out = os.path.join(CACHE, 'lab', 'initrd-%s-%s.gz' % (kver, h.hexdigest()[:12]))
+    if not os.path.exists(out):
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        subprocess.run([os.path.join(LAB_DIR, 'mkinitramfs.sh'), kroot, kver, out], check=True)
+    return out
+
+
+class Lab:
+    def __init__(self, args):
+        self.args = args
+        self.procs = []          # (name, Popen) of everything we started
+        self.threads = []
+
+    def start(self, name, cmd, log):
+        fh = open(log, 'wb')
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, start_new_session=True)
+        self.procs.append((name, p))
+        t = threading.Thread(target=self.pump, args=(name, p, fh), daemon=True)
+        t.start()
+        self.threads.append(t)
+        return p
+
+    def pump(self, name, p, fh):
+        quiet = self.args.quiet
+        for line in iter(p.stdout.readline, b''):
+            fh.write(line)
+            fh.flush()
+            if not quiet:
+                sys.stdout.write('[%s] %s' % (name, line.decode('utf-8', 'replace')))
+                sys.stdout.flush()
+        fh.close()
+
+    def stop_all(self):
+        """End exactly the processes this lab started (by PID), politely then firmly."""
+        for _, p in self.procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        deadline = time.time() + 5
+        for _, p in self.procs:
+            try:
+                p.wait(max(0.1, deadline - time.time()))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        for t in self.threads:
+            t.join(2)
+
+
+def guest_cmd(a, i, vmlinuz, initrd, netdev_args):
+    run = a.out
+    mac = '52:54:00:00:00:%02x' % i
+    nic = a.nics[i - 1]
+    if nic == 'virtio':
+        dev = 'virtio-net-pci,netdev=n0,mac=%s,romfile=' % mac
+    elif nic == 'rnic':
+        dev = 'rnic,netdev=n0,mac=%s' % mac
+    else:
+        die('unknown nic %r (virtio or rnic)' % nic)
+    out = os.path.join(run, 'out%d' % i)
+    os.makedirs(out, exist_ok=True)
+    accel = 'kvm:tcg' if os.access('/dev/kvm', os.R_OK | os.W_OK) else 'tcg'
+    cmd = [QEMU, '-machine', 'q35,accel=' + accel, '-cpu', 'max', '-m', str(a.mem), '-smp', '1',
+           '-nodefaults', '-display', 'none', '-vga', 'none', '-no-reboot',
+           '-chardev', 'stdio,id=con,signal=off', '-serial', 'chardev:con',
+           '-kernel', vmlinuz, '-initrd', initrd,
+           '-append', 'console=ttyS0 quiet panic=-1 oops=panic rnic.init=%s rnic.dir=%s rnic.id=%d'
+           % (os.path.join(LAB_DIR, 'guest', 'guest-init.sh'), run, i),
+           '-fsdev', 'local,id=root,path=/,security_model=none,readonly=on,multidevs=remap',
+           '-device', 'virtio-9p-pci,fsdev=root,mount_tag=hostroot',
+           '-fsdev', 'local,id=out,path=%s,security_model=none' % out,
+           '-device', 'virtio-9p-pci,fsdev=out,mount_tag=rnicout',
+           '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
+           '-netdev', netdev_args, '-device', dev,
+           '-object', 'filter-dump,id=dump,netdev=n0,file=%s' % os.path.join(run, 'guest%d.pcap' % i)]
+    for d in FIRMWARE_DIRS:
+        cmd += ['-L', d]
+    cmd += a.qemu_arg
+    return cmd
+
+
+def write_env(a, i, kroot, kver):
+    n = a.guests
+    env = {
+        'RNIC_SCRIPT': os.path.abspath(a.script), 'RNIC_KROOT': kroot, 'RNIC_KVER': kver,
+        'RNIC_LAB_DIR': LAB_DIR, 'RNIC_TOP': TOP, 'RNIC_CACHE': CACHE, 'RNIC_STAGE': STAGE,
+        'RNIC_NIC': a.nics[i - 1], 'RNIC_GUESTS': str(n), 'RNIC_MTU': str(a.mtu),
+        'RNIC_IP': '10.77.0.%d' % i, 'RNIC_PEER': '10.77.0.%d' % (2 if i == 1 else 1),
+        'RNIC_ROLE': 'server' if i == 1 else 'client', 'RNIC_OUT': '/run/out',
+    }
+    for kv in a.env:
+        k, _, v = kv.partition('=')
+        env[k] = v
+    with open(os.path.join(a.out, 'guest%d.env' % i), 'w') as f:
+        for k, v in env.items():
+            f.write("export %s='%s'\n" % (k, v.replace("'", "'\\''")))
+
+
+def netdevs(a, lab):
+    """One netdev argument per guest: cross-pointed unix dgram sockets for two
+    guests (optionally through the impairment relay), a guest-less QEMU hub for more."""
+    d = a.out
+    sock = lambda name: os.path.join(d, name)
+    dgram = 'dgram,id=n0,local.type=unix,local.path=%s,remote.type=unix,remote.path=%s'
+    if a.guests == 2 and not a.relay:
+        return [dgram % (sock('g1.sock'), sock('g2.sock')), dgram % (sock('g2.sock'), sock('g1.sock'))]
+    if a.guests == 2:
+        cmd = [sys.executable, os.path.join(LAB_DIR, 'relay.py'),
+               '--ra', sock('r1.sock'), '--rb', sock('r2.sock'),
+               '--a', sock('g1.sock'), '--b', sock('g2.sock'), '--pcap', sock('relay.pcap')] + a.relay
+        lab.start('relay', cmd, os.path.join(d, 'relay.log'))
+        return [dgram % (sock('g1.sock'), sock('r1.sock')), dgram % (sock('g2.sock'), sock('r2.sock'))]
+    hub = [QEMU, '-machine', 'none', '-nodefaults', '-display', 'none', '-monitor', 'none',
+           '-serial', 'none']
+    for i in range(1, a.guests + 1):
+        hub += ['-netdev', dgram.replace('id=n0', 'id=s%d' % i) % (sock('hub%d.sock' % i), sock('g%d.sock' % i)),
+                '-netdev', 'hubport,id=p%d,hubid=0,netdev=s%d' % (i, i)]
+    lab.start('hub', hub, os.path.join(d, 'hub.log'))
+    return [dgram % (sock('g%d.sock' % i), sock('hub%d.sock' % i)) for i in range(1, a.guests + 1)]
+
+
+def guest_rc(status, log):
+    """isa-debug-exit makes QEMU exit with (rc << 1) | 1; the console marker is the fallback."""
+    if status is not None and status > 0 and status & 1:
+        return status >> 1
+    try:
+        with open(log, 'rb') as f:
+            for line in f.read().decode('utf-8', 'replace').splitlines()[::-1]:
+                if line.startswith('RNIC-LAB-EXIT rc='):
+                    return int(line.split('=', 1)[1])
+    except OSError:
+        pass
+    return None
+
+
+def print_results(a):
+    """Echo the guests' RESULT lines (what tests measured) into one file and stdout."""
+    lines = []
+    for i in range(1, a.guests + 1):
+        try:
+            with open(os.path.join(a.out, 'guest%d.log' % i), 'rb') as f:
+                for line in f.read().decode('utf-8', 'replace').splitlines():
+                    if line.startswith('RESULT '):
+                        lines.append('guest%d %s' % (i, line[7:].strip()))
+        except OSError:
+            pass
+    with open(os.path.join(a.out, 'results.txt'), 'w') as f:
+        f.write(''.join(l + '\n' for l in lines))
+    for l in lines:
+        print('lab: result: ' + l)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument('--guests', type=int, default=2)
+    p.add_argument('--nic', default='virtio', help='virtio or rnic, or a comma list, one per guest')
+    p.add_argument('--script', required=True, help='bash script run as the test in every guest')
+    p.add_argument('--timeout', type=float, default=600, help='hard limit for the whole run (s)')
+    p.add_argument('--kernel', default='6.12')
+    p.add_argument('--mem', type=int, default=1024)
+    p.add_argument('--mtu', type=int, default=1500)
+    p.add_argument('--out', help='run directory (default: a new one under $RNIC_CACHE/runs)')
+    p.add_argument('--env', action='append', default=[], help='KEY=VALUE for the guest scripts')
+    p.add_argument('--relay', nargs=argparse.REMAINDER, default=None,
+                   help='put relay.py between two guests; the rest of the line is its options')
+    p.add_argument('--qemu-arg', action='append', default=[], help='extra QEMU argument (each guest)')
+    p.add_argument('--quiet', action='store_true', help='do not echo consoles')
+    a = p.parse_args()
+
+    if not os.access(QEMU, os.X_OK):
+        die('no QEMU at %s: run ./rnic setup' % QEMU)
+    if a.guests < 1:
+        die('--guests must be at least 1')
+    nics = a.nic.split(',')
+    a.nics = nics * a.guests if len(nics) == 1 else nics
+    if len(a.nics) != a.guests:
+        die('--nic lists %d NICs for %d guests' % (len(nics), a.guests))
+    if a.relay is not None and a.guests != 2:
+        die('--relay needs exactly two guests')
+    if not os.path.exists(a.script):
+        die('no script %s' % a.script)
+    if not a.out:
+        a.out = os.path.join(CACHE, 'runs', time.strftime('%Y%m%d-%H%M%S-') + str(os.getpid()))
+    a.out = os.path.abspath(a.out)
+    os.makedirs(a.out, exist_ok=True)
+
+    kroot, kver, vmlinuz = kernel(a.kernel)
+    initrd = initramfs(kroot, kver)
+    lab = Lab(a)
+    t0 = time.time()
+    rcs = {}
+    try:
+        nets = netdevs(a, lab) if a.guests > 1 else [
+            'dgram,id=n0,local.type=unix,local.path=%s,remote.type=unix,remote.path=%s'
+            % (os.path.join(a.out, 'g1.sock'), os.path.join(a.out, 'none.sock'))]
+        guests = []
+        for i in range(1, a.guests + 1):
+            write_env(a, i, kroot, kver)
+            log = os.path.join(a.out, 'guest%d.log' % i)
+            guests.append((i, lab.start('g%d' % i, guest_cmd(a, i, vmlinuz, initrd, nets[i - 1]), log), log))
+        deadline = t0 + a.timeout
+        for i, proc, log in guests:
+            try:
+                status = proc.wait(max(0.1, deadline - time.time()))
+            except subprocess.TimeoutExpired:
+                print('lab: guest%d timed out after %.0f s: killing it' % (i, a.timeout), file=sys.stderr)
+                status = None
+            rcs[i] = guest_rc(status, log) if status is not None else None
+    finally:
+        lab.stop_all()
+    took = time.time() - t0
+    ok = all(rc == 0 for rc in rcs.values())
+    print_results(a)
+    for i in sorted(rcs):
+        print('lab: guest%d (%s): %s' % (i, a.nics[i - 1],
+              'rc=%d' % rcs[i] if rcs[i] is not None else 'no result (timeout or crash)'))
+    print('lab: %s in %.1f s; logs, pcaps and outputs in %s' % ('passed' if ok else 'FAILED', took, a.out))
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == '__main__':
+    main()

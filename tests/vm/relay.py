@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Impairment relay between two lab guests on unix dgram sockets (one Ethernet
+frame per datagram). Seeded, so a run is reproducible: loss, duplication,
+reordering, delay and payload corruption, optionally only for one Ethertype.
+
+Guest A sends to --ra, guest B to --rb; frames are forwarded to --b and --a.
+"""
+import argparse
+import heapq
+import os
+import random
+import select
+import socket
+import struct
+import sys
+import time
+
+
+def pcap_open(path):
+    f = open(path, 'wb')
+    f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    return f
+
+
+def pcap_write(f, frame):
+    t = time.time()
+    f.write(struct.pack('<IIII', int(t), int((t % 1) * 1e6), len(frame), len(frame)))
+    f.write(frame)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument('--ra', required=True)
+    p.add_argument('--rb', required=True)
+    p.add_argument('--a', required=True)
+    p.add_argument('--b', required=True)
+    p.add_argument('--seed', type=int, default=1)
+    p.add_argument('--loss', type=float, default=0.0)
+    p.add_argument('--dup', type=float, default=0.0)
+    p.add_argument('--reorder', type=float, default=0.0)
+    p.add_argument('--reorder-delay', type=float, default=0.005)
+    p.add_argument('--delay', type=float, default=0.0)
+    p.add_argument('--corrupt', type=float, default=0.0,
+                   help='probability of flipping one byte past the L4 headers')
+    p.add_argument('--corrupt-nth-tcp', type=int, default=0,
+                   help='flip one payload byte of the Nth TCP frame that carries >= 64 payload bytes')
+    p.add_argument('--only-ethertype', type=lambda s: int(s, 0), default=None)
+    p.add_argument('--pcap')
+    a = p.parse_args()
+
+    rng = random.Random(a.seed)
+    socks = {}
+    for name, path, dst in (('A', a.ra, a.b), ('B', a.rb, a.a)):
+        if os.path.exists(path):
+            os.unlink(path)
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        s.bind(path)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+        socks[s] = (name, dst)
+    out = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    pcap = pcap_open(a.pcap) if a.pcap else None
+    heap, seq = [], 0
+    c = dict(rx=0, drop=0, dup=0, reorder=0, corrupt=0, tx=0)
+    tcp_big = 0
+    last_report = time.time()
+
+    def corrupt(frame):
+        if len(frame) < 14 + 20 + 20 + 1 or frame[12:14] != b'\x08\x00':
+            return frame
+        ihl = (frame[14] & 0xf) * 4
+        off = 14 + ihl
+        if frame[23] == 6:
+            off += (frame[off + 12] >> 4) * 4
+        else:
+            off += 8
+        if off >= len(frame):
+            return frame
+        i = rng.randrange(off, len(frame))
+        b = bytearray(frame)
+        b[i] ^= 0x5a
+        return bytes(b)
+
+    while True:
+        now = time.time()
+        timeout = max(0.0, heap[0][0] - now) if heap else 1.0
+        r, _, _ = select.select(list(socks), [], [], timeout)
+        for s in r:
+            frame = s.recv(65536)
+            c['rx'] += 1
+            _, dst = socks[s]
+            et = struct.unpack('!H', frame[12:14])[0] if len(frame) >= 14 else 0
+            impair = a.only_ethertype is None or et == a.only_ethertype
+            copies = 1
+            if impair and rng.random() < a.loss:
+                c['drop'] += 1
+                continue
+            if impair and rng.random() < a.dup:
+                copies = 2
+                c['dup'] += 1
+            if impair and a.corrupt and rng.random() < a.corrupt:
+                frame = corrupt(frame)
+                c['corrupt'] += 1
+            if a.corrupt_nth_tcp and et == 0x0800 and len(frame) > 14 + 20 and frame[23] == 6:
+                ihl = (frame[14] & 0xf) * 4
+                thl = (frame[14 + ihl + 12] >> 4) * 4
+                if len(frame) - (14 + ihl + thl) >= 64:
+                    tcp_big += 1
+                    if tcp_big == a.corrupt_nth_tcp:
+                        frame = corrupt(frame)
+                        c['corrupt'] += 1
+                        print('relay: corrupted TCP frame #%d' % tcp_big, file=sys.stderr, flush=True)
+            for _ in range(copies):
+                due = now + a.delay
+                if impair and rng.random() < a.reorder:
+                    due += a.reorder_delay
+                    c['reorder'] += 1
+                seq += 1
+                heapq.heappush(heap, (due, seq, dst, frame))
+        now = time.time()
+        while heap and heap[0][0] <= now:
+            _, _, dst, frame = heapq.heappop(heap)
+            try:
+                out.sendto(frame, dst)
+                c['tx'] += 1
+                if pcap:
+                    pcap_write(pcap, frame)
+            except OSError:
+                c['drop'] += 1      # peer not bound yet or full: like a real wire
+        if now - last_report >= 1.0:
+            last_report = now
+            print('relay: ' + ' '.join('%s=%d' % kv for kv in c.items()), file=sys.stderr, flush=True)
+            if pcap:
+                pcap.flush()
+
+
+if __name__ == '__main__':
+    main()
