@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Admin queue and the commands of the NIC and resource layer.  RDMA object
+ * and CM commands are part of the interface but not of this device yet:
+ * they complete with RNIC_STS_UNSUPPORTED (FEATURES says so too).
+ */
+#include <string.h>
+#include "admin.h"
+#include "eq.h"
+#include "l2.h"
+#include "le.h"
+
+void rnic_admin_enable(struct rnic_dev *d)
+{
+    struct rnic_admq *aq = &d->admq;
+    uint32_t sq_log = RNIC_ADMQ_CFG_GET_SQ_LOG(d->admq_cfg);
+    uint32_t cq_log = RNIC_ADMQ_CFG_GET_CQ_LOG(d->admq_cfg);
+    unsigned sts;
+
+    memset(aq, 0, sizeof(*aq));
+    if (sq_log < RNIC_ADMQ_MIN_LOG || sq_log > RNIC_ENG_MAX_ADMQ_LOG ||
+        cq_log < RNIC_ADMQ_MIN_LOG || cq_log > RNIC_ENG_MAX_ADMQ_LOG ||
+        (d->admq_cfg >> 16)) {
+        sts = RNIC_STS_BAD_PARAM;
+    } else {
+        uint32_t sq_depth = 1u << sq_log, cq_depth = 1u << cq_log;
+
+        sts = rnic_ring_load(&aq->sq, &d->host, d->admq_sq_pbl,
+                             rnic_ring_pages_needed(sq_depth,
+                                                    RNIC_ADMIN_CMD_SIZE),
+                             1, RNIC_PAGE_SHIFT, sq_depth,
+                             RNIC_ADMIN_CMD_SIZE);
+        if (!sts) {
+            sts = rnic_ring_load(&aq->cq, &d->host, d->admq_cq_pbl,
+                                 rnic_ring_pages_needed(cq_depth,
+                                                        RNIC_ADMIN_CQE_SIZE),
+                                 1, RNIC_PAGE_SHIFT, cq_depth,
+                                 RNIC_ADMIN_CQE_SIZE);
+        }
+    }
+    if (sts) {
+        rnic_guest_error(&d->host, "admin queue configuration rejected",
+                         d->admq_cfg, sts);
+        d->status |= RNIC_STATUS_FATAL;
+        d->error = sts == RNIC_STS_DMA_ERROR ? RNIC_DEVERR_ADMQ_DMA :
+                                                RNIC_DEVERR_ADMQ_CFG;
+        return;
+    }
+    aq->live = true;
+    d->status |= RNIC_STATUS_READY;
+}
+
+static bool cq_has_room(const struct rnic_admq *aq)
+{
+    return rnic_ring_used(aq->cq_tail, aq->cq_head) < aq->cq.depth;
+}
+
+static void post_completion(struct rnic_dev *d, struct rnic_admin_cqe *cqe)
+{
+    struct rnic_admq *aq = &d->admq;
+
+    cqe->sq_head = rnic_st16((uint16_t)aq->sq_head);
+    cqe->flags = 0;
+    if (rnic_ring_publish(&aq->cq, &d->host, aq->cq_tail, cqe,
+                          offsetof(struct rnic_admin_cqe, flags))) {
+        /* The ring was reachable at enable time; the guest moved it. */
+        rnic_guest_error(&d->host, "admin completion DMA failed",
+                         aq->cq_tail, 0);
+        d->status = (d->status & ~RNIC_STATUS_READY) | RNIC_STATUS_FATAL;
+        d->error = RNIC_DEVERR_ADMQ_DMA;
+        aq->live = false;
+        return;
+    }
+    aq->cq_tail++;
+    d->host.ops->notify(d->host.opaque, RNIC_MSIX_ADMIN);
+}
+
+/* Take the latched doorbells; a tail beyond head + depth is refused. */
+static void take_doorbells(struct rnic_dev *d)
+{
+    struct rnic_admq *aq = &d->admq;
+    uint32_t head = d->admq_db_cq_head, tail = d->admq_db_tail;
+
+    if (rnic_ring_used(aq->cq_tail, head) <=
+        rnic_ring_used(aq->cq_tail, aq->cq_head)) {
+        aq->cq_head = head;
+    } else {
+        rnic_guest_error(&d->host, "admin CQ head out of range", head,
+                         aq->cq_tail);
+    }
+    if (tail == aq->sq_tail) {
+        return;
+    }
+    if (rnic_ring_used(tail, aq->sq_head) > aq->sq.depth ||
+        rnic_ring_used(tail, aq->sq_head) <
+        rnic_ring_used(aq->sq_tail, aq->sq_head)) {
+        struct rnic_admin_cqe cqe;
+
+        rnic_guest_error(&d->host, "admin SQ tail out of range", tail,
+                         aq->sq_head);
+        d->admq_db_tail = aq->sq_tail;
+        if (cq_has_room(aq)) {
+            memset(&cqe, 0, sizeof(cqe));
+            cqe.tag = rnic_st16(RNIC_ADMIN_TAG_NONE);
+            cqe.status = RNIC_STS_RING_OVERFLOW;
+            cqe.result0 = rnic_st32(tail);
+            post_completion(d, &cqe);
+        }
+        return;
+    }
+    aq->sq_tail = tail;
+}
+
+void rnic_admin_process(struct rnic_dev *d)
+{
+    struct rnic_admq *aq = &d->admq;
+
+    if (!aq->live) {
+        return;
+    }
+    take_doorbells(d);
+    while (aq->live && aq->sq_head != aq->sq_tail && cq_has_room(aq)) {
+        struct rnic_admin_cmd cmd;
+        struct rnic_admin_cqe cqe;
+        unsigned sts;
+
+        memset(&cqe, 0, sizeof(cqe));
+        /* Copy in first: the guest may rewrite the slot at any time. */
+        if (rnic_ring_read(&aq->sq, &d->host, aq->sq_head, &cmd)) {
+            sts = RNIC_STS_DMA_ERROR;
+            cqe.tag = rnic_st16(RNIC_ADMIN_TAG_NONE);
+        } else {
+            cqe.tag = cmd.hdr.tag;
+            cqe.opcode = cmd.hdr.opcode;
+            sts = rnic_admin_execute(d, &cmd, &cqe);
+        }
+        aq->sq_head++;
+        cqe.status = (uint8_t)sts;
+        if (d->host.ops->cmd_done) {
+            d->host.ops->cmd_done(d->host.opaque, cqe.opcode,
+                                  rnic_ld16(cqe.tag), sts);
+        }
+        post_completion(d, &cqe);
+    }
+}
+
+static unsigned cmd_query_stats(struct rnic_dev *d,
+                                const struct rnic_cmd_query_stats *c)
+{
+    const struct rnic_counters *s = &d->stats;
+    struct rnic_port_stats out;
+
+    if (rnic_ld32(c->buf_len) < sizeof(out) || c->rsvd) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    memset(&out, 0, sizeof(out));
+    out.tx_frames = rnic_st64(s->tx_frames);
+    out.tx_bytes = rnic_st64(s->tx_bytes);
+    out.tx_errors = rnic_st64(s->tx_errors);
+    out.rx_frames = rnic_st64(s->rx_frames);
+    out.rx_bytes = rnic_st64(s->rx_bytes);
+    out.rx_no_buffer = rnic_st64(s->rx_no_buffer);
+    out.rx_too_long = rnic_st64(s->rx_too_long);
+    out.rx_filtered = rnic_st64(s->rx_filtered);
+    out.rx_offload = rnic_st64(s->rx_offload);
+    out.rx_errors = rnic_st64(s->rx_errors);
+    if (rnic_dma_write(&d->host, rnic_ld64(c->buf_addr), &out, sizeof(out))) {
+        return RNIC_STS_DMA_ERROR;
+    }
+    return RNIC_STS_OK;
+}
+
+static unsigned cmd_set_port(struct rnic_dev *d,
+                             const struct rnic_cmd_set_port *c)
+{
+    uint32_t mtu = rnic_ld16(c->mtu), flags = rnic_ld32(c->flags);
+
+    if (mtu < RNIC_MIN_MTU || mtu > d->cfg.max_mtu ||
+        (flags & ~(RNIC_PORT_PROMISC | RNIC_PORT_ALLMULTI)) ||
+        (c->mac[0] & 1)) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    memcpy(d->port.mac, c->mac, sizeof(d->port.mac));
+    d->port.mtu = mtu;
+    d->port.flags = flags;
+    return RNIC_STS_OK;
+}
+
+static unsigned cmd_alloc_uctx(struct rnic_dev *d, uint32_t uctx)
+{
+    if (uctx == 0 || uctx > d->cfg.max_uctx) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    if (d->uctx_live[uctx]) {
+        return RNIC_STS_EXISTS;
+    }
+    d->uctx_live[uctx] = 1;
+    return RNIC_STS_OK;
+}
+
+static unsigned cmd_free_uctx(struct rnic_dev *d, uint32_t uctx)
+{
+    uint32_t i;
+
+    if (uctx == 0 || uctx > d->cfg.max_uctx) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    if (!d->uctx_live[uctx]) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    for (i = 0; i < d->cfg.max_pd; i++) {
+        if (d->pd_owner[i] == uctx + 1) {
+            return RNIC_STS_BUSY;
+        }
+    }
+    d->uctx_live[uctx] = 0;
+    return RNIC_STS_OK;
+}
+
+static unsigned cmd_create_pd(struct rnic_dev *d,
+                              const struct rnic_cmd_create_pd *c)
+{
+    uint32_t pdn = rnic_ld32(c->pdn), uctx = rnic_ld32(c->uctx);
+
+    if (pdn >= d->cfg.max_pd) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    if (uctx > d->cfg.max_uctx || (uctx && !d->uctx_live[uctx])) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    if (d->pd_owner[pdn]) {
+        return RNIC_STS_EXISTS;
+    }
+    d->pd_owner[pdn] = (uint16_t)(uctx + 1);
+    return RNIC_STS_OK;
+}
+
+static unsigned cmd_destroy_pd(struct rnic_dev *d, uint32_t pdn)
+{
+    if (pdn >= d->cfg.max_pd) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    if (!d->pd_owner[pdn]) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    d->pd_owner[pdn] = 0;
+    return RNIC_STS_OK;
+}
+
+static bool all_zero(const void *p, size_t len)
+{
+    const uint8_t *b = p;
+
+    while (len--) {
+        if (*b++) {
+            return false;
+        }
+    }
+    return true;
+}
+
+unsigned rnic_admin_execute(struct rnic_dev *d,
+                            const struct rnic_admin_cmd *cmd,
+                            struct rnic_admin_cqe *cqe)
+{
+    const struct rnic_cmd_obj *obj = &cmd->u.obj;
+    uint32_t id = rnic_ld32(obj->id);
+
+    (void)cqe;      /* no command of this layer returns results yet */
+    if (cmd->hdr.flags || cmd->hdr.rsvd) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    switch (cmd->hdr.opcode) {
+    case RNIC_CMD_NOP:
+        return all_zero(&cmd->u, sizeof(cmd->u)) ? RNIC_STS_OK :
+                                                   RNIC_STS_BAD_PARAM;
+    case RNIC_CMD_QUERY_STATS:
+        return cmd_query_stats(d, &cmd->u.query_stats);
+    case RNIC_CMD_SET_PORT:
+        return cmd_set_port(d, &cmd->u.set_port);
+    case RNIC_CMD_CREATE_EQ:
+        return rnic_eq_create(d, &cmd->u.create_eq);
+    case RNIC_CMD_DESTROY_EQ:
+        return rnic_eq_destroy(d, id);
+    case RNIC_CMD_CREATE_TXQ:
+    case RNIC_CMD_CREATE_RXQ:
+        return rnic_l2q_create(d, cmd->hdr.opcode == RNIC_CMD_CREATE_RXQ,
+                               &cmd->u.create_l2q);
+    case RNIC_CMD_DESTROY_TXQ:
+    case RNIC_CMD_DESTROY_RXQ:
+        return rnic_l2q_destroy(d, cmd->hdr.opcode == RNIC_CMD_DESTROY_RXQ,
+                                id);
+    case RNIC_CMD_ALLOC_UCTX:
+        return cmd_alloc_uctx(d, rnic_ld32(cmd->u.alloc_uctx.uctx));
+    case RNIC_CMD_FREE_UCTX:
+        return cmd_free_uctx(d, id);
+    case RNIC_CMD_CREATE_PD:
+        return cmd_create_pd(d, &cmd->u.create_pd);
+    case RNIC_CMD_DESTROY_PD:
+        return cmd_destroy_pd(d, id);
+    case RNIC_CMD_CREATE_CQ:
+    case RNIC_CMD_DESTROY_CQ:
+    case RNIC_CMD_CREATE_SRQ:
+    case RNIC_CMD_MODIFY_SRQ:
+    case RNIC_CMD_DESTROY_SRQ:
+    case RNIC_CMD_CREATE_QP:
+    case RNIC_CMD_MODIFY_QP:
+    case RNIC_CMD_QUERY_QP:
+    case RNIC_CMD_DESTROY_QP:
+    case RNIC_CMD_REG_MR:
+    case RNIC_CMD_ALLOC_MR:
+    case RNIC_CMD_DEREG_MR:
+    case RNIC_CMD_CM_LISTEN:
+    case RNIC_CMD_CM_DESTROY_LISTEN:
+    case RNIC_CMD_CM_CONNECT:
+    case RNIC_CMD_CM_ACCEPT:
+    case RNIC_CMD_CM_REJECT:
+    case RNIC_CMD_CM_DISCONNECT:
+    case RNIC_CMD_CM_ABORT:
+        return RNIC_STS_UNSUPPORTED;
+    default:
+        return RNIC_STS_BAD_OPCODE;
+    }
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Receive classifier: decides for every frame from the wire whether it
+ * belongs to the offload engine (TCP to an offloaded listener or connection),
+ * to the guest's L2 RX ring, or nowhere (not addressed to this port).
+ */
+#ifndef RNIC_ENGINE_CLASSIFY_H
+#define RNIC_ENGINE_CLASSIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RNIC_STEER_MAX_LISTEN   64
+#define RNIC_STEER_CONN_SLOTS   4096    /* open addressing, <= half full */
+#define RNIC_STEER_MAX_CONN     (RNIC_STEER_CONN_SLOTS / 2)
+
+enum rnic_rx_class {
+    RNIC_RX_TO_L2,          /* the guest's network stack */
+    RNIC_RX_TO_ENGINE,      /* offloaded TCP: *id is the listener/conn */
+    RNIC_RX_FILTERED,       /* not for us: drop */
+};
+
+/* Which addresses the port answers to at L2. */
+struct rnic_rx_filter {
+    uint8_t mac[6];
+    bool promisc;
+};
+
+/* A TCP endpoint pair seen from this port: local = our side. */
+struct rnic_flow_key {
+    uint8_t family;         /* RNIC_AF_IPV4 / RNIC_AF_IPV6 */
+    uint8_t laddr[16];      /* network order; IPv4 in bytes 0..3 */
+    uint8_t raddr[16];
+    uint16_t lport;
+    uint16_t rport;
+};
+
+struct rnic_steer_listener {
+    bool used;
+    uint8_t family;
+    uint8_t addr[16];       /* all zero: any local address */
+    uint16_t port;
+    uint32_t id;
+};
+
+struct rnic_steer_conn {
+    bool used;
+    struct rnic_flow_key key;
+    uint32_t id;
+};
+
+struct rnic_steer {
+    struct rnic_steer_listener listen[RNIC_STEER_MAX_LISTEN];
+    struct rnic_steer_conn conn[RNIC_STEER_CONN_SLOTS];
+    uint32_t nconn;
+};
+
+void rnic_steer_clear(struct rnic_steer *s);
+/* 0 on success, -1 when full or the address/port is already taken. */
+int rnic_steer_add_listener(struct rnic_steer *s, uint32_t id, uint8_t family,
+                            const uint8_t *addr, uint16_t port);
+int rnic_steer_del_listener(struct rnic_steer *s, uint32_t id);
+int rnic_steer_add_conn(struct rnic_steer *s, const struct rnic_flow_key *k,
+                        uint32_t id);
+int rnic_steer_del_conn(struct rnic_steer *s, const struct rnic_flow_key *k);
+
+/*
+ * Parse just enough of the frame (Ethernet, one optional 802.1Q tag,
+ * IPv4 without fragmentation or IPv6 without extension headers, TCP ports)
+ * to classify it.  Malformed IP/TCP goes to L2: the guest's stack judges it.
+ */
+enum rnic_rx_class rnic_classify(const struct rnic_steer *s,
+                                 const struct rnic_rx_filter *f,
+                                 const uint8_t *frame, size_t len,
+                                 uint32_t *id);
+
+/* Extract the TCP flow key of a frame; false if it is not plain TCP/IP. */
+bool rnic_classify_flow(const uint8_t *frame, size_t len,
+                        struct rnic_flow_key *k);
+
+#endif

@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Device core: configuration, registers, doorbell latching, the deferred
+ * work loop, reset and the receive entry point (see dev.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "dev.h"
+#include "admin.h"
+#include "eq.h"
+#include "l2.h"
+#include "le.h"
+
+void rnic_dev_config_default(struct rnic_dev_config *cfg)
+{
+    static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+
+    memset(cfg, 0, sizeof(*cfg));
+    memcpy(cfg->mac, mac, sizeof(mac));
+    cfg->max_qp = 1024;
+    cfg->max_cq = 2048;
+    cfg->max_mr = 4096;
+    cfg->max_pd = 1024;
+    cfg->max_srq = 256;
+    cfg->max_eq = 8;
+    cfg->max_uctx = 63;
+    cfg->max_l2q = 1;
+    cfg->max_ird = 16;
+    cfg->max_ord = 16;
+    cfg->max_qp_wr = 4096;
+    cfg->max_cqe = 32768;
+    cfg->max_srq_wr = 4096;
+    cfg->max_mtu = 9216;
+    cfg->max_listen = 32;
+    cfg->max_conn = 1024;
+}
+
+static bool in_range(uint32_t v, uint32_t lo, uint32_t hi)
+{
+    return v >= lo && v <= hi;
+}
+
+const char *rnic_dev_config_check(const struct rnic_dev_config *c)
+{
+    if (!in_range(c->max_eq, 1, RNIC_ENG_MAX_EQ)) {
+        return "max-eq must be 1..63 (one MSI-X vector each, plus admin)";
+    }
+    if (!in_range(c->max_uctx, 1, RNIC_ENG_MAX_UCTX) ||
+        !rnic_is_pow2(c->max_uctx + 1)) {
+        return "max-uctx + 1 must be a power of two (doorbell BAR pages), "
+               "at most 1024";
+    }
+    if (!in_range(c->max_l2q, 1, RNIC_ENG_MAX_L2Q)) {
+        return "max-l2q must be 1..8";
+    }
+    if (!in_range(c->max_mtu, 1500, RNIC_MAX_MTU_LIMIT)) {
+        return "max-mtu must be 1500..9216";
+    }
+    if (!in_range(c->max_pd, 1, RNIC_ENG_MAX_PD)) {
+        return "max-pd must be 1..1048576";
+    }
+    if (!in_range(c->max_qp, 1, RNIC_ENG_MAX_OBJ) ||
+        !in_range(c->max_cq, 1, RNIC_ENG_MAX_OBJ) ||
+        !in_range(c->max_mr, 1, RNIC_ENG_MAX_OBJ) ||
+        !in_range(c->max_srq, 0, RNIC_ENG_MAX_OBJ)) {
+        return "max-qp, max-cq and max-mr must be 1..16777216, "
+               "max-srq at most 16777216 (24-bit object numbers)";
+    }
+    if (!in_range(c->max_ird, 1, 255) || !in_range(c->max_ord, 1, 255)) {
+        return "max-ird and max-ord must be 1..255";
+    }
+    if (!rnic_is_pow2(c->max_qp_wr) || !rnic_is_pow2(c->max_cqe) ||
+        (c->max_srq_wr && !rnic_is_pow2(c->max_srq_wr)) ||
+        c->max_qp_wr > 32768 || c->max_cqe > 65536 || c->max_srq_wr > 32768) {
+        return "max-qp-wr/max-srq-wr (<= 32768) and max-cqe (<= 65536) "
+               "must be powers of two";
+    }
+    if (c->max_cqe < c->max_qp_wr) {
+        return "max-cqe must be at least max-qp-wr (a CQ must hold one "
+               "full queue)";
+    }
+    if (!in_range(c->max_listen, 1, RNIC_STEER_MAX_LISTEN) ||
+        !in_range(c->max_conn, 1, RNIC_STEER_MAX_CONN)) {
+        return "max-listen must be 1..64 and max-conn 1..2048";
+    }
+    if (c->mac[0] & 1) {
+        return "mac must be a unicast address";
+    }
+    return NULL;
+}
+
+/* Everything the guest can create or latch, back to power-on state. */
+static void dev_clear(struct rnic_dev *d)
+{
+    d->ctrl = 0;
+    d->status &= RNIC_STATUS_LINK_UP;
+    d->error = RNIC_DEVERR_NONE;
+    d->admq_sq_pbl = 0;
+    d->admq_cq_pbl = 0;
+    d->admq_cfg = 0;
+    d->admq_db_tail = 0;
+    d->admq_db_cq_head = 0;
+    d->pending = 0;
+    d->eq_db_pending = 0;
+    d->txq_db_pending = 0;
+    d->rxq_db_pending = 0;
+    memset(&d->admq, 0, sizeof(d->admq));
+    memset(d->eq, 0, sizeof(d->eq));
+    memset(d->txq, 0, sizeof(d->txq));
+    memset(d->rxq, 0, sizeof(d->rxq));
+    d->async_eqn = 0;
+    d->cm_eqn = 0;
+    memcpy(d->port.mac, d->cfg.mac, sizeof(d->port.mac));
+    d->port.mtu = 1500;
+    d->port.flags = 0;
+    memset(&d->stats, 0, sizeof(d->stats));
+    d->rx_waiting = false;
+    memset(d->uctx_live, 0, d->cfg.max_uctx + 1);
+    memset(d->pd_owner, 0, d->cfg.max_pd * sizeof(d->pd_owner[0]));
+    rnic_steer_clear(d->steer);
+}
+
+int rnic_dev_init(struct rnic_dev *d, const struct rnic_dev_config *cfg,
+                  const struct rnic_host_ops *ops, void *opaque)
+{
+    memset(d, 0, sizeof(*d));
+    d->cfg = *cfg;
+    d->host.ops = ops;
+    d->host.opaque = opaque;
+    d->uctx_live = calloc(cfg->max_uctx + 1, 1);
+    d->pd_owner = calloc(cfg->max_pd, sizeof(d->pd_owner[0]));
+    d->steer = calloc(1, sizeof(*d->steer));
+    if (!d->uctx_live || !d->pd_owner || !d->steer) {
+        rnic_dev_fini(d);
+        return -1;
+    }
+    d->port.link_up = true;
+    d->status = RNIC_STATUS_LINK_UP;
+    dev_clear(d);
+    return 0;
+}
+
+void rnic_dev_fini(struct rnic_dev *d)
+{
+    free(d->uctx_live);
+    free(d->pd_owner);
+    free(d->steer);
+    d->uctx_live = NULL;
+    d->pd_owner = NULL;
+    d->steer = NULL;
+}
+
+void rnic_dev_reset(struct rnic_dev *d)
+{
+    dev_clear(d);
+    d->link_reported = d->port.link_up;
+}
+
+static uint32_t cap_reg(const struct rnic_dev *d, uint32_t off)
+{
+    const struct rnic_dev_config *c = &d->cfg;
+
+    switch (off) {
+    case RNIC_REG_MAX_QP:           return c->max_qp;
+    case RNIC_REG_MAX_CQ:           return c->max_cq;
+    case RNIC_REG_MAX_MR:           return c->max_mr;
+    case RNIC_REG_MAX_PD:           return c->max_pd;
+    case RNIC_REG_MAX_SRQ:          return c->max_srq;
+    case RNIC_REG_MAX_EQ:           return c->max_eq;
+    case RNIC_REG_MAX_UCTX:         return c->max_uctx;
+    case RNIC_REG_MAX_SEND_SGE:     return RNIC_SQ_MAX_SGE;
+    case RNIC_REG_MAX_RECV_SGE:     return RNIC_RQ_MAX_SGE;
+    case RNIC_REG_MAX_INLINE:       return RNIC_SQ_MAX_INLINE;
+    case RNIC_REG_MAX_IRD:          return c->max_ird;
+    case RNIC_REG_MAX_ORD:          return c->max_ord;
+    case RNIC_REG_MAX_QP_WR:        return c->max_qp_wr;
+    case RNIC_REG_MAX_CQE:          return c->max_cqe;
+    case RNIC_REG_MAX_SRQ_WR:       return c->max_srq_wr;
+    case RNIC_REG_PAGE_SIZES:       return (1u << 12) | (1u << 21) | (1u << 30);
+    case RNIC_REG_MIN_MTU:          return RNIC_MIN_MTU;
+    case RNIC_REG_MAX_MTU:          return c->max_mtu;
+    case RNIC_REG_MAX_MR_SIZE_LO:   return 0;
+    case RNIC_REG_MAX_MR_SIZE_HI:   return 1u << 8;     /* 1 TiB */
+    case RNIC_REG_MAX_MR_PAGES:     return 1u << 18;
+    case RNIC_REG_MAX_L2Q:          return c->max_l2q;
+    case RNIC_REG_MAX_L2Q_DEPTH:    return 1u << RNIC_ENG_MAX_L2Q_LOG;
+    case RNIC_REG_MAX_ADMQ_DEPTH:   return 1u << RNIC_ENG_MAX_ADMQ_LOG;
+    case RNIC_REG_MAX_EQ_DEPTH:     return 1u << RNIC_ENG_MAX_EQ_LOG;
+    case RNIC_REG_MAX_LISTEN:       return c->max_listen;
+    case RNIC_REG_MAX_CONN:         return c->max_conn;
+    case RNIC_REG_NUM_MSIX:         return c->max_eq + 1;
+    case RNIC_REG_DB_PAGES:         return c->max_uctx + 1;
+    default:                        return 0;
+    }
+}
+
+uint32_t rnic_dev_reg_read(struct rnic_dev *d, uint32_t off)
+{
+    switch (off) {
+    case RNIC_REG_MAGIC:            return RNIC_MAGIC;
+    case RNIC_REG_VERSION:          return RNIC_HW_VERSION;
+    case RNIC_REG_DEV_CTRL:         return d->ctrl;
+    case RNIC_REG_DEV_STATUS:       return d->status;
+    case RNIC_REG_DEV_ERROR:        return d->error;
+    case RNIC_REG_MAC_LO:
+        return (uint32_t)d->cfg.mac[0] | (uint32_t)d->cfg.mac[1] << 8 |
+               (uint32_t)d->cfg.mac[2] << 16 | (uint32_t)d->cfg.mac[3] << 24;
+    case RNIC_REG_MAC_HI:
+        return (uint32_t)d->cfg.mac[4] | (uint32_t)d->cfg.mac[5] << 8;
+    case RNIC_REG_FEATURES:         return RNIC_FEAT_L2;
+    case RNIC_REG_ADMQ_SQ_PBL_LO:   return (uint32_t)d->admq_sq_pbl;
+    case RNIC_REG_ADMQ_SQ_PBL_HI:   return (uint32_t)(d->admq_sq_pbl >> 32);
+    case RNIC_REG_ADMQ_CQ_PBL_LO:   return (uint32_t)d->admq_cq_pbl;
+    case RNIC_REG_ADMQ_CQ_PBL_HI:   return (uint32_t)(d->admq_cq_pbl >> 32);
+    case RNIC_REG_ADMQ_CFG:         return d->admq_cfg;
+    default:
+        return cap_reg(d, off);
+    }
+}
+
+static void set_lo(uint64_t *r, uint32_t v)
+{
+    *r = (*r & ~0xffffffffull) | v;
+}
+
+static void set_hi(uint64_t *r, uint32_t v)
+{
+    *r = (*r & 0xffffffffull) | (uint64_t)v << 32;
+}
+
+bool rnic_dev_reg_write(struct rnic_dev *d, uint32_t off, uint32_t val)
+{
+    bool enabled = d->ctrl & RNIC_CTRL_ENABLE;
+
+    if (d->status & RNIC_STATUS_RESETTING) {
+        return false;   /* the driver must wait for the reset to finish */
+    }
+    switch (off) {
+    case RNIC_REG_DEV_CTRL:
+        if ((val & RNIC_CTRL_RESET) || (enabled && !(val & RNIC_CTRL_ENABLE))) {
+            d->status |= RNIC_STATUS_RESETTING;
+            d->pending |= RNIC_PEND_RESET;
+            return true;
+        }
+        if (!enabled && (val & RNIC_CTRL_ENABLE)) {
+            d->ctrl = RNIC_CTRL_ENABLE;
+            d->pending |= RNIC_PEND_ENABLE;
+            return true;
+        }
+        return false;
+    case RNIC_REG_ADMQ_SQ_TAIL:
+        d->admq_db_tail = val;
+        d->pending |= RNIC_PEND_ADMIN;
+        return true;
+    case RNIC_REG_ADMQ_CQ_HEAD:
+        d->admq_db_cq_head = val;
+        d->pending |= RNIC_PEND_ADMIN;
+        return true;
+    }
+    if (enabled) {
+        rnic_guest_error(&d->host, "register write while enabled", off, val);
+        return false;
+    }
+    switch (off) {
+    case RNIC_REG_ADMQ_SQ_PBL_LO:
+        set_lo(&d->admq_sq_pbl, val);
+        break;
+    case RNIC_REG_ADMQ_SQ_PBL_HI:
+        set_hi(&d->admq_sq_pbl, val);
+        break;
+    case RNIC_REG_ADMQ_CQ_PBL_LO:
+        set_lo(&d->admq_cq_pbl, val);
+        break;
+    case RNIC_REG_ADMQ_CQ_PBL_HI:
+        set_hi(&d->admq_cq_pbl, val);
+        break;
+    case RNIC_REG_ADMQ_CFG:
+        d->admq_cfg = val;
+        break;
+    default:
+        rnic_guest_error(&d->host, "write to a read-only register", off, val);
+    }
+    return false;
+}
+
+static bool db_reject(struct rnic_dev *d, uint32_t page, uint32_t off,
+                      uint32_t obj)
+{
+    rnic_guest_error(&d->host, "doorbell rejected", (uint64_t)page << 32 | off,
+                     obj);
+    d->db_err_obj = obj;
+    d->db_err_off = off;
+    d->pending |= RNIC_PEND_DB_ERROR;
+    return true;
+}
+
+bool rnic_dev_doorbell(struct rnic_dev *d, uint32_t page, uint32_t off,
+                       uint64_t val)
+{
+    uint32_t obj = RNIC_DB_GET_OBJ(val), idx = RNIC_DB_GET_IDX(val);
+    bool arm = RNIC_DB_GET_FLAGS(val) & RNIC_DB_ARM;
+
+    if (!(d->status & RNIC_STATUS_READY)) {
+        return false;
+    }
+    if (page > d->cfg.max_uctx) {
+        return db_reject(d, page, off, obj);
+    }
+    switch (off) {
+    case RNIC_DB_EQ:
+        if (page || obj == 0 || obj > d->cfg.max_eq) {
+            return db_reject(d, page, off, obj);
+        }
+        d->eq[obj].db_idx = idx;
+        d->eq[obj].db_arm |= arm;   /* an arm is never lost by coalescing */
+        d->eq_db_pending |= 1ull << obj;
+        return true;
+    case RNIC_DB_L2_TX:
+    case RNIC_DB_L2_RX: {
+        bool rx = off == RNIC_DB_L2_RX;
+        struct rnic_l2q *q;
+
+        if (page || obj >= d->cfg.max_l2q) {
+            return db_reject(d, page, off, obj);
+        }
+        q = rx ? &d->rxq[obj] : &d->txq[obj];
+        q->db_idx = idx;
+        q->db_arm |= arm;
+        if (rx) {
+            d->rxq_db_pending |= 1u << obj;
+        } else {
+            d->txq_db_pending |= 1u << obj;
+        }
+        return true;
+    }
+    default:
+        /* SQ/RQ/SRQ/CQ: no RDMA objects exist on this device yet. */
+        return db_reject(d, page, off, obj);
+    }
+}
+
+bool rnic_dev_set_link(struct rnic_dev *d, bool up)
+{
+    d->port.link_up = up;
+    if (up) {
+        d->status |= RNIC_STATUS_LINK_UP;
+    } else {
+        d->status &= ~RNIC_STATUS_LINK_UP;
+    }
+    d->pending |= RNIC_PEND_LINK;
+    return true;
+}
+
+static void report_link(struct rnic_dev *d)
+{
+    if (d->link_reported == d->port.link_up || !d->async_eqn) {
+        return;
+    }
+    d->link_reported = d->port.link_up;
+    rnic_eq_post_async(d, d->port.link_up ? RNIC_ASYNC_PORT_UP :
+                                            RNIC_ASYNC_PORT_DOWN, 0, 0);
+}
+
+static void run_doorbells(struct rnic_dev *d)
+{
+    uint32_t i;
+
+    for (i = 1; i <= d->cfg.max_eq; i++) {
+        if (d->eq_db_pending & (1ull << i)) {
+            d->eq_db_pending &= ~(1ull << i);
+            rnic_eq_doorbell(d, i);
+        }
+    }
+    for (i = 0; i < d->cfg.max_l2q; i++) {
+        if (d->rxq_db_pending & (1u << i)) {
+            d->rxq_db_pending &= ~(1u << i);
+            rnic_l2_rx_doorbell(d, i);
+        }
+        if (d->txq_db_pending & (1u << i)) {
+            d->txq_db_pending &= ~(1u << i);
+            rnic_l2_tx_doorbell(d, i);
+        }
+    }
+}
+
+void rnic_dev_process(struct rnic_dev *d)
+{
+    uint32_t pend = d->pending;
+
+    d->pending = 0;
+    if (pend & RNIC_PEND_RESET) {
+        rnic_dev_reset(d);
+        return;
+    }
+    if ((pend & RNIC_PEND_ENABLE) && !(d->status & RNIC_STATUS_READY)) {
+        rnic_admin_enable(d);
+    }
+    if (!(d->status & RNIC_STATUS_READY)) {
+        return;
+    }
+    rnic_admin_process(d);
+    if ((pend | d->pending) & RNIC_PEND_LINK) {
+        d->pending &= ~RNIC_PEND_LINK;
+        report_link(d);
+    }
+    if (pend & RNIC_PEND_DB_ERROR) {
+        rnic_eq_post_async(d, RNIC_ASYNC_DB_ERROR, d->db_err_obj,
+                           d->db_err_off);
+    }
+    run_doorbells(d);
+}
+
+bool rnic_dev_can_receive(const struct rnic_dev *d)
+{
+    /* Hold frames back only while the driver runs but has no buffer. */
+    return !((d->status & RNIC_STATUS_READY) && d->rxq[0].live &&
+             !rnic_l2_rx_has_buffer(d));
+}
+
+bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len)
+{
+    struct rnic_rx_filter f;
+    uint32_t id;
+
+    if (!(d->status & RNIC_STATUS_READY) || !d->rxq[0].live) {
+        d->stats.rx_no_buffer++;
+        return true;
+    }
+    memcpy(f.mac, d->port.mac, sizeof(f.mac));
+    f.promisc = d->port.flags & RNIC_PORT_PROMISC;
+    switch (rnic_classify(d->steer, &f, frame, len, &id)) {
+    case RNIC_RX_FILTERED:
+        d->stats.rx_filtered++;
+        return true;
+    case RNIC_RX_TO_ENGINE:
+        /* No offloaded endpoint can exist before the CM commands do. */
+        d->stats.rx_offload++;
+        return true;
+    case RNIC_RX_TO_L2:
+    default:
+        return rnic_l2_rx_frame(d, frame, len);
+    }
+}

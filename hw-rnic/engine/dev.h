@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The rnic device core, independent of QEMU: BAR0 registers, doorbells,
+ * admin queue, event queues, L2 rings and receive classification.
+ *
+ * The embedder's MMIO handlers call rnic_dev_reg_write()/rnic_dev_doorbell(),
+ * which only latch values and say whether work is pending; the embedder then
+ * runs rnic_dev_process() later (QEMU: a guarded bottom half).  All guest
+ * memory access goes through struct rnic_host.
+ */
+#ifndef RNIC_ENGINE_DEV_H
+#define RNIC_ENGINE_DEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "rnic/hw.h"
+#include "host.h"
+#include "ring.h"
+#include "classify.h"
+
+/* Hard limits of this implementation; the properties stay below them. */
+#define RNIC_ENG_MAX_EQ         63      /* vectors 1..63 + admin vector 0 */
+#define RNIC_ENG_MAX_L2Q        8
+#define RNIC_ENG_MAX_UCTX       1023    /* doorbell BAR <= 4 MiB */
+#define RNIC_ENG_MAX_PD         (1u << 20)
+#define RNIC_ENG_MAX_OBJ        (1u << 24)      /* doorbell object field */
+#define RNIC_ENG_MAX_ADMQ_LOG   10      /* 1024 commands */
+#define RNIC_ENG_MAX_EQ_LOG     12
+#define RNIC_ENG_MAX_L2Q_LOG    12
+#define RNIC_CM_EQ_MAX_DEPTH    512     /* pdata slots fit the ring limit */
+#define RNIC_MIN_MTU            68
+#define RNIC_MAX_MTU_LIMIT      (RNIC_L2_MAX_FRAME - 22)
+#define RNIC_L2_HDR_ROOM        18      /* Ethernet header + one VLAN tag */
+
+/* Device limits, from QOM properties (QEMU) or the test. */
+struct rnic_dev_config {
+    uint8_t mac[6];
+    uint32_t max_qp, max_cq, max_mr, max_pd, max_srq;
+    uint32_t max_eq, max_uctx, max_l2q;
+    uint32_t max_ird, max_ord;
+    uint32_t max_qp_wr, max_cqe, max_srq_wr;
+    uint32_t max_mtu;
+    uint32_t max_listen, max_conn;
+};
+
+/* Fill cfg with the defaults documented in docs/hardware-interface.md. */
+void rnic_dev_config_default(struct rnic_dev_config *cfg);
+/* NULL if cfg is usable, else a sentence saying what is wrong. */
+const char *rnic_dev_config_check(const struct rnic_dev_config *cfg);
+
+struct rnic_eq {
+    bool live;
+    bool armed;
+    uint8_t flags;              /* RNIC_EQ_F_* */
+    uint32_t users;             /* L2 queues bound to this EQ */
+    uint32_t pidx, cidx;
+    struct rnic_ring ring;
+    struct rnic_ring pdata;     /* CM EQ only */
+    uint32_t db_idx;            /* latched doorbell */
+    bool db_arm;
+};
+
+struct rnic_l2q {
+    bool live;
+    bool armed;
+    uint32_t eqn;
+    uint32_t pidx;              /* last accepted producer index */
+    uint32_t cidx;              /* device consumer index */
+    uint32_t ev_idx;            /* cidx when the last event was raised */
+    struct rnic_ring ring;
+    uint32_t db_idx;            /* latched doorbell */
+    bool db_arm;
+};
+
+struct rnic_admq {
+    bool live;
+    uint32_t sq_head, sq_tail;  /* free-running */
+    uint32_t cq_tail, cq_head;
+    struct rnic_ring sq, cq;
+};
+
+struct rnic_port {
+    uint8_t mac[6];
+    uint32_t mtu;
+    uint32_t flags;             /* RNIC_PORT_* */
+    bool link_up;
+};
+
+struct rnic_counters {
+    uint64_t tx_frames, tx_bytes, tx_errors;
+    uint64_t rx_frames, rx_bytes, rx_no_buffer, rx_too_long, rx_filtered;
+    uint64_t rx_offload, rx_errors;
+};
+
+/* Work latched by the MMIO side for rnic_dev_process(). */
+#define RNIC_PEND_RESET     (1u << 0)
+#define RNIC_PEND_ENABLE    (1u << 1)
+#define RNIC_PEND_ADMIN     (1u << 2)
+#define RNIC_PEND_LINK      (1u << 3)
+#define RNIC_PEND_DB_ERROR  (1u << 4)
+
+struct rnic_dev {
+    struct rnic_dev_config cfg;
+    struct rnic_host host;
+
+    /* Registers. */
+    uint32_t ctrl, status, error;
+    uint64_t admq_sq_pbl, admq_cq_pbl;
+    uint32_t admq_cfg;
+    uint32_t admq_db_tail, admq_db_cq_head;
+
+    uint32_t pending;           /* RNIC_PEND_* */
+    uint64_t eq_db_pending;     /* bit n: EQ n */
+    uint32_t txq_db_pending, rxq_db_pending;
+    uint32_t db_err_obj, db_err_off;
+
+    struct rnic_admq admq;
+    struct rnic_eq eq[RNIC_ENG_MAX_EQ + 1];
+    struct rnic_l2q txq[RNIC_ENG_MAX_L2Q];
+    struct rnic_l2q rxq[RNIC_ENG_MAX_L2Q];
+    uint32_t async_eqn, cm_eqn; /* 0: none */
+    bool link_reported;         /* link state last sent as an event */
+
+    struct rnic_port port;
+    struct rnic_counters stats;
+    bool rx_waiting;            /* a frame was refused for lack of buffers */
+
+    uint8_t *uctx_live;         /* [max_uctx + 1] */
+    uint16_t *pd_owner;         /* [max_pd], uctx + 1, 0 = free */
+    struct rnic_steer *steer;
+
+    uint8_t frame[RNIC_L2_MAX_FRAME];   /* TX gather buffer */
+};
+
+/* 0 on success, -1 if memory for the object tables is not available. */
+int rnic_dev_init(struct rnic_dev *d, const struct rnic_dev_config *cfg,
+                  const struct rnic_host_ops *ops, void *opaque);
+void rnic_dev_fini(struct rnic_dev *d);
+/* Power-on / PCI reset: drop everything, now. */
+void rnic_dev_reset(struct rnic_dev *d);
+
+uint32_t rnic_dev_reg_read(struct rnic_dev *d, uint32_t off);
+/* The *_write/doorbell/set_link calls return true if work was latched. */
+bool rnic_dev_reg_write(struct rnic_dev *d, uint32_t off, uint32_t val);
+bool rnic_dev_doorbell(struct rnic_dev *d, uint32_t page, uint32_t off,
+                       uint64_t val);
+bool rnic_dev_set_link(struct rnic_dev *d, bool up);
+void rnic_dev_process(struct rnic_dev *d);
+
+/* Receive side, called by the net layer with one frame (no FCS). */
+bool rnic_dev_can_receive(const struct rnic_dev *d);
+/* false: no RX buffer now, offer the frame again after rx_resume. */
+bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len);
+
+#endif

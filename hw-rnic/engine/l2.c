@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * L2 TX/RX rings (docs/hardware-interface.md section 7).
+ */
+#include <string.h>
+#include "l2.h"
+#include "eq.h"
+#include "le.h"
+
+#define MIN_FRAME 14    /* an Ethernet header */
+
+unsigned rnic_l2q_create(struct rnic_dev *d, bool rx,
+                         const struct rnic_cmd_create_l2q *c)
+{
+    struct rnic_l2q *tab = rx ? d->rxq : d->txq;
+    uint32_t qid = rnic_ld32(c->qid), eqn = rnic_ld32(c->eqn);
+    struct rnic_l2q q;
+    unsigned sts, i;
+
+    if (qid >= d->cfg.max_l2q) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    if (tab[qid].live) {
+        return RNIC_STS_EXISTS;
+    }
+    for (i = 0; i < sizeof(c->rsvd); i++) {
+        if (c->rsvd[i]) {
+            return RNIC_STS_BAD_PARAM;
+        }
+    }
+    if (c->log_depth < 1 || c->log_depth > RNIC_ENG_MAX_L2Q_LOG) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    if (eqn == 0 || eqn > d->cfg.max_eq) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    if (!d->eq[eqn].live) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    memset(&q, 0, sizeof(q));
+    sts = rnic_ring_load_pbl(&q.ring, &d->host, &c->ring,
+                             1u << c->log_depth, RNIC_L2_DESC_SIZE);
+    if (sts) {
+        return sts;
+    }
+    q.live = true;
+    q.eqn = eqn;
+    tab[qid] = q;
+    d->eq[eqn].users++;
+    return RNIC_STS_OK;
+}
+
+unsigned rnic_l2q_destroy(struct rnic_dev *d, bool rx, uint32_t qid)
+{
+    struct rnic_l2q *tab = rx ? d->rxq : d->txq;
+
+    if (qid >= d->cfg.max_l2q) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    if (!tab[qid].live) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    d->eq[tab[qid].eqn].users--;
+    memset(&tab[qid], 0, sizeof(tab[qid]));
+    if (rx) {
+        d->rxq_db_pending &= ~(1u << qid);
+    } else {
+        d->txq_db_pending &= ~(1u << qid);
+    }
+    return RNIC_STS_OK;
+}
+
+/* Raise the queue's event if the driver armed it and there is progress. */
+static void l2q_event(struct rnic_dev *d, struct rnic_l2q *q, bool rx,
+                      uint32_t qid)
+{
+    struct rnic_eqe e;
+
+    if (!q->armed || q->cidx == q->ev_idx) {
+        return;
+    }
+    memset(&e, 0, sizeof(e));
+    e.type = rx ? RNIC_EQE_L2_RX : RNIC_EQE_L2_TX;
+    e.obj = rnic_st32(qid);
+    q->armed = false;
+    q->ev_idx = q->cidx;
+    rnic_eq_post(d, q->eqn, &e);
+}
+
+/*
+ * Accept a latched producer index: it may not run more than one ring ahead
+ * of the device's consumer nor move backwards.  false if rejected.
+ */
+static bool l2q_take_doorbell(struct rnic_dev *d, struct rnic_l2q *q,
+                              uint32_t qid, bool rx)
+{
+    uint32_t idx = q->db_idx;
+
+    if (rnic_ring_used(idx, q->cidx) > q->ring.depth ||
+        rnic_ring_used(idx, q->cidx) < rnic_ring_used(q->pidx, q->cidx)) {
+        rnic_guest_error(&d->host, rx ? "RX producer index out of range" :
+                         "TX producer index out of range", qid, idx);
+        rnic_eq_post_async(d, RNIC_ASYNC_L2_ERROR, qid,
+                           RNIC_L2ERR_DB_OVERFLOW);
+        return false;
+    }
+    q->pidx = idx;
+    return true;
+}
+
+static void tx_write_status(struct rnic_dev *d, struct rnic_l2q *q,
+                            uint32_t idx, uint8_t status)
+{
+    uint64_t at = rnic_ring_slot(&q->ring, idx) +
+                  offsetof(struct rnic_l2_tx_desc, status);
+
+    if (rnic_dma_write(&d->host, at, &status, 1)) {
+        rnic_guest_error(&d->host, "TX descriptor write-back failed", idx, 0);
+    }
+}
+
+/*
+ * Gather the frame starting at q->cidx.  Returns the number of descriptors
+ * it spans (0: its last descriptor is not posted yet); *len is the frame
+ * length, or 0 if the frame is bad and must be completed with an error.
+ */
+static uint32_t tx_gather(struct rnic_dev *d, struct rnic_l2q *q,
+                          uint32_t qid, size_t *len, uint8_t *err)
+{
+    uint32_t avail = rnic_ring_used(q->pidx, q->cidx);
+    uint32_t max = rnic_l2_max_frame(d);
+    size_t total = 0;
+    uint32_t n;
+
+    *err = 0;
+    for (n = 0; n < avail; n++) {
+        struct rnic_l2_tx_desc desc;
+        uint32_t dlen;
+
+        if (rnic_ring_read(&q->ring, &d->host, q->cidx + n, &desc)) {
+            /* An unreadable descriptor ends the frame: no EOP to wait for. */
+            *err = RNIC_L2ERR_DMA;
+            break;
+        }
+        dlen = rnic_ld16(desc.len);
+        if (!*err && (dlen == 0 || total + dlen > max)) {
+            *err = RNIC_L2ERR_BAD_DESC;
+        }
+        if (!*err && rnic_dma_read(&d->host, rnic_ld64(desc.addr),
+                                   d->frame + total, dlen)) {
+            *err = RNIC_L2ERR_DMA;
+        }
+        if (!*err) {
+            total += dlen;
+        }
+        if (desc.flags & RNIC_L2_TX_EOP) {
+            break;
+        }
+    }
+    if (n == avail) {
+        /* A whole ring without EOP can never complete: fail it. */
+        if (avail < q->ring.depth) {
+            return 0;
+        }
+        n = avail - 1;
+        *err = RNIC_L2ERR_BAD_DESC;
+    }
+    if (!*err && total < MIN_FRAME) {
+        *err = RNIC_L2ERR_BAD_DESC;
+    }
+    if (*err) {
+        rnic_guest_error(&d->host, "bad TX frame", qid, *err);
+    }
+    *len = *err ? 0 : total;
+    return n + 1;
+}
+
+void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid)
+{
+    struct rnic_l2q *q = &d->txq[qid];
+    bool arm = q->db_arm;
+
+    q->db_arm = false;
+    if (!q->live) {
+        rnic_guest_error(&d->host, "doorbell for a missing TX queue", qid, 0);
+        rnic_eq_post_async(d, RNIC_ASYNC_DB_ERROR, qid, RNIC_DB_L2_TX);
+        return;
+    }
+    if (!l2q_take_doorbell(d, q, qid, false)) {
+        return;
+    }
+    if (arm) {
+        q->armed = true;
+    }
+    while (q->cidx != q->pidx) {
+        uint8_t err;
+        size_t len;
+        uint32_t i, n = tx_gather(d, q, qid, &len, &err);
+
+        if (!n) {
+            break;      /* wait for the rest of the frame */
+        }
+        if (err) {
+            d->stats.tx_errors++;
+        } else {
+            d->host.ops->send_frame(d->host.opaque, d->frame, len);
+            d->stats.tx_frames++;
+            d->stats.tx_bytes += len;
+        }
+        for (i = 0; i < n; i++) {
+            tx_write_status(d, q, q->cidx + i,
+                            RNIC_L2_DONE | (err ? RNIC_L2_ERR : 0));
+        }
+        q->cidx += n;
+    }
+    l2q_event(d, q, false, qid);
+}
+
+bool rnic_l2_rx_has_buffer(const struct rnic_dev *d)
+{
+    const struct rnic_l2q *q = &d->rxq[0];
+
+    return q->live && q->cidx != q->pidx;
+}
+
+void rnic_l2_rx_doorbell(struct rnic_dev *d, uint32_t qid)
+{
+    struct rnic_l2q *q = &d->rxq[qid];
+    bool arm = q->db_arm;
+
+    q->db_arm = false;
+    if (!q->live) {
+        rnic_guest_error(&d->host, "doorbell for a missing RX queue", qid, 0);
+        rnic_eq_post_async(d, RNIC_ASYNC_DB_ERROR, qid, RNIC_DB_L2_RX);
+        return;
+    }
+    if (!l2q_take_doorbell(d, q, qid, true)) {
+        return;
+    }
+    if (arm) {
+        q->armed = true;
+        l2q_event(d, q, true, qid);
+    }
+    if (d->rx_waiting && rnic_l2_rx_has_buffer(d)) {
+        d->rx_waiting = false;
+        if (d->host.ops->rx_resume) {
+            d->host.ops->rx_resume(d->host.opaque);
+        }
+    }
+}
+
+bool rnic_l2_rx_frame(struct rnic_dev *d, const uint8_t *frame, size_t len)
+{
+    struct rnic_l2q *q = &d->rxq[0];
+    struct rnic_l2_rx_desc desc;
+    uint64_t slot;
+    uint16_t plen;
+    uint8_t status = RNIC_L2_DONE;
+
+    if (!rnic_l2_rx_has_buffer(d)) {
+        d->rx_waiting = true;
+        return false;
+    }
+    slot = rnic_ring_slot(&q->ring, q->cidx);
+    if (rnic_dma_read(&d->host, slot, &desc, sizeof(desc))) {
+        status |= RNIC_L2_ERR;
+    } else if (len > rnic_l2_max_frame(d) || len > rnic_ld16(desc.buf_len)) {
+        /* Drop it; the buffer stays posted for the next frame. */
+        d->stats.rx_too_long++;
+        return true;
+    } else if (rnic_dma_write(&d->host, rnic_ld64(desc.addr), frame, len)) {
+        status |= RNIC_L2_ERR;
+    }
+    if (status & RNIC_L2_ERR) {
+        rnic_guest_error(&d->host, "RX buffer not reachable", q->cidx, 0);
+        d->stats.rx_errors++;
+        len = 0;
+    } else {
+        d->stats.rx_frames++;
+        d->stats.rx_bytes += len;
+    }
+    plen = rnic_st16((uint16_t)len);
+    rnic_dma_write(&d->host, slot + offsetof(struct rnic_l2_rx_desc, pkt_len),
+                   &plen, sizeof(plen));
+    rnic_dma_write(&d->host, slot + offsetof(struct rnic_l2_rx_desc, status),
+                   &status, 1);
+    q->cidx++;
+    l2q_event(d, q, true, 0);
+    return true;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Guest rings described by page lists (see ring.h).
+ */
+#include <string.h>
+#include "ring.h"
+#include "le.h"
+
+uint32_t rnic_ring_pages_needed(uint32_t depth, uint32_t entry_size)
+{
+    uint64_t bytes = (uint64_t)depth * entry_size;
+
+    return (uint32_t)((bytes + RNIC_PAGE_SIZE - 1) / RNIC_PAGE_SIZE);
+}
+
+unsigned rnic_ring_load(struct rnic_ring *r, const struct rnic_host *h,
+                        uint64_t pbl_addr, uint32_t nentries, uint8_t levels,
+                        uint8_t page_shift, uint32_t depth,
+                        uint32_t entry_size)
+{
+    uint64_t list[RNIC_RING_MAX_PAGES];
+    uint8_t probe;
+    uint32_t i, need;
+
+    if (!rnic_is_pow2(depth) || depth < 2 || !rnic_is_pow2(entry_size) ||
+        entry_size > RNIC_PAGE_SIZE) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    need = rnic_ring_pages_needed(depth, entry_size);
+    if (levels != 1 || page_shift != RNIC_PAGE_SHIFT || nentries != need ||
+        need > RNIC_RING_MAX_PAGES) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    if (pbl_addr & 7) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    if (rnic_dma_read(h, pbl_addr, list, need * sizeof(list[0]))) {
+        return RNIC_STS_DMA_ERROR;
+    }
+    for (i = 0; i < need; i++) {
+        uint64_t page = rnic_ld64(list[i]);
+
+        if (page & (RNIC_PAGE_SIZE - 1)) {
+            return RNIC_STS_BAD_PARAM;
+        }
+        /* Catch pages outside guest memory now, not at the first event. */
+        if (rnic_dma_read(h, page, &probe, 1) ||
+            rnic_dma_read(h, page + RNIC_PAGE_SIZE - 1, &probe, 1)) {
+            return RNIC_STS_DMA_ERROR;
+        }
+        r->pages[i] = page;
+    }
+    r->depth = depth;
+    r->entry_size = entry_size;
+    r->npages = need;
+    return RNIC_STS_OK;
+}
+
+unsigned rnic_ring_load_pbl(struct rnic_ring *r, const struct rnic_host *h,
+                            const struct rnic_pbl *pbl, uint32_t depth,
+                            uint32_t entry_size)
+{
+    if (pbl->rsvd) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    return rnic_ring_load(r, h, rnic_ld64(pbl->addr),
+                          rnic_ld32(pbl->nentries), pbl->levels,
+                          pbl->page_shift, depth, entry_size);
+}
+
+uint64_t rnic_ring_slot(const struct rnic_ring *r, uint32_t idx)
+{
+    uint64_t off = (uint64_t)(idx & (r->depth - 1)) * r->entry_size;
+
+    return r->pages[off >> RNIC_PAGE_SHIFT] + (off & (RNIC_PAGE_SIZE - 1));
+}
+
+int rnic_ring_read(const struct rnic_ring *r, const struct rnic_host *h,
+                   uint32_t idx, void *entry)
+{
+    return rnic_dma_read(h, rnic_ring_slot(r, idx), entry, r->entry_size);
+}
+
+int rnic_ring_publish(const struct rnic_ring *r, const struct rnic_host *h,
+                      uint32_t idx, void *entry, uint32_t flag_off)
+{
+    uint8_t *bytes = entry;
+    uint64_t slot = rnic_ring_slot(r, idx);
+    uint8_t flag = (bytes[flag_off] & ~RNIC_CQE_PHASE) |
+                   rnic_ring_phase(r, idx);
+
+    bytes[flag_off] = flag ^ RNIC_CQE_PHASE;
+    if (rnic_dma_write(h, slot, bytes, r->entry_size)) {
+        return -1;
+    }
+    bytes[flag_off] = flag;
+    return rnic_dma_write(h, slot + flag_off, &flag, 1);
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A ring of fixed-size entries in guest memory, described by a page list.
+ * The page list is copied into the device at creation and validated there;
+ * afterwards only slot addresses are computed, never trusted from the guest.
+ */
+#ifndef RNIC_ENGINE_RING_H
+#define RNIC_ENGINE_RING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "rnic/hw.h"
+#include "host.h"
+
+/* 256 KiB of ring memory: enough for every ring the device allows. */
+#define RNIC_RING_MAX_PAGES 64
+
+struct rnic_ring {
+    uint32_t depth;         /* entries, power of 2 */
+    uint32_t entry_size;    /* power of 2, at most RNIC_PAGE_SIZE */
+    uint32_t npages;
+    uint64_t pages[RNIC_RING_MAX_PAGES];
+};
+
+/* Pages a ring of depth entries of entry_size bytes occupies. */
+uint32_t rnic_ring_pages_needed(uint32_t depth, uint32_t entry_size);
+
+/*
+ * Load and check a ring's page list (level 1, 4 KiB pages, exactly the pages
+ * the ring needs, each aligned and reachable).  Returns an RNIC_STS_* code.
+ */
+unsigned rnic_ring_load(struct rnic_ring *r, const struct rnic_host *h,
+                        uint64_t pbl_addr, uint32_t nentries, uint8_t levels,
+                        uint8_t page_shift, uint32_t depth,
+                        uint32_t entry_size);
+
+/* rnic_ring_load() taking a struct rnic_pbl as it came from the guest. */
+unsigned rnic_ring_load_pbl(struct rnic_ring *r, const struct rnic_host *h,
+                            const struct rnic_pbl *pbl, uint32_t depth,
+                            uint32_t entry_size);
+
+/* Guest address of the entry at free-running index idx. */
+uint64_t rnic_ring_slot(const struct rnic_ring *r, uint32_t idx);
+
+int rnic_ring_read(const struct rnic_ring *r, const struct rnic_host *h,
+                   uint32_t idx, void *entry);
+
+/*
+ * Publish a completion-style entry: write it whole with the phase bit of
+ * the byte at flag_off inverted (still invalid to the consumer), then write
+ * that byte with the real phase, so the consumer never sees a torn entry.
+ */
+int rnic_ring_publish(const struct rnic_ring *r, const struct rnic_host *h,
+                      uint32_t idx, void *entry, uint32_t flag_off);
+
+/* Phase of the pass through the ring that index idx belongs to (1 first). */
+static inline uint8_t rnic_ring_phase(const struct rnic_ring *r, uint32_t idx)
+{
+    return ((idx / r->depth) & 1) ? 0 : 1;
+}
+
+/* Number of valid entries between a consumer and a producer index. */
+static inline uint32_t rnic_ring_used(uint32_t prod, uint32_t cons)
+{
+    return prod - cons;
+}
+
+static inline bool rnic_is_pow2(uint32_t v)
+{
+    return v && !(v & (v - 1));
+}
+
+#endif
