@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Ethernet / IPv4 framing and Internet checksums for the offload TCP.
+ * Pure functions over byte buffers: no allocation, no state.
+ */
+#ifndef RNIC_NET_H
+#define RNIC_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RNIC_ETH_HLEN      14
+#define RNIC_ETH_ALEN      6
+#define RNIC_ETHERTYPE_IP  0x0800
+#define RNIC_ETHERTYPE_ARP 0x0806
+#define RNIC_ETHERTYPE_IP6 0x86dd
+#define RNIC_IP4_HLEN      20
+#define RNIC_IPPROTO_TCP   6
+
+/* Address of either family; IPv6 is parsed nowhere yet but the type is ready. */
+struct rnic_ipaddr {
+    uint8_t family;             /* RNIC_AF_INET or RNIC_AF_INET6 */
+    uint8_t pad[3];
+    union {
+        uint8_t v4[4];          /* network byte order */
+        uint8_t v6[16];
+    } u;
+};
+#define RNIC_AF_INET  4
+#define RNIC_AF_INET6 6
+
+void rnic_ipaddr_v4(struct rnic_ipaddr *a, uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3);
+bool rnic_ipaddr_eq(const struct rnic_ipaddr *a, const struct rnic_ipaddr *b);
+
+/* Big-endian loads/stores: the wire is unaligned, so go through bytes. */
+static inline uint16_t rnic_get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint32_t rnic_get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+static inline void rnic_put16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = (uint8_t)v; }
+static inline void rnic_put32(uint8_t *p, uint32_t v)
+{
+    p[0] = v >> 24; p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+}
+
+/*
+ * One's-complement sum. rnic_csum_add() returns an unfolded 32-bit partial sum
+ * of the bytes taken as big-endian 16-bit words; odd-length pieces are only
+ * allowed as the last piece. rnic_csum_fold() gives the final checksum field.
+ */
+uint32_t rnic_csum_add(uint32_t sum, const void *data, size_t len);
+uint16_t rnic_csum_fold(uint32_t sum);
+/* Partial sum of the IPv4 pseudo header for a TCP/UDP checksum. */
+uint32_t rnic_csum_pseudo4(const uint8_t *src, const uint8_t *dst, uint8_t proto, uint16_t len);
+
+/* A parsed, validated IPv4 packet inside an Ethernet frame. */
+struct rnic_ip4_pkt {
+    const uint8_t *eth;         /* start of frame */
+    const uint8_t *ip;          /* IPv4 header */
+    const uint8_t *l4;          /* payload after IP options */
+    uint16_t l4_len;            /* from IP total length, not the frame size */
+    uint8_t proto;
+    uint8_t src[4], dst[4];
+    uint8_t src_mac[RNIC_ETH_ALEN];
+};
+
+enum rnic_ip4_err {
+    RNIC_IP4_OK = 0,
+    RNIC_IP4_SHORT,             /* frame shorter than the headers it claims */
+    RNIC_IP4_NOT_IP,            /* other ethertype (ARP etc.): the embedder's business */
+    RNIC_IP4_BAD_VERSION,
+    RNIC_IP4_BAD_HLEN,
+    RNIC_IP4_BAD_LEN,
+    RNIC_IP4_BAD_CSUM,
+    RNIC_IP4_FRAGMENT,          /* fragments are rejected: we never send DF=0 either */
+    RNIC_IP4_BAD_ADDR,          /* broadcast/multicast/zero source */
+};
+
+/* Validate Ethernet + IPv4 headers; IP options are skipped (not interpreted). */
+enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len, struct rnic_ip4_pkt *out);
+
+/*
+ * Write Ethernet + 20-byte IPv4 header (DF set, TTL 64) for an L4 payload of
+ * l4_len bytes; returns the header length (34). id is the IP identification.
+ */
+size_t rnic_ip4_build(uint8_t *frame, const uint8_t *dmac, const uint8_t *smac,
+                      const uint8_t *src, const uint8_t *dst, uint8_t proto,
+                      uint16_t l4_len, uint16_t id);
+
+#endif

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Engine construction and the upper layer's requests (open, send, close). */
+#include <stdlib.h>
+#include <string.h>
+#include "tcp_int.h"
+
+void rnic_tcp_config_default(struct rnic_tcp_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->mtu = 1500;
+    cfg->max_conns = 1024;
+    cfg->sndbuf = 256 * 1024;
+    cfg->rcvbuf = 256 * 1024;
+    cfg->rto_init_ms = 1000;
+    cfg->rto_min_ms = 200;
+    cfg->rto_max_ms = 60000;
+    cfg->syn_retries = 6;
+    cfg->data_retries = 15;
+    cfg->delack_ms = 40;
+    cfg->msl_ms = 30000;
+    cfg->fin_wait2_ms = 60000;
+    cfg->keep_idle_ms = 7200000;
+    cfg->keep_intvl_ms = 75000;
+    cfg->keep_probes = 9;
+}
+
+struct rnic_tcp *rnic_tcp_new(const struct rnic_tcp_config *cfg,
+                              const struct rnic_tcp_ops *ops, void *opaque)
+{
+    if (!cfg || !ops || !ops->tx || cfg->addr.family != RNIC_AF_INET || cfg->mtu < 576 ||
+        cfg->max_conns == 0 || cfg->sndbuf < 4096 || cfg->rcvbuf < 4096 ||
+        cfg->rcvbuf > (1u << 30) || cfg->sndbuf > (1u << 30)) {
+        return NULL;
+    }
+    struct rnic_tcp *t = calloc(1, sizeof(*t));
+    if (!t) {
+        return NULL;
+    }
+    t->cfg = *cfg;
+    if (!t->cfg.max_records) {
+        t->cfg.max_records = t->cfg.sndbuf / 64 + 16;
+    }
+    t->ops = ops;
+    t->opaque = opaque;
+    uint32_t hsize = 64;
+    while (hsize < 2 * cfg->max_conns && hsize < (1u << 24)) {
+        hsize <<= 1;
+    }
+    t->hmask = hsize - 1;
+    t->hash = calloc(hsize, sizeof(*t->hash));
+    t->pool = calloc(cfg->max_conns, sizeof(*t->pool));
+    t->heap = calloc(cfg->max_conns, sizeof(*t->heap));
+    t->scratch = malloc(RNIC_ETH_HLEN + cfg->mtu);
+    if (!t->hash || !t->pool || !t->heap || !t->scratch) {
+        rnic_tcp_free(t);
+        return NULL;
+    }
+    for (uint32_t i = cfg->max_conns; i-- > 0;) {
+        t->pool[i].hnext = t->free;
+        t->free = &t->pool[i];
+    }
+    /* Demux key derived from the ISN secret so two engines differ. */
+    uint64_t k0[2] = { 0x726e69632d646d78ull, 0 };
+    t->hash_key[0] = tcp_siphash(k0, cfg->isn_secret, 16);
+    k0[1] = 1;
+    t->hash_key[1] = tcp_siphash(k0, cfg->isn_secret, 16);
+    t->reported_deadline = UINT64_MAX;
+    return t;
+}
+
+void rnic_tcp_free(struct rnic_tcp *t)
+{
+    if (!t) {
+        return;
+    }
+    if (t->pool) {
+        for (uint32_t i = 0; i < t->cfg.max_conns; i++) {
+            free(t->pool[i].sb);
+            free(t->pool[i].rec);
+            free(t->pool[i].ob);
+        }
+    }
+    for (int i = 0; i < 64; i++) {
+        while (t->lhash[i]) {
+            struct rnic_tcp_listener *l = t->lhash[i];
+            t->lhash[i] = l->next;
+            free(l);
+        }
+    }
+    free(t->hash);
+    free(t->pool);
+    free(t->heap);
+    free(t->scratch);
+    free(t);
+}
+
+const struct rnic_tcp_stats *rnic_tcp_get_stats(const struct rnic_tcp *t)
+{
+    return &t->st;
+}
+
+struct rnic_tcp_listener *rnic_tcp_listen(struct rnic_tcp *t, uint16_t port, uint32_t backlog,
+                                          void *user)
+{
+    if (port == 0 || tcp_listener_find(t, port)) {
+        return NULL;
+    }
+    struct rnic_tcp_listener *l = calloc(1, sizeof(*l));
+    if (!l) {
+        return NULL;
+    }
+    l->port = port;
+    l->backlog = backlog ? backlog : 1;
+    l->user = user;
+    l->next = t->lhash[port & 63];
+    t->lhash[port & 63] = l;
+    return l;
+}
+
+/* Embryonic children are reset; established ones already belong to the upper layer. */
+void rnic_tcp_unlisten(struct rnic_tcp *t, struct rnic_tcp_listener *l)
+{
+    tcp_enter(t, t->now);
+    for (uint32_t i = 0; i < t->cfg.max_conns; i++) {
+        struct rnic_tcp_conn *c = &t->pool[i];
+        if (c->sb && !c->dead && c->lis == l) {
+            if (c->state == RNIC_TCP_SYN_RCVD) {
+                tcp_send_rst_conn(c);
+                tcp_conn_drop(c, RNIC_TCP_ECONNRESET);
+            } else {
+                c->lis = NULL;
+            }
+        }
+    }
+    struct rnic_tcp_listener **p = &t->lhash[l->port & 63];
+    while (*p && *p != l) {
+        p = &(*p)->next;
+    }
+    if (*p) {
+        *p = l->next;
+    }
+    free(l);
+    tcp_leave(t);
+}
+
+/* RFC 6056-style: start at a keyed hash of the destination, walk the range. */
+static uint16_t pick_port(struct rnic_tcp *t, const struct rnic_ipaddr *raddr, uint16_t rport)
+{
+    const uint32_t lo = 32768, n = 61000 - 32768;
+    uint32_t off = tcp_tuple_hash(t, raddr, 0, rport);
+    for (uint32_t i = 0; i < n; i++) {
+        uint16_t p = (uint16_t)(lo + (off + t->eph_next + i) % n);
+        if (!tcp_lookup(t, raddr, p, rport) && !tcp_listener_find(t, p)) {
+            t->eph_next += i + 1;
+            return p;
+        }
+    }
+    return 0;
+}
+
+struct rnic_tcp_conn *rnic_tcp_connect(struct rnic_tcp *t, const struct rnic_ipaddr *raddr,
+                                       uint16_t rport, uint16_t lport,
+                                       const uint8_t *peer_mac, void *user, uint64_t now_ns)
+{
+    if (!raddr || raddr->family != RNIC_AF_INET || rport == 0 || !peer_mac) {
+        return NULL;
+    }
+    tcp_enter(t, now_ns);
+    struct rnic_tcp_conn *c = NULL;
+    if (lport == 0) {
+        lport = pick_port(t, raddr, rport);
+    } else if (tcp_lookup(t, raddr, lport, rport)) {
+        lport = 0;
+    }
+    if (lport) {
+        c = tcp_conn_alloc(t);
+    }
+    if (c) {
+        c->user = user;
+        c->raddr = *raddr;
+        c->lport = lport;
+        c->rport = rport;
+        memcpy(c->rmac, peer_mac, RNIC_ETH_ALEN);
+        c->iss = tcp_isn(t, lport, raddr, rport);
+        c->snd_una = c->snd_nxt = c->snd_max = c->iss;
+        c->sb_seq = c->iss + 1;
+        c->ts_offset = (uint32_t)tcp_tuple_hash(t, raddr, lport ^ 0x5a5a, rport);
+        tcp_conn_set_state(c, RNIC_TCP_SYN_SENT);
+        tcp_hash_insert(c);
+        tcp_send_syn(c);
+    }
+    tcp_leave(t);
+    return c;
+}
+
+size_t rnic_tcp_send_space(const struct rnic_tcp_conn *c)
+{
+    if (c->rec_cnt >= c->rec_cap) {
+        return 0;
+    }
+    return c->sb_size - c->sb_len;
+}
+
+int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov, int iovcnt,
+                   uint64_t now_ns)
+{
+    size_t len = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        len += iov[i].len;
+    }
+    if (c->dead || c->fin_queued ||
+        (c->state != RNIC_TCP_ESTABLISHED && c->state != RNIC_TCP_CLOSE_WAIT &&
+         c->state != RNIC_TCP_SYN_SENT && c->state != RNIC_TCP_SYN_RCVD)) {
+        return RNIC_TCP_EPIPE;
+    }
+    if (len == 0) {
+        return RNIC_TCP_EINVAL;
+    }
+    if (len > c->sb_size) {
+        return RNIC_TCP_EMSGSIZE;
+    }
+    if (len > rnic_tcp_send_space(c)) {
+        return RNIC_TCP_EAGAIN;
+    }
+    uint32_t pos = (c->sb_head + c->sb_len) % c->sb_size;
+    for (int i = 0; i < iovcnt; i++) {
+        const uint8_t *p = iov[i].base;
+        size_t n = iov[i].len;
+        while (n) {
+            size_t k = c->sb_size - pos;
+            if (k > n) {
+                k = n;
+            }
+            memcpy(c->sb + pos, p, k);
+            pos = (uint32_t)((pos + k) % c->sb_size);
+            p += k;
+            n -= k;
+        }
+    }
+    c->sb_len += (uint32_t)len;
+    c->rec[(c->rec_head + c->rec_cnt) % c->rec_cap] = c->sb_seq + c->sb_len;
+    c->rec_cnt++;
+    struct rnic_tcp *t = c->t;
+    tcp_enter(t, now_ns);
+    if (c->state >= RNIC_TCP_ESTABLISHED) {
+        tcp_output(c);
+    }
+    tcp_leave(t);
+    return RNIC_TCP_OK;
+}
+
+int rnic_tcp_send(struct rnic_tcp_conn *c, const void *rec, size_t len, uint64_t now_ns)
+{
+    struct rnic_iov v = { rec, len };
+    return rnic_tcp_sendv(c, &v, 1, now_ns);
+}
+
+void rnic_tcp_recv_done(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns)
+{
+    if (c->dead) {
+        return;
+    }
+    struct rnic_tcp *t = c->t;
+    tcp_enter(t, now_ns);
+    uint32_t before = c->rcv_adv - c->rcv_nxt;
+    c->rcv_unread -= len > c->rcv_unread ? c->rcv_unread : (uint32_t)len;
+    /* Window update only when it opens meaningfully (receiver SWS avoidance). */
+    if (c->state >= RNIC_TCP_ESTABLISHED && c->state != RNIC_TCP_TIME_WAIT &&
+        tcp_rcv_window(c) > before) {
+        uint32_t after = c->rcv_buf - c->rcv_unread;
+        if (before < c->rcv_buf / 4 || after - before >= c->rcv_buf / 2) {
+            c->ack_now = true;
+            tcp_output(c);
+        }
+    }
+    tcp_leave(t);
+}
+
+int rnic_tcp_close(struct rnic_tcp_conn *c, uint64_t now_ns)
+{
+    if (c->dead || c->fin_queued) {
+        return RNIC_TCP_ENOTCONN;
+    }
+    struct rnic_tcp *t = c->t;
+    tcp_enter(t, now_ns);
+    switch (c->state) {
+    case RNIC_TCP_SYN_SENT:
+        tcp_conn_drop(c, RNIC_TCP_OK);
+        break;
+    case RNIC_TCP_SYN_RCVD:
+    case RNIC_TCP_ESTABLISHED:
+    case RNIC_TCP_CLOSE_WAIT:
+        c->fin_queued = true;
+        c->fin_seq = c->sb_seq + c->sb_len;
+        tcp_conn_set_state(c, c->state == RNIC_TCP_CLOSE_WAIT ? RNIC_TCP_LAST_ACK
+                                                              : RNIC_TCP_FIN_WAIT_1);
+        tcp_output(c);
+        break;
+    default:
+        break;
+    }
+    tcp_leave(t);
+    return RNIC_TCP_OK;
+}
+
+void rnic_tcp_abort(struct rnic_tcp_conn *c, uint64_t now_ns)
+{
+    if (c->dead) {
+        return;
+    }
+    struct rnic_tcp *t = c->t;
+    tcp_enter(t, now_ns);
+    c->user_gone = true;
+    if (c->state != RNIC_TCP_SYN_SENT && c->state != RNIC_TCP_TIME_WAIT) {
+        tcp_send_rst_conn(c);
+    }
+    tcp_conn_drop(c, RNIC_TCP_ECONNRESET);
+    tcp_leave(t);
+}
+
+void rnic_tcp_set_mtu(struct rnic_tcp_conn *c, uint16_t mtu)
+{
+    if (c->dead || mtu < 576) {
+        return;
+    }
+    c->mtu = mtu > c->t->cfg.mtu ? c->t->cfg.mtu : mtu;
+    tcp_conn_update_emss(c);
+}
+
+void rnic_tcp_set_user(struct rnic_tcp_conn *c, void *user)
+{
+    c->user = user;
+}
+
+void rnic_tcp_get_info(const struct rnic_tcp_conn *c, struct rnic_tcp_info *info)
+{
+    memset(info, 0, sizeof(*info));
+    info->state = c->state;
+    info->emss = c->emss;
+    info->snd_wscale = c->snd_ws;
+    info->rcv_wscale = c->ws_ok ? c->rcv_ws : 0;
+    info->sack = c->sack_ok;
+    info->timestamps = c->ts_ok;
+    info->cwnd = c->cwnd;
+    info->ssthresh = c->ssthresh;
+    info->snd_wnd = c->snd_wnd;
+    info->rcv_wnd = c->rcv_adv - c->rcv_nxt;
+    info->srtt_us = (uint32_t)(c->srtt / 1000);
+    info->rto_ms = (uint32_t)(c->rto / NS_PER_MS);
+    info->snd_una = c->snd_una;
+    info->snd_nxt = c->snd_nxt;
+    info->rcv_nxt = c->rcv_nxt;
+    info->unacked = c->snd_max - c->snd_una;
+    info->unsent = c->sb_seq + c->sb_len - c->snd_nxt;
+    info->rexmits = c->rexmits;
+}
+
+void rnic_tcp_get_tuple(const struct rnic_tcp_conn *c, struct rnic_ipaddr *laddr,
+                        uint16_t *lport, struct rnic_ipaddr *raddr, uint16_t *rport)
+{
+    if (laddr) {
+        *laddr = c->t->cfg.addr;
+    }
+    if (lport) {
+        *lport = c->lport;
+    }
+    if (raddr) {
+        *raddr = c->raddr;
+    }
+    if (rport) {
+        *rport = c->rport;
+    }
+}

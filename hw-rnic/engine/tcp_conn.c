@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Connection lifecycle: allocation from the engine's pool, state changes,
+ * teardown, and the deferred free that lets callbacks run while the engine
+ * is still walking a connection.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "tcp_int.h"
+
+static const char *const state_names[] = {
+    "CLOSED", "LISTEN", "SYN_SENT", "SYN_RCVD", "ESTABLISHED", "FIN_WAIT_1",
+    "FIN_WAIT_2", "CLOSE_WAIT", "CLOSING", "LAST_ACK", "TIME_WAIT",
+};
+
+const char *rnic_tcp_state_name(int state)
+{
+    if (state < 0 || state > RNIC_TCP_TIME_WAIT) {
+        return "?";
+    }
+    return state_names[state];
+}
+
+/* Buffers are allocated here, at open time, never per segment. */
+struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t)
+{
+    struct rnic_tcp_conn *c = t->free;
+    if (!c) {
+        return NULL;
+    }
+    uint8_t *sb = malloc(t->cfg.sndbuf);
+    uint32_t *rec = malloc(sizeof(uint32_t) * t->cfg.max_records);
+    if (!sb || !rec) {
+        free(sb);
+        free(rec);
+        return NULL;
+    }
+    t->free = c->hnext;
+    memset(c, 0, sizeof(*c));
+    c->t = t;
+    c->sb = sb;
+    c->sb_size = t->cfg.sndbuf;
+    c->rec = rec;
+    c->rec_cap = t->cfg.max_records;
+    c->heap_idx = UINT32_MAX;
+    c->mtu = t->cfg.mtu;
+    c->rcv_buf = t->cfg.rcvbuf;
+    c->rto = (uint64_t)t->cfg.rto_init_ms * NS_PER_MS;
+    c->peer_mss = 536;          /* RFC 9293 default when no MSS option */
+    if (!t->cfg.no_wscale) {
+        while (c->rcv_ws < TCP_MAX_WSCALE && (c->rcv_buf >> c->rcv_ws) > 65535) {
+            c->rcv_ws++;
+        }
+    }
+    c->last_rx = t->now;
+    t->st.conns_open++;
+    t->st.conns_now++;
+    return c;
+}
+
+static void conn_free(struct rnic_tcp_conn *c)
+{
+    struct rnic_tcp *t = c->t;
+    free(c->sb);
+    free(c->rec);
+    free(c->ob);
+    c->sb = NULL;
+    c->rec = NULL;
+    c->ob = NULL;
+    c->hnext = t->free;
+    t->free = c;
+    t->st.conns_now--;
+}
+
+void tcp_conn_set_state(struct rnic_tcp_conn *c, int state)
+{
+    c->state = (uint8_t)state;
+}
+
+void tcp_conn_notify_closed(struct rnic_tcp_conn *c, int err)
+{
+    if (c->user_gone) {
+        return;
+    }
+    c->user_gone = true;
+    if (c->t->ops->closed) {
+        c->t->ops->closed(c->t->opaque, c, c->user, err);
+    }
+}
+
+/* Remove from every table now; the memory goes back to the pool on tcp_leave(). */
+void tcp_conn_drop(struct rnic_tcp_conn *c, int err)
+{
+    if (c->dead) {
+        return;
+    }
+    c->dead = true;
+    tcp_timer_clear_all(c);
+    tcp_hash_remove(c);
+    if (c->lis && c->state == RNIC_TCP_SYN_RCVD) {
+        c->lis->pending--;
+    }
+    c->lis = NULL;
+    c->state = RNIC_TCP_CLOSED;
+    tcp_conn_notify_closed(c, err);
+    c->dnext = c->t->dead;
+    c->t->dead = c;
+}
+
+void tcp_conn_enter_time_wait(struct rnic_tcp_conn *c)
+{
+    tcp_conn_set_state(c, RNIC_TCP_TIME_WAIT);
+    tcp_timer_clear_all(c);
+    tcp_timer_set(c, T_2MSL, c->t->now + 2ull * c->t->cfg.msl_ms * NS_PER_MS);
+    tcp_conn_notify_closed(c, RNIC_TCP_OK);
+}
+
+/* EMSS = min(peer MSS, MTU - IP - TCP) minus the options every segment carries. */
+void tcp_conn_update_emss(struct rnic_tcp_conn *c)
+{
+    uint32_t m = c->mtu > 40 ? c->mtu - 40u : 1;
+    if (c->peer_mss < m) {
+        m = c->peer_mss;
+    }
+    if (c->ts_ok && m > 12 + 64) {
+        m -= 12;
+    }
+    if (m < 64) {
+        m = 64;                 /* floor: a hostile tiny MSS must not make us spin */
+    }
+    c->emss = m;
+    if (c->emss != c->emss_reported && !c->user_gone &&
+        c->state >= RNIC_TCP_ESTABLISHED) {
+        c->emss_reported = c->emss;
+        if (c->t->ops->emss) {
+            c->t->ops->emss(c->t->opaque, c, c->user, c->emss);
+        }
+    }
+}
+
+void tcp_enter(struct rnic_tcp *t, uint64_t now)
+{
+    if (now > t->now) {
+        t->now = now;
+    }
+    t->depth++;
+}
+
+void tcp_leave(struct rnic_tcp *t)
+{
+    if (--t->depth > 0) {
+        return;
+    }
+    while (t->dead) {
+        struct rnic_tcp_conn *c = t->dead;
+        t->dead = c->dnext;
+        conn_free(c);
+    }
+    tcp_report_deadline(t);
+}

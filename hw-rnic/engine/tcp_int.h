@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Offload TCP internals shared by the tcp_*.c files. Not for the upper layer. */
+#ifndef RNIC_TCP_INT_H
+#define RNIC_TCP_INT_H
+
+#include "tcp.h"
+
+/* Sequence space comparisons (RFC 9293 §3.4). */
+#define SEQ_LT(a, b)  ((int32_t)((uint32_t)(a) - (uint32_t)(b)) < 0)
+#define SEQ_LEQ(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) <= 0)
+#define SEQ_GT(a, b)  ((int32_t)((uint32_t)(a) - (uint32_t)(b)) > 0)
+#define SEQ_GEQ(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) >= 0)
+#define SEQ_MAX(a, b) (SEQ_GT(a, b) ? (a) : (b))
+#define SEQ_MIN(a, b) (SEQ_LT(a, b) ? (a) : (b))
+
+#define TH_FIN 0x01
+#define TH_SYN 0x02
+#define TH_RST 0x04
+#define TH_PSH 0x08
+#define TH_ACK 0x10
+#define TH_URG 0x20
+
+#define TCP_HLEN        20
+#define TCP_MAXOPT      40
+#define TCP_DUPTHRESH   3
+#define TCP_OOO_MAX     16      /* held out-of-order ranges; beyond that, drop */
+#define TCP_SACK_MAX    32      /* scoreboard ranges on the sender */
+#define TCP_MAX_WSCALE  14
+#define NS_PER_MS       1000000ull
+
+enum tcp_timer { T_REXMT, T_DELACK, T_PERSIST, T_KEEP, T_2MSL, T_NTIMERS };
+
+struct tcp_range { uint32_t s, e; };    /* [s, e) in sequence space */
+
+/* A received segment after header and option parsing. */
+struct tcp_seg {
+    uint32_t seq, ack, len;     /* len: payload bytes (SYN/FIN not counted) */
+    uint32_t wnd;               /* raw 16-bit field */
+    uint8_t flags;
+    const uint8_t *data;
+    bool has_mss, has_ws, has_ts, sack_ok;
+    uint16_t mss;
+    uint8_t ws;
+    uint32_t tsval, tsecr;
+    int nsack;
+    struct tcp_range sack[4];
+    const struct rnic_ip4_pkt *ip;
+    uint16_t sport, dport;
+};
+
+struct rnic_tcp_listener {
+    struct rnic_tcp_listener *next;
+    uint16_t port;
+    uint32_t backlog, pending;  /* pending: embryonic (SYN_RCVD) children */
+    void *user;
+};
+
+struct rnic_tcp_conn {
+    struct rnic_tcp *t;
+    struct rnic_tcp_conn *hnext;        /* demux chain / free list */
+    struct rnic_tcp_conn *dnext;        /* deferred-free list */
+    struct rnic_tcp_listener *lis;      /* SYN_RCVD child of this listener */
+    void *user;
+    uint8_t state;
+    bool in_hash, user_gone, dead, fin_queued, fin_rcvd_ooo;
+    bool ack_now, sack_ok, ts_ok, ws_ok, in_recovery, rtt_timing, persist_on;
+    uint8_t snd_ws, rcv_ws;
+    uint32_t hash;
+    struct rnic_ipaddr raddr;
+    uint16_t lport, rport;
+    uint8_t rmac[RNIC_ETH_ALEN];
+
+    /* send sequence space */
+    uint32_t iss, snd_una, snd_nxt, snd_max, snd_wnd, snd_wl1, snd_wl2, max_sndwnd;
+    uint32_t fin_seq;                   /* valid if fin_queued */
+    /* send buffer: ring of bytes starting at sequence sb_seq, plus record ends */
+    uint8_t *sb;
+    uint32_t sb_size, sb_head, sb_len, sb_seq;
+    uint32_t *rec;                      /* ring of record end sequence numbers */
+    uint32_t rec_cap, rec_head, rec_cnt;
+
+    /* receive sequence space */
+    uint32_t irs, rcv_nxt, rcv_adv, rcv_buf, rcv_unread;
+    uint32_t fin_rcv_seq;
+    uint8_t *ob;                        /* out-of-order ring of rcv_buf bytes */
+    uint32_t ob_head;                   /* ring index of sequence rcv_nxt */
+    struct tcp_range ooo[TCP_OOO_MAX];
+    int n_ooo;
+    uint32_t last_ooo_seq;              /* for SACK block ordering (RFC 2018 §4) */
+    uint32_t segs_unacked;              /* full segments since last ACK (delack) */
+
+    /* options */
+    uint16_t peer_mss, mtu;
+    uint32_t emss, emss_reported;
+    uint32_t ts_recent, ts_offset, last_ack_sent;
+    uint64_t ts_recent_age;
+
+    /* RTT / RTO (RFC 6298), in ns */
+    uint64_t srtt, rttvar, rto, rtt_start;
+    uint32_t rtt_seq;
+    uint32_t nrexmit;                   /* consecutive RTO expirations */
+    uint32_t persist_backoff, keep_probes;
+
+    /* congestion control (RFC 5681 / 6582 / 6675) */
+    uint32_t cwnd, ssthresh, recover, dupacks, high_rxt, bytes_acked;
+    struct tcp_range sacked[TCP_SACK_MAX];
+    int n_sacked;
+
+    /* timers */
+    uint64_t tm[T_NTIMERS];
+    uint64_t deadline;
+    uint32_t heap_idx;                  /* UINT32_MAX if not in heap */
+    uint64_t last_rx;
+    uint64_t rexmits;
+};
+
+struct rnic_tcp {
+    struct rnic_tcp_config cfg;
+    const struct rnic_tcp_ops *ops;
+    void *opaque;
+    struct rnic_tcp_conn *pool, *free;
+    struct rnic_tcp_conn **hash;
+    uint32_t hmask;
+    struct rnic_tcp_listener *lhash[64];
+    struct rnic_tcp_conn **heap;
+    uint32_t heap_n;
+    uint64_t now, reported_deadline;
+    int depth;                          /* >0 while inside an API call: defer frees */
+    struct rnic_tcp_conn *dead;
+    uint8_t *scratch;
+    uint16_t ip_id;
+    uint32_t eph_next;
+    uint64_t hash_key[2];
+    struct rnic_tcp_stats st;
+};
+
+/* tcp_isn.c */
+uint64_t tcp_siphash(const uint64_t key[2], const uint8_t *data, size_t len);
+uint32_t tcp_isn(struct rnic_tcp *t, uint16_t lport, const struct rnic_ipaddr *raddr,
+                 uint16_t rport);
+
+/* tcp_demux.c */
+uint32_t tcp_tuple_hash(const struct rnic_tcp *t, const struct rnic_ipaddr *raddr,
+                        uint16_t lport, uint16_t rport);
+struct rnic_tcp_conn *tcp_lookup(struct rnic_tcp *t, const struct rnic_ipaddr *raddr,
+                                 uint16_t lport, uint16_t rport);
+void tcp_hash_insert(struct rnic_tcp_conn *c);
+void tcp_hash_remove(struct rnic_tcp_conn *c);
+struct rnic_tcp_listener *tcp_listener_find(struct rnic_tcp *t, uint16_t port);
+
+/* tcp_conn.c */
+struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t);
+void tcp_conn_set_state(struct rnic_tcp_conn *c, int state);
+void tcp_conn_drop(struct rnic_tcp_conn *c, int err);   /* -> CLOSED, notify, free */
+void tcp_conn_enter_time_wait(struct rnic_tcp_conn *c);
+void tcp_conn_notify_closed(struct rnic_tcp_conn *c, int err);
+void tcp_conn_update_emss(struct rnic_tcp_conn *c);
+void tcp_enter(struct rnic_tcp *t, uint64_t now);
+void tcp_leave(struct rnic_tcp *t);
+
+/* tcp_opt.c */
+bool tcp_parse_options(struct tcp_seg *s, const uint8_t *opt, size_t len);
+size_t tcp_build_options(struct rnic_tcp_conn *c, uint8_t *opt, uint8_t flags, size_t room);
+uint32_t tcp_ts_now(const struct rnic_tcp_conn *c);
+
+/* tcp_input.c */
+void tcp_input_segment(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip, struct tcp_seg *s);
+
+/* tcp_output.c */
+void tcp_output(struct rnic_tcp_conn *c);
+void tcp_send_ack(struct rnic_tcp_conn *c);
+void tcp_send_syn(struct rnic_tcp_conn *c);
+void tcp_send_probe(struct rnic_tcp_conn *c);
+void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags);
+uint32_t tcp_seg_len_at(const struct rnic_tcp_conn *c, uint32_t seq);
+void tcp_send_rst(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip, const struct tcp_seg *s);
+void tcp_send_rst_conn(struct rnic_tcp_conn *c);
+uint32_t tcp_rcv_window(struct rnic_tcp_conn *c);
+void tcp_sb_ack(struct rnic_tcp_conn *c, uint32_t ack);
+
+/* tcp_timer.c */
+void tcp_timer_set(struct rnic_tcp_conn *c, enum tcp_timer which, uint64_t when);
+void tcp_timer_clear(struct rnic_tcp_conn *c, enum tcp_timer which);
+void tcp_timer_clear_all(struct rnic_tcp_conn *c);
+void tcp_timers_run(struct rnic_tcp *t, uint64_t now);
+void tcp_rexmt_arm(struct rnic_tcp_conn *c);
+void tcp_rtt_sample(struct rnic_tcp_conn *c, uint64_t rtt_ns);
+void tcp_report_deadline(struct rnic_tcp *t);
+
+/* tcp_cc.c */
+void tcp_cc_init(struct rnic_tcp_conn *c);
+void tcp_cc_ack(struct rnic_tcp_conn *c, uint32_t acked, uint32_t prev_una);
+void tcp_cc_dupack(struct rnic_tcp_conn *c, bool sack_new);
+void tcp_cc_rto(struct rnic_tcp_conn *c);
+void tcp_cc_output_recovery(struct rnic_tcp_conn *c);
+
+/* tcp_sack.c */
+void tcp_sack_update(struct rnic_tcp_conn *c, const struct tcp_seg *s);
+void tcp_sack_ack(struct rnic_tcp_conn *c);
+void tcp_sack_clear(struct rnic_tcp_conn *c);
+bool tcp_sack_is_sacked(const struct rnic_tcp_conn *c, uint32_t seq, uint32_t *end);
+uint32_t tcp_sack_pipe(const struct rnic_tcp_conn *c);
+bool tcp_sack_next_lost(const struct rnic_tcp_conn *c, uint32_t *seq, uint32_t *len);
+bool tcp_sack_is_lost(const struct rnic_tcp_conn *c, uint32_t seq);
+/* receiver side: out-of-order reassembly and the SACK blocks we advertise */
+void tcp_ooo_insert(struct rnic_tcp_conn *c, uint32_t seq, const uint8_t *data, uint32_t len);
+void tcp_ooo_deliver(struct rnic_tcp_conn *c);
+void tcp_rcv_advance(struct rnic_tcp_conn *c, uint32_t n);
+void tcp_fin_arrived(struct rnic_tcp_conn *c);
+int tcp_ooo_sack_blocks(const struct rnic_tcp_conn *c, struct tcp_range *out, int max);
+
+#endif
