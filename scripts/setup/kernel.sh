@@ -61,16 +61,20 @@ prepare_series() {
 }
 
 # siw from the Linux source of the same series, built against the extracted headers.
-build_siw() {
-	local dir=$KDIR/6.12 kver src out=$RNIC_CACHE/kernel/6.12/siw
-	kver=$(cat "$dir/kver")
-	if [ -f "$out/siw.ko" ] && stamp_matches "$out/.stamp" "$kver"; then
-		return
-	fi
-	download "$KERNEL_META_SOURCE"
-	src=$RNIC_CACHE/src/siw-$kver
+# siw's protocol settings are compile-time constants (siw_main.c), so the variants
+# the interop matrix needs are built from the same source with one constant changed:
+#   siw      stock (MPA rev 2, CRC not required)
+#   siw-crc  mpa_crc_required = true (requests and insists on MPA CRC)
+SIW_VARIANTS=(
+	"siw|"
+	"siw-crc|s/^const bool mpa_crc_required;/const bool mpa_crc_required = true;/"
+)
+
+extract_siw_source() { # extract_siw_source KVER -> prints the source dir
+	local kver=$1 src=$RNIC_CACHE/src/siw-$1
 	if [ ! -f "$src/siw_main.c" ]; then
-		step "extracting drivers/infiniband/sw/siw from $KERNEL_META_SOURCE"
+		download "$KERNEL_META_SOURCE"
+		step "extracting drivers/infiniband/sw/siw from $KERNEL_META_SOURCE" >&2
 		rm -rf "$src" "$src.tmp"
 		mkdir -p "$src.tmp"
 		dpkg-deb --fsys-tarfile "$DL/${KERNEL_META_SOURCE}_"*.deb |
@@ -80,20 +84,37 @@ build_siw() {
 		mv "$src.tmp"/linux-source-*/drivers/infiniband/sw/siw "$src"
 		rm -rf "$src.tmp"
 	fi
-	step "building siw.ko for $kver"
+	echo "$src"
+}
+
+build_siw() { # build_siw NAME SED_SCRIPT
+	local name=$1 edit=$2 dir=$KDIR/6.12 kver src out
+	kver=$(cat "$dir/kver")
+	out=$dir/$name
+	if [ -f "$out/siw.ko" ] && stamp_matches "$out/.stamp" "$kver $edit"; then
+		return
+	fi
+	src=$(extract_siw_source "$kver")
+	step "building $name (siw.ko) for $kver"
 	rm -rf "$out"
 	mkdir -p "$out"
 	cp "$src"/*.c "$src"/*.h "$out"/
+	if [ -n "$edit" ]; then
+		sed -i "$edit" "$out/siw_main.c"
+		cmp -s "$src/siw_main.c" "$out/siw_main.c" && die "$name: the edit '$edit' changed nothing in siw_main.c"
+	fi
 	# The in-tree Makefile keys on CONFIG_RDMA_SIW, which Debian leaves unset.
 	printf 'obj-m := siw.o\nsiw-y := %s\n' \
 		"$(cd "$src" && ls siw_*.c | sed 's/\.c$/.o/' | tr '\n' ' ')" >"$out/Kbuild"
 	make -C "$dir/headers" M="$out" modules >"$out/build.log" 2>&1 ||
-		{ tail -20 "$out/build.log" >&2; die "siw build failed; see $out/build.log"; }
-	stamp_write "$out/.stamp" "$kver"
-	ok "siw.ko for $kver"
+		{ tail -20 "$out/build.log" >&2; die "$name build failed; see $out/build.log"; }
+	stamp_write "$out/.stamp" "$kver $edit"
+	ok "$name: $out/siw.ko"
 }
 
 prepare_series 6.12 "$KERNEL_META_HEADERS" "$KERNEL_META_IMAGE"
 prepare_series 6.1 "$KERNEL_61_HEADERS"
-build_siw
+for v in "${SIW_VARIANTS[@]}"; do
+	build_siw "${v%%|*}" "${v#*|}"
+done
 ok "guest kernel $(cat "$KDIR/6.12/kver"), 6.1 headers $(cat "$KDIR/6.1/kver")"

@@ -57,7 +57,7 @@ graft() {
 }
 
 build() {
-	local want="rdma-core=$RDMA_CORE_VERSION cfg=2"
+	local want="rdma-core=$RDMA_CORE_VERSION cfg=3"
 	if [ ! -f "$BUILD/build.ninja" ] || ! stamp_matches "$RNIC_CACHE/stamps/rdma-core-configure" "$want"; then
 		rm -rf "$BUILD"
 		step "configuring rdma-core (staging prefix $STAGE)"
@@ -65,6 +65,7 @@ build() {
 		(cd "$BUILD" && cmake -GNinja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 			-DCMAKE_C_COMPILER_LAUNCHER=ccache -DNO_MAN_PAGES=1 \
 			-DPYTHON_EXECUTABLE=/usr/bin/python3 \
+			-DCMAKE_INSTALL_PYTHON_ARCH_LIB="$STAGE/lib/python3/dist-packages" \
 			-DCMAKE_INSTALL_PREFIX="$STAGE" "$SRC" >"$BUILD.configure.log" 2>&1) ||
 			die "rdma-core cmake failed; see $BUILD.configure.log"
 		stamp_write "$RNIC_CACHE/stamps/rdma-core-configure" "$want"

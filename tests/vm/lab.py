@@ -200,6 +200,14 @@ def print_results(a):
         print('lab: result: ' + l)
 
 
+def pcap_check(a):
+    """Every lab run's wire is checked with Wireshark's iWARP dissectors."""
+    pcaps = [os.path.join(a.out, 'guest%d.pcap' % i) for i in range(1, a.guests + 1)]
+    r = subprocess.run([sys.executable, os.path.join(TOP, 'tests', 'conformance', 'pcap-check.py')]
+                       + a.pcap_check_arg + pcaps)
+    return r.returncode == 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--guests', type=int, default=2)
@@ -215,6 +223,10 @@ def main():
                    help='put relay.py between two guests; the rest of the line is its options')
     p.add_argument('--qemu-arg', action='append', default=[], help='extra QEMU argument (each guest)')
     p.add_argument('--quiet', action='store_true', help='do not echo consoles')
+    p.add_argument('--no-pcap-check', action='store_true',
+                   help='skip the tshark iWARP check of the guests\' captures')
+    p.add_argument('--pcap-check-arg', action='append', default=[],
+                   help='option for tests/conformance/pcap-check.py (e.g. --allow-terminate)')
     a = p.parse_args()
 
     if not os.access(QEMU, os.X_OK):
@@ -261,6 +273,8 @@ def main():
     took = time.time() - t0
     ok = all(rc == 0 for rc in rcs.values())
     print_results(a)
+    if ok and not a.no_pcap_check:
+        ok = pcap_check(a)
     for i in sorted(rcs):
         print('lab: guest%d (%s): %s' % (i, a.nics[i - 1],
               'rc=%d' % rcs[i] if rcs[i] is not None else 'no result (timeout or crash)'))

@@ -29,6 +29,15 @@ def pcap_write(f, frame):
     f.write(frame)
 
 
+def inet_csum(data):
+    if len(data) % 2:
+        data += b'\0'
+    s = sum(struct.unpack('!%dH' % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument('--ra', required=True)
@@ -42,7 +51,7 @@ def main():
     p.add_argument('--reorder-delay', type=float, default=0.005)
     p.add_argument('--delay', type=float, default=0.0)
     p.add_argument('--corrupt', type=float, default=0.0,
-                   help='probability of flipping one byte past the L4 headers')
+                   help='probability of flipping one TCP payload byte (checksum fixed up)')
     p.add_argument('--corrupt-nth-tcp', type=int, default=0,
                    help='flip one payload byte of the Nth TCP frame that carries >= 64 payload bytes')
     p.add_argument('--only-ethertype', type=lambda s: int(s, 0), default=None)
@@ -66,19 +75,22 @@ def main():
     last_report = time.time()
 
     def corrupt(frame):
-        if len(frame) < 14 + 20 + 20 + 1 or frame[12:14] != b'\x08\x00':
+        """Flip one byte past the TCP header and fix the TCP checksum, so the frame
+        reaches the layer above TCP (MPA) instead of being dropped by TCP."""
+        if len(frame) < 14 + 20 + 20 + 1 or frame[12:14] != b'\x08\x00' or frame[23] != 6:
             return frame
         ihl = (frame[14] & 0xf) * 4
-        off = 14 + ihl
-        if frame[23] == 6:
-            off += (frame[off + 12] >> 4) * 4
-        else:
-            off += 8
-        if off >= len(frame):
+        tcp = 14 + ihl
+        off = tcp + (frame[tcp + 12] >> 4) * 4
+        end = 14 + struct.unpack('!H', frame[16:18])[0]
+        if off >= end:
             return frame
-        i = rng.randrange(off, len(frame))
         b = bytearray(frame)
-        b[i] ^= 0x5a
+        b[rng.randrange(off, end)] ^= 0x5a
+        b[tcp + 16:tcp + 18] = b'\0\0'
+        seg = bytes(b[tcp:end])
+        pseudo = bytes(b[26:34]) + struct.pack('!BBH', 0, 6, len(seg))
+        b[tcp + 16:tcp + 18] = struct.pack('!H', inet_csum(pseudo + seg))
         return bytes(b)
 
     while True:

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Two guests over virtio-net with a software iWARP/RoCE stack (RNIC_SOFT=siw|rxe):
 # rping with data validation, then perftest write/read bandwidth and send latency
-# over rdma_cm (-R). Guest 1 serves, guest 2 is the client.
+# over rdma_cm (-R). Guest 1 serves, guest 2 is the client. RNIC_SIW picks a siw
+# variant built by scripts/setup/kernel.sh (default: stock siw).
 . "$RNIC_LAB_DIR/guest/lib.sh"
 set -o pipefail
 net_up
@@ -12,7 +13,7 @@ case "$RNIC_SOFT" in
 siw)
 	modprobe libcrc32c
 	modprobe crc32c_generic
-	insmod "$RNIC_CACHE/kernel/6.12/siw/siw.ko" || fail "insmod siw.ko"
+	insmod "$RNIC_CACHE/kernel/6.12/${RNIC_SIW:-siw}/siw.ko" || fail "insmod ${RNIC_SIW:-siw}"
 	;;
 rxe) modprobe rdma_rxe || fail "rdma_rxe" ;;
 *) fail "RNIC_SOFT must be siw or rxe" ;;
