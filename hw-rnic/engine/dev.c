@@ -17,22 +17,22 @@ void rnic_dev_config_default(struct rnic_dev_config *cfg)
 
     memset(cfg, 0, sizeof(*cfg));
     memcpy(cfg->mac, mac, sizeof(mac));
-    cfg->max_qp = 1024;
-    cfg->max_cq = 2048;
-    cfg->max_mr = 4096;
-    cfg->max_pd = 1024;
-    cfg->max_srq = 256;
-    cfg->max_eq = 8;
-    cfg->max_uctx = 63;
-    cfg->max_l2q = 1;
-    cfg->max_ird = 16;
-    cfg->max_ord = 16;
-    cfg->max_qp_wr = 4096;
-    cfg->max_cqe = 32768;
-    cfg->max_srq_wr = 4096;
-    cfg->max_mtu = 9216;
-    cfg->max_listen = 32;
-    cfg->max_conn = 1024;
+    cfg->max_qp = RNIC_DEF_MAX_QP;
+    cfg->max_cq = RNIC_DEF_MAX_CQ;
+    cfg->max_mr = RNIC_DEF_MAX_MR;
+    cfg->max_pd = RNIC_DEF_MAX_PD;
+    cfg->max_srq = RNIC_DEF_MAX_SRQ;
+    cfg->max_eq = RNIC_DEF_MAX_EQ;
+    cfg->max_uctx = RNIC_DEF_MAX_UCTX;
+    cfg->max_l2q = RNIC_DEF_MAX_L2Q;
+    cfg->max_ird = RNIC_DEF_MAX_IRD;
+    cfg->max_ord = RNIC_DEF_MAX_ORD;
+    cfg->max_qp_wr = RNIC_DEF_MAX_QP_WR;
+    cfg->max_cqe = RNIC_DEF_MAX_CQE;
+    cfg->max_srq_wr = RNIC_DEF_MAX_SRQ_WR;
+    cfg->max_mtu = RNIC_DEF_MAX_MTU;
+    cfg->max_listen = RNIC_DEF_MAX_LISTEN;
+    cfg->max_conn = RNIC_DEF_MAX_CONN;
 }
 
 static bool in_range(uint32_t v, uint32_t lo, uint32_t hi)
@@ -114,7 +114,6 @@ static void dev_clear(struct rnic_dev *d)
     d->port.mtu = 1500;
     d->port.flags = 0;
     memset(&d->stats, 0, sizeof(d->stats));
-    d->rx_waiting = false;
     memset(d->uctx_live, 0, d->cfg.max_uctx + 1);
     memset(d->pd_owner, 0, d->cfg.max_pd * sizeof(d->pd_owner[0]));
     rnic_steer_clear(d->steer);

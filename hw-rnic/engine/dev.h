@@ -33,6 +33,24 @@
 #define RNIC_MAX_MTU_LIMIT      (RNIC_L2_MAX_FRAME - 22)
 #define RNIC_L2_HDR_ROOM        18      /* Ethernet header + one VLAN tag */
 
+/* Defaults of the limits (QOM property defaults use the same values). */
+#define RNIC_DEF_MAX_QP         1024
+#define RNIC_DEF_MAX_CQ         2048
+#define RNIC_DEF_MAX_MR         4096
+#define RNIC_DEF_MAX_PD         1024
+#define RNIC_DEF_MAX_SRQ        256
+#define RNIC_DEF_MAX_EQ         8
+#define RNIC_DEF_MAX_UCTX       63
+#define RNIC_DEF_MAX_L2Q        1
+#define RNIC_DEF_MAX_IRD        16
+#define RNIC_DEF_MAX_ORD        16
+#define RNIC_DEF_MAX_QP_WR      4096
+#define RNIC_DEF_MAX_CQE        32768
+#define RNIC_DEF_MAX_SRQ_WR     4096
+#define RNIC_DEF_MAX_MTU        9216
+#define RNIC_DEF_MAX_LISTEN     32
+#define RNIC_DEF_MAX_CONN       1024
+
 /* Device limits, from QOM properties (QEMU) or the test. */
 struct rnic_dev_config {
     uint8_t mac[6];
@@ -124,7 +142,6 @@ struct rnic_dev {
 
     struct rnic_port port;
     struct rnic_counters stats;
-    bool rx_waiting;            /* a frame was refused for lack of buffers */
 
     uint8_t *uctx_live;         /* [max_uctx + 1] */
     uint16_t *pd_owner;         /* [max_pd], uctx + 1, 0 = free */

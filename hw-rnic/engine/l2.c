@@ -227,6 +227,7 @@ void rnic_l2_rx_doorbell(struct rnic_dev *d, uint32_t qid)
 {
     struct rnic_l2q *q = &d->rxq[qid];
     bool arm = q->db_arm;
+    uint32_t old_pidx = q->pidx;
 
     q->db_arm = false;
     if (!q->live) {
@@ -234,6 +235,7 @@ void rnic_l2_rx_doorbell(struct rnic_dev *d, uint32_t qid)
         rnic_eq_post_async(d, RNIC_ASYNC_DB_ERROR, qid, RNIC_DB_L2_RX);
         return;
     }
+
     if (!l2q_take_doorbell(d, q, qid, true)) {
         return;
     }
@@ -241,11 +243,12 @@ void rnic_l2_rx_doorbell(struct rnic_dev *d, uint32_t qid)
         q->armed = true;
         l2q_event(d, q, true, qid);
     }
-    if (d->rx_waiting && rnic_l2_rx_has_buffer(d)) {
-        d->rx_waiting = false;
-        if (d->host.ops->rx_resume) {
-            d->host.ops->rx_resume(d->host.opaque);
-        }
+    /*
+     * New buffers: let the net layer redeliver what it held back, whether
+     * it asked can_receive (and queued) or we refused in receive.
+     */
+    if (qid == 0 && q->pidx != old_pidx && d->host.ops->rx_resume) {
+        d->host.ops->rx_resume(d->host.opaque);
     }
 }
 
@@ -258,7 +261,6 @@ bool rnic_l2_rx_frame(struct rnic_dev *d, const uint8_t *frame, size_t len)
     uint8_t status = RNIC_L2_DONE;
 
     if (!rnic_l2_rx_has_buffer(d)) {
-        d->rx_waiting = true;
         return false;
     }
     slot = rnic_ring_slot(&q->ring, q->cidx);
