@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rnic: emulated iWARP RNIC.  This file is only the QEMU adapter: the PCI
+ * function (BARs, MSI-X), the netdev, properties, reset and tracing.  The
+ * device itself is the sans-I/O core in engine/ (engine/dev.h), reached
+ * through latching MMIO entry points and a guarded bottom half.
+ *
+ * Programming interface: include/rnic/hw.h, docs/hardware-interface.md.
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/module.h"
+#include "hw/pci/pci_device.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "hw/resettable.h"
+#include "migration/vmstate.h"
+#include "net/net.h"
+#include "system/dma.h"
+#include "trace.h"
+#include "engine/dev.h"
+
+#define TYPE_RNIC "rnic"
+OBJECT_DECLARE_SIMPLE_TYPE(RnicState, RNIC)
+
+struct RnicState {
+    PCIDevice parent_obj;
+
+    MemoryRegion regs;
+    MemoryRegion doorbells;
+    NICState *nic;
+    NICConf conf;
+    QEMUBH *bh;
+    struct rnic_dev_config cfg;     /* from properties */
+    struct rnic_dev *core;
+};
+
+/* Host side of the core: DMA, interrupts, the wire. */
+
+static int rnic_dma_read_cb(void *opaque, uint64_t addr, void *buf,
+                            size_t len)
+{
+    return pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ?
+           0 : -1;
+}
+
+static int rnic_dma_write_cb(void *opaque, uint64_t addr, const void *buf,
+                             size_t len)
+{
+    return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ?
+           0 : -1;
+}
+
+static void rnic_notify_cb(void *opaque, unsigned vector)
+{
+    PCIDevice *pdev = PCI_DEVICE(opaque);
+
+    if (msix_enabled(pdev) && vector < pdev->msix_entries_nr) {
+        trace_rnic_irq(vector);
+        msix_notify(pdev, vector);
+    }
+}
+
+static void rnic_send_frame_cb(void *opaque, const void *frame, size_t len)
+{
+    RnicState *s = opaque;
+
+    trace_rnic_tx_frame(len);
+    qemu_send_packet(qemu_get_queue(s->nic), frame, len);
+}
+
+static void rnic_rx_resume_cb(void *opaque)
+{
+    RnicState *s = opaque;
+
+    qemu_flush_queued_packets(qemu_get_queue(s->nic));
+}
+
+static void rnic_cmd_done_cb(void *opaque, unsigned opcode, unsigned tag,
+                             unsigned status)
+{
+    trace_rnic_cmd(opcode, tag, status);
+}
+
+static void rnic_guest_error_cb(void *opaque, const char *what, uint64_t a,
+                                uint64_t b)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "rnic: %s (0x%" PRIx64 ", 0x%" PRIx64
+                  ")\n", what, a, b);
+}
+
+static const struct rnic_host_ops rnic_host_ops = {
+    .dma_read = rnic_dma_read_cb,
+    .dma_write = rnic_dma_write_cb,
+    .notify = rnic_notify_cb,
+    .send_frame = rnic_send_frame_cb,
+    .rx_resume = rnic_rx_resume_cb,
+    .cmd_done = rnic_cmd_done_cb,
+    .guest_error = rnic_guest_error_cb,
+};
+
+/* MMIO: latch and schedule, nothing more. */
+
+static void rnic_bh(void *opaque)
+{
+    RnicState *s = opaque;
+
+    rnic_dev_process(s->core);
+}
+
+static uint64_t rnic_regs_read(void *opaque, hwaddr addr, unsigned size)
+{
+    RnicState *s = opaque;
+    uint32_t val = rnic_dev_reg_read(s->core, addr);
+
+    trace_rnic_mmio_read(addr, val);
+    return val;
+}
+
+static void rnic_regs_write(void *opaque, hwaddr addr, uint64_t val,
+                            unsigned size)
+{
+    RnicState *s = opaque;
+
+    trace_rnic_mmio_write(addr, val);
+    if (rnic_dev_reg_write(s->core, addr, val)) {
+        qemu_bh_schedule(s->bh);
+    }
+}
+
+static const MemoryRegionOps rnic_regs_ops = {
+    .read = rnic_regs_read,
+    .write = rnic_regs_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 4, .max_access_size = 4 },
+    .impl = { .min_access_size = 4, .max_access_size = 4 },
+};
+
+static uint64_t rnic_db_read(void *opaque, hwaddr addr, unsigned size)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "rnic: doorbells are write-only (0x%"
+                  HWADDR_PRIx ")\n", addr);
+    return 0;
+}
+
+static void rnic_db_write(void *opaque, hwaddr addr, uint64_t val,
+                          unsigned size)
+{
+    RnicState *s = opaque;
+    uint32_t page = addr >> RNIC_DB_PAGE_SHIFT;
+    uint32_t off = addr & (RNIC_DB_PAGE_SIZE - 1);
+
+    trace_rnic_doorbell(page, off, val);
+    if (rnic_dev_doorbell(s->core, page, off, val)) {
+        qemu_bh_schedule(s->bh);
+    }
+}
+
+static const MemoryRegionOps rnic_db_ops = {
+    .read = rnic_db_read,
+    .write = rnic_db_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 8, .max_access_size = 8 },
+    .impl = { .min_access_size = 8, .max_access_size = 8 },
+};
+
+/* Netdev. */
+
+static bool rnic_can_receive(NetClientState *nc)
+{
+    RnicState *s = qemu_get_nic_opaque(nc);
+
+    return rnic_dev_can_receive(s->core);
+}
+
+static ssize_t rnic_receive(NetClientState *nc, const uint8_t *buf,
+                            size_t size)
+{
+    RnicState *s = qemu_get_nic_opaque(nc);
+    bool taken = rnic_dev_receive(s->core, buf, size);
+
+    trace_rnic_rx_frame(size, taken);
+    /* 0 makes the net layer queue the frame until rx_resume flushes it. */
+    return taken ? size : 0;
+}
+
+static void rnic_link_status_changed(NetClientState *nc)
+{
+    RnicState *s = qemu_get_nic_opaque(nc);
+
+    trace_rnic_link(!nc->link_down);
+    if (rnic_dev_set_link(s->core, !nc->link_down)) {
+        qemu_bh_schedule(s->bh);
+    }
+}
+
+static NetClientInfo rnic_net_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .can_receive = rnic_can_receive,
+    .receive = rnic_receive,
+    .link_status_changed = rnic_link_status_changed,
+};
+
+/* Lifecycle. */
+
+static void rnic_realize(PCIDevice *pdev, Error **errp)
+{
+    RnicState *s = RNIC(pdev);
+    const char *why;
+    uint32_t i, nvec;
+
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
+    memcpy(s->cfg.mac, s->conf.macaddr.a, sizeof(s->cfg.mac));
+    why = rnic_dev_config_check(&s->cfg);
+    if (why) {
+        error_setg(errp, "rnic: %s", why);
+        return;
+    }
+
+    pdev->config[PCI_INTERRUPT_PIN] = 0;    /* MSI-X only */
+    memory_region_init_io(&s->regs, OBJECT(s), &rnic_regs_ops, s,
+                          "rnic-regs", RNIC_REGS_SIZE);
+    pci_register_bar(pdev, RNIC_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->regs);
+    memory_region_init_io(&s->doorbells, OBJECT(s), &rnic_db_ops, s,
+                          "rnic-doorbells",
+                          (uint64_t)(s->cfg.max_uctx + 1) *
+                          RNIC_DB_PAGE_SIZE);
+    pci_register_bar(pdev, RNIC_BAR_DOORBELL, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->doorbells);
+
+    nvec = s->cfg.max_eq + 1;
+    if (msix_init_exclusive_bar(pdev, nvec, RNIC_BAR_MSIX, errp)) {
+        return;
+    }
+    for (i = 0; i < nvec; i++) {
+        msix_vector_use(pdev, i);
+    }
+
+    s->core = g_new0(struct rnic_dev, 1);
+    if (rnic_dev_init(s->core, &s->cfg, &rnic_host_ops, s)) {
+        error_setg(errp, "rnic: cannot allocate the object tables");
+        g_free(s->core);
+        s->core = NULL;
+        msix_unuse_all_vectors(pdev);
+        msix_uninit_exclusive_bar(pdev);
+        return;
+    }
+    s->bh = qemu_bh_new_guarded(rnic_bh, s,
+                                &DEVICE(pdev)->mem_reentrancy_guard);
+    s->nic = qemu_new_nic(&rnic_net_info, &s->conf,
+                          object_get_typename(OBJECT(s)), DEVICE(pdev)->id,
+                          &DEVICE(pdev)->mem_reentrancy_guard, s);
+    qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
+    rnic_dev_set_link(s->core, !qemu_get_queue(s->nic)->link_down);
+    rnic_dev_reset(s->core);
+}
+
+static void rnic_exit(PCIDevice *pdev)
+{
+    RnicState *s = RNIC(pdev);
+
+    qemu_del_nic(s->nic);
+    qemu_bh_delete(s->bh);
+    msix_unuse_all_vectors(pdev);
+    msix_uninit_exclusive_bar(pdev);
+    rnic_dev_fini(s->core);
+    g_free(s->core);
+}
+
+static void rnic_reset_hold(Object *obj, ResetType type)
+{
+    RnicState *s = RNIC(obj);
+
+    trace_rnic_reset();
+    qemu_bh_cancel(s->bh);
+    rnic_dev_reset(s->core);
+}
+
+static const VMStateDescription rnic_vmstate = {
+    .name = "rnic",
+    .unmigratable = 1,      /* QP/TCP/MPA state is not serialised yet */
+};
+
+static const Property rnic_properties[] = {
+    DEFINE_NIC_PROPERTIES(RnicState, conf),
+    DEFINE_PROP_UINT32("max-qp", RnicState, cfg.max_qp, RNIC_DEF_MAX_QP),
+    DEFINE_PROP_UINT32("max-cq", RnicState, cfg.max_cq, RNIC_DEF_MAX_CQ),
+    DEFINE_PROP_UINT32("max-mr", RnicState, cfg.max_mr, RNIC_DEF_MAX_MR),
+    DEFINE_PROP_UINT32("max-pd", RnicState, cfg.max_pd, RNIC_DEF_MAX_PD),
+    DEFINE_PROP_UINT32("max-srq", RnicState, cfg.max_srq, RNIC_DEF_MAX_SRQ),
+    DEFINE_PROP_UINT32("max-eq", RnicState, cfg.max_eq, RNIC_DEF_MAX_EQ),
+    DEFINE_PROP_UINT32("max-uctx", RnicState, cfg.max_uctx,
+                       RNIC_DEF_MAX_UCTX),
+    DEFINE_PROP_UINT32("max-l2q", RnicState, cfg.max_l2q, RNIC_DEF_MAX_L2Q),
+    DEFINE_PROP_UINT32("max-ird", RnicState, cfg.max_ird, RNIC_DEF_MAX_IRD),
+    DEFINE_PROP_UINT32("max-ord", RnicState, cfg.max_ord, RNIC_DEF_MAX_ORD),
+    DEFINE_PROP_UINT32("max-qp-wr", RnicState, cfg.max_qp_wr,
+                       RNIC_DEF_MAX_QP_WR),
+    DEFINE_PROP_UINT32("max-cqe", RnicState, cfg.max_cqe, RNIC_DEF_MAX_CQE),
+    DEFINE_PROP_UINT32("max-srq-wr", RnicState, cfg.max_srq_wr,
+                       RNIC_DEF_MAX_SRQ_WR),
+    DEFINE_PROP_UINT32("max-mtu", RnicState, cfg.max_mtu, RNIC_DEF_MAX_MTU),
+    DEFINE_PROP_UINT32("max-listen", RnicState, cfg.max_listen,
+                       RNIC_DEF_MAX_LISTEN),
+    DEFINE_PROP_UINT32("max-conn", RnicState, cfg.max_conn,
+                       RNIC_DEF_MAX_CONN),
+};
+
+static void rnic_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
+
+    k->realize = rnic_realize;
+    k->exit = rnic_exit;
+    k->vendor_id = RNIC_PCI_VENDOR_ID;
+    k->device_id = RNIC_PCI_DEVICE_ID;
+    k->revision = RNIC_PCI_REVISION;
+    k->class_id = RNIC_PCI_CLASS >> 8;
+    k->subsystem_vendor_id = RNIC_PCI_SUBSYS_VENDOR_ID;
+    k->subsystem_id = RNIC_PCI_SUBSYS_ID;
+    dc->desc = "rnic emulated iWARP RDMA NIC";
+    dc->vmsd = &rnic_vmstate;
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+    device_class_set_props(dc, rnic_properties);
+    rc->phases.hold = rnic_reset_hold;
+}
+
+static const TypeInfo rnic_info = {
+    .name = TYPE_RNIC,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(RnicState),
+    .class_init = rnic_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_CONVENTIONAL_PCI_DEVICE },
+        { }
+    },
+};
+
+static void rnic_register_types(void)
+{
+    type_register_static(&rnic_info);
+}
+
+type_init(rnic_register_types)

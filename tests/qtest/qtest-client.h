@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A tiny client of QEMU's qtest line protocol (system/qtest.c): start a
+ * qemu-system binary with -accel qtest, then peek and poke its I/O ports,
+ * MMIO, guest RAM and virtual clock.  libqtest is not built by our minimal
+ * QEMU configuration, and this keeps the tests in our own tree.
+ */
+#ifndef QTEST_CLIENT_H
+#define QTEST_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct qt {
+    pid_t pid;
+    int fd;                 /* qtest protocol socket */
+    char *line;             /* last reply */
+    size_t line_cap;
+    char rbuf[65536];
+    size_t rlen;
+    const char *log_path;   /* QEMU's stderr/trace log */
+};
+
+/*
+ * Start qemu with "-accel qtest -qtest unix:..." plus argv (NULL-ended);
+ * its stdout/stderr go to log_path.  Exits the test if QEMU never connects.
+ */
+struct qt *qt_start(const char *qemu, const char *const *argv,
+                    const char *log_path);
+void qt_quit(struct qt *q);
+/* True while the QEMU process is still running. */
+bool qt_alive(struct qt *q);
+
+/* Send one command, return the reply (valid until the next call). */
+const char *qt_cmd(struct qt *q, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+uint32_t qt_inl(struct qt *q, uint16_t port);
+void qt_outl(struct qt *q, uint16_t port, uint32_t val);
+uint32_t qt_readl(struct qt *q, uint64_t addr);
+uint64_t qt_readq(struct qt *q, uint64_t addr);
+void qt_writel(struct qt *q, uint64_t addr, uint32_t val);
+void qt_writeq(struct qt *q, uint64_t addr, uint64_t val);
+void qt_memwrite(struct qt *q, uint64_t addr, const void *buf, size_t len);
+void qt_memread(struct qt *q, uint64_t addr, void *buf, size_t len);
+void qt_memset(struct qt *q, uint64_t addr, uint8_t val, size_t len);
+void qt_clock_step(struct qt *q, uint64_t ns);
+
+/* PCI configuration space of bus 0 through ports 0xcf8/0xcfc. */
+uint32_t qt_pci_read(struct qt *q, int devfn, int reg);
+void qt_pci_write(struct qt *q, int devfn, int reg, uint32_t val);
+
+#endif
