@@ -351,7 +351,8 @@ void rnic_tcp_get_info(const struct rnic_tcp_conn *c, struct rnic_tcp_info *info
     info->snd_nxt = c->snd_nxt;
     info->rcv_nxt = c->rcv_nxt;
     info->unacked = c->snd_max - c->snd_una;
-    info->unsent = c->sb_seq + c->sb_len - c->snd_nxt;
+    uint32_t end = c->sb_seq + c->sb_len;
+    info->unsent = SEQ_GT(end, c->snd_nxt) ? end - c->snd_nxt : 0;
     info->rexmits = c->rexmits;
 }
 

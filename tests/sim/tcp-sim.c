@@ -503,7 +503,7 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
             sd->rs = rng_next(&s->rng);
             sd->tx_stream = (uint32_t)(i * 2 + e);
             sd->rx_stream = (uint32_t)(i * 2 + 1 - e);
-            sd->to_send = rng_next(&s->rng) % 5 == 0 ? 0 : rng_range(&s->rng, 1, 1 << 20);
+            sd->to_send = rng_next(&s->rng) % 5 == 0 ? 0 : rng_range(&s->rng, 1, 384 << 10);
         }
         s->side[i][0].expect = s->side[i][1].to_send;
         s->side[i][1].expect = s->side[i][0].to_send;
