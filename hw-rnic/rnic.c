@@ -276,6 +276,9 @@ static void rnic_reset_hold(Object *obj, ResetType type)
 {
     RnicState *s = RNIC(obj);
 
+    if (!s->core) {
+        return;     /* not realized */
+    }
     trace_rnic_reset();
     qemu_bh_cancel(s->bh);
     rnic_dev_reset(s->core);

@@ -28,7 +28,6 @@
 #define RNIC_ENG_MAX_ADMQ_LOG   10      /* 1024 commands */
 #define RNIC_ENG_MAX_EQ_LOG     12
 #define RNIC_ENG_MAX_L2Q_LOG    12
-#define RNIC_CM_EQ_MAX_DEPTH    512     /* pdata slots fit the ring limit */
 #define RNIC_MIN_MTU            68
 #define RNIC_MAX_MTU_LIMIT      (RNIC_L2_MAX_FRAME - 22)
 #define RNIC_L2_HDR_ROOM        18      /* Ethernet header + one VLAN tag */

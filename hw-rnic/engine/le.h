@@ -1,29 +1,77 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Little-endian accessors for the fields of include/rnic/hw.h, so the device
- * core is correct on big-endian hosts too.
+ * Little-endian accessors for the fields of include/rnic/hw.h.  Built from
+ * bytes so they are right on any host; compilers reduce them to plain
+ * loads and stores on little-endian ones.
  */
 #ifndef RNIC_ENGINE_LE_H
 #define RNIC_ENGINE_LE_H
 
 #include <stdint.h>
+#include <string.h>
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define RNIC_LE16(x) __builtin_bswap16(x)
-#define RNIC_LE32(x) __builtin_bswap32(x)
-#define RNIC_LE64(x) __builtin_bswap64(x)
-#else
-#define RNIC_LE16(x) ((uint16_t)(x))
-#define RNIC_LE32(x) ((uint32_t)(x))
-#define RNIC_LE64(x) ((uint64_t)(x))
-#endif
+/* Value of a field as stored in guest memory (LE) -> host integer. */
+static inline uint16_t rnic_ld16(uint16_t v)
+{
+    uint8_t b[2];
 
-/* The conversions are their own inverse; two names keep call sites clear. */
-static inline uint16_t rnic_ld16(uint16_t v) { return RNIC_LE16(v); }
-static inline uint32_t rnic_ld32(uint32_t v) { return RNIC_LE32(v); }
-static inline uint64_t rnic_ld64(uint64_t v) { return RNIC_LE64(v); }
-static inline uint16_t rnic_st16(uint16_t v) { return RNIC_LE16(v); }
-static inline uint32_t rnic_st32(uint32_t v) { return RNIC_LE32(v); }
-static inline uint64_t rnic_st64(uint64_t v) { return RNIC_LE64(v); }
+    memcpy(b, &v, sizeof(b));
+    return (uint16_t)(b[0] | b[1] << 8);
+}
+
+static inline uint32_t rnic_ld32(uint32_t v)
+{
+    uint8_t b[4];
+
+    memcpy(b, &v, sizeof(b));
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+           (uint32_t)b[3] << 24;
+}
+
+static inline uint64_t rnic_ld64(uint64_t v)
+{
+    uint8_t b[8];
+    uint64_t r = 0;
+    int i;
+
+    memcpy(b, &v, sizeof(b));
+    for (i = 7; i >= 0; i--) {
+        r = r << 8 | b[i];
+    }
+    return r;
+}
+
+/* Host integer -> value to store in a LE field. */
+static inline uint16_t rnic_st16(uint16_t v)
+{
+    uint8_t b[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
+    uint16_t r;
+
+    memcpy(&r, b, sizeof(r));
+    return r;
+}
+
+static inline uint32_t rnic_st32(uint32_t v)
+{
+    uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
+                     (uint8_t)(v >> 24) };
+    uint32_t r;
+
+    memcpy(&r, b, sizeof(r));
+    return r;
+}
+
+static inline uint64_t rnic_st64(uint64_t v)
+{
+    uint8_t b[8];
+    uint64_t r;
+    int i;
+
+    for (i = 0; i < 8; i++) {
+        b[i] = (uint8_t)(v >> (8 * i));
+    }
+    memcpy(&r, b, sizeof(r));
+    return r;
+}
 
 #endif

@@ -287,7 +287,7 @@ struct rnic_cmd_set_port {
 #define RNIC_EQ_F_CM		(1u << 1)	/* receives CM events (one EQ) */
 struct rnic_cmd_create_eq {
 	__le32 eqn;		/* 1..MAX_EQ; MSI-X vector = eqn */
-	__u8 log_depth;		/* 64-byte entries */
+	__u8 log_depth;		/* 64-byte entries; created unarmed */
 	__u8 flags;		/* RNIC_EQ_F_* */
 	__le16 rsvd;
 	struct rnic_pbl ring;
@@ -296,6 +296,7 @@ struct rnic_cmd_create_eq {
 	struct rnic_pbl pdata;
 };
 #define RNIC_CM_PDATA_SLOT	512
+#define RNIC_CM_EQ_MAX_DEPTH	512	/* entries of an EQ with RNIC_EQ_F_CM */
 
 /* CREATE_TXQ and CREATE_RXQ: an L2 ring of 16-byte descriptors. */
 struct rnic_cmd_create_l2q {
