@@ -64,12 +64,24 @@ static void rnic_notify_cb(void *opaque, unsigned vector)
     }
 }
 
-static void rnic_send_frame_cb(void *opaque, const void *frame, size_t len)
+static void rnic_tx_sent(NetClientState *nc, ssize_t len)
+{
+    RnicState *s = qemu_get_nic_opaque(nc);
+
+    trace_rnic_tx_resume();
+    if (rnic_dev_tx_resume(s->core)) {
+        qemu_bh_schedule(s->bh);
+    }
+}
+
+static bool rnic_send_frame_cb(void *opaque, const void *frame, size_t len)
 {
     RnicState *s = opaque;
 
     trace_rnic_tx_frame(len);
-    qemu_send_packet(qemu_get_queue(s->nic), frame, len);
+    /* 0: the peer is busy and queued the frame; rnic_tx_sent follows. */
+    return qemu_send_packet_async(qemu_get_queue(s->nic), frame, len,
+                                  rnic_tx_sent) != 0;
 }
 
 static void rnic_rx_resume_cb(void *opaque)

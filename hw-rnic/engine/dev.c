@@ -104,6 +104,7 @@ static void dev_clear(struct rnic_dev *d)
     d->eq_db_pending = 0;
     d->txq_db_pending = 0;
     d->rxq_db_pending = 0;
+    d->tx_paused = false;
     memset(&d->admq, 0, sizeof(d->admq));
     memset(d->eq, 0, sizeof(d->eq));
     memset(d->txq, 0, sizeof(d->txq));
@@ -350,6 +351,22 @@ bool rnic_dev_set_link(struct rnic_dev *d, bool up)
     return true;
 }
 
+bool rnic_dev_tx_resume(struct rnic_dev *d)
+{
+    uint32_t i;
+
+    d->tx_paused = false;
+    /* Revisit queues with frames posted; keep newer latched doorbells. */
+    for (i = 0; i < d->cfg.max_l2q; i++) {
+        if (d->txq[i].live && d->txq[i].cidx != d->txq[i].pidx &&
+            !(d->txq_db_pending & (1u << i))) {
+            d->txq[i].db_idx = d->txq[i].pidx;
+            d->txq_db_pending |= 1u << i;
+        }
+    }
+    return d->txq_db_pending != 0;
+}
+
 static void report_link(struct rnic_dev *d)
 {
     if (d->link_reported == d->port.link_up || !d->async_eqn) {
@@ -375,7 +392,7 @@ static void run_doorbells(struct rnic_dev *d)
             d->rxq_db_pending &= ~(1u << i);
             rnic_l2_rx_doorbell(d, i);
         }
-        if (d->txq_db_pending & (1u << i)) {
+        if ((d->txq_db_pending & (1u << i)) && !d->tx_paused) {
             d->txq_db_pending &= ~(1u << i);
             rnic_l2_tx_doorbell(d, i);
         }

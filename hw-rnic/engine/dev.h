@@ -139,6 +139,7 @@ struct rnic_dev {
     uint32_t async_eqn, cm_eqn; /* 0: none */
     bool link_reported;         /* link state last sent as an event */
 
+    bool tx_paused;             /* the wire asked us to stop sending */
     struct rnic_port port;
     struct rnic_counters stats;
 
@@ -162,6 +163,8 @@ bool rnic_dev_reg_write(struct rnic_dev *d, uint32_t off, uint32_t val);
 bool rnic_dev_doorbell(struct rnic_dev *d, uint32_t page, uint32_t off,
                        uint64_t val);
 bool rnic_dev_set_link(struct rnic_dev *d, bool up);
+/* The wire took the frame send_frame() queued: TX may go on. */
+bool rnic_dev_tx_resume(struct rnic_dev *d);
 void rnic_dev_process(struct rnic_dev *d);
 
 /* Receive side, called by the net layer with one frame (no FCS). */

@@ -7,6 +7,7 @@
 #ifndef RNIC_ENGINE_HOST_H
 #define RNIC_ENGINE_HOST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,8 +18,12 @@ struct rnic_host_ops {
                      size_t len);
     /* Raise MSI-X vector. */
     void (*notify)(void *opaque, unsigned vector);
-    /* Put one Ethernet frame (no FCS) on the wire. */
-    void (*send_frame)(void *opaque, const void *frame, size_t len);
+    /*
+     * Put one Ethernet frame (no FCS) on the wire.  false: the frame was
+     * queued because the wire is busy; send nothing more until the embedder
+     * calls rnic_dev_tx_resume().
+     */
+    bool (*send_frame)(void *opaque, const void *frame, size_t len);
     /* RX buffers were posted after a frame was refused: redeliver. */
     void (*rx_resume)(void *opaque);
     /* An admin command finished (tracing). */

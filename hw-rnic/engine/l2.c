@@ -192,7 +192,7 @@ void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid)
     if (arm) {
         q->armed = true;
     }
-    while (q->cidx != q->pidx) {
+    while (q->cidx != q->pidx && !d->tx_paused) {
         uint8_t err;
         size_t len;
         uint32_t i, n = tx_gather(d, q, qid, &len, &err);
@@ -203,7 +203,10 @@ void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid)
         if (err) {
             d->stats.tx_errors++;
         } else {
-            d->host.ops->send_frame(d->host.opaque, d->frame, len);
+            /* Queued by the wire counts as sent; stop after it. */
+            if (!d->host.ops->send_frame(d->host.opaque, d->frame, len)) {
+                d->tx_paused = true;
+            }
             d->stats.tx_frames++;
             d->stats.tx_bytes += len;
         }

@@ -38,7 +38,7 @@ static void notify(void *opaque, unsigned vector)
     }
 }
 
-static void send_frame(void *opaque, const void *frame, size_t len)
+static bool send_frame(void *opaque, const void *frame, size_t len)
 {
     struct harness *h = opaque;
 
@@ -46,6 +46,7 @@ static void send_frame(void *opaque, const void *frame, size_t len)
         memcpy(h->cap[h->ncap], frame, len);
         h->cap_len[h->ncap++] = len;
     }
+    return !h->wire_busy;
 }
 
 static void rx_resume(void *opaque)

@@ -42,6 +42,7 @@ struct harness {
     size_t cap_len[MAX_CAPTURE];
     uint8_t cap[MAX_CAPTURE][RNIC_L2_MAX_FRAME];
     unsigned rx_resumes;
+    bool wire_busy;                 /* send_frame reports "queued" */
     unsigned guest_errors;
     /* Admin queue as the driver sees it. */
     uint32_t sq_tail, cq_head;

@@ -161,6 +161,38 @@ static void test_tx(void)
     h_free(t.h);
 }
 
+static void test_tx_backpressure(void)
+{
+    static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    uint8_t f[64];
+    struct l2 t;
+    int i;
+
+    l2_setup(&t);
+    frame_fill(f, 64, bcast, 9);
+    /* The wire queues the first frame and asks us to stop. */
+    t.h->wire_busy = true;
+    for (i = 0; i < 3; i++) {
+        tx_post(&t, f, 64, true);
+    }
+    h_doorbell(t.h, RNIC_DB_L2_TX, 0, 0, t.tx_tail);
+    CHECK_EQ(t.h->ncap, 1);
+    CHECK_EQ(txd(&t, 0)->status, RNIC_L2_DONE);
+    CHECK_EQ(txd(&t, 1)->status, 0);
+    /* More doorbells while paused are remembered, not lost. */
+    tx_post(&t, f, 64, true);
+    h_doorbell(t.h, RNIC_DB_L2_TX, 0, 0, t.tx_tail);
+    CHECK_EQ(t.h->ncap, 1);
+    t.h->wire_busy = false;
+    CHECK(rnic_dev_tx_resume(&t.h->dev));
+    h_run(t.h);
+    CHECK_EQ(t.h->ncap, 4);
+    CHECK_EQ(txd(&t, 3)->status, RNIC_L2_DONE);
+    /* Nothing left: a resume has no work. */
+    CHECK(!rnic_dev_tx_resume(&t.h->dev));
+    h_free(t.h);
+}
+
 static void test_rx(void)
 {
     static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
@@ -264,6 +296,7 @@ static void test_link(void)
 int main(void)
 {
     test_tx();
+    test_tx_backpressure();
     test_rx();
     test_doorbell_rules();
     test_link();
