@@ -42,6 +42,7 @@ static bool send_frame(void *opaque, const void *frame, size_t len)
 {
     struct harness *h = opaque;
 
+    h->sent_total++;
     if (h->ncap < MAX_CAPTURE && len <= RNIC_L2_MAX_FRAME) {
         memcpy(h->cap[h->ncap], frame, len);
         h->cap_len[h->ncap++] = len;

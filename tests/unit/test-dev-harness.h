@@ -43,6 +43,8 @@ struct harness {
     uint8_t cap[MAX_CAPTURE][RNIC_L2_MAX_FRAME];
     unsigned rx_resumes;
     bool wire_busy;                 /* send_frame reports "queued" */
+    unsigned long sent_total;       /* frames sent, including uncaptured */
+    unsigned long received_total;   /* kept by tests that count deliveries */
     unsigned guest_errors;
     /* Admin queue as the driver sees it. */
     uint32_t sq_tail, cq_head;
