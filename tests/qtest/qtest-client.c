@@ -28,27 +28,56 @@ static void die(struct qt *q, const char *msg)
     exit(1);
 }
 
+/* A listening socket QEMU will connect to; its path goes into arg. */
+static int listen_unix(struct sockaddr_un *sa, const char *kind, char *arg,
+                       size_t arg_len)
+{
+    int lfd;
+
+    memset(sa, 0, sizeof(*sa));
+    sa->sun_family = AF_UNIX;
+    snprintf(sa->sun_path, sizeof(sa->sun_path), "/tmp/rnic-%s-%d.sock",
+             kind, (int)getpid());
+    unlink(sa->sun_path);
+    lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (lfd < 0 || bind(lfd, (struct sockaddr *)sa, sizeof(*sa)) ||
+        listen(lfd, 1)) {
+        die(NULL, "cannot listen on a unix socket");
+    }
+    snprintf(arg, arg_len, "unix:%s", sa->sun_path);
+    return lfd;
+}
+
+/* Accept QEMU's connection (it connects while starting up). */
+static int accept_qemu(struct qt *q, int lfd, struct sockaddr_un *sa)
+{
+    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+    close(lfd);
+    unlink(sa->sun_path);
+    if (fd < 0) {
+        die(q, "QEMU did not connect");
+    }
+    return fd;
+}
+
 struct qt *qt_start(const char *qemu, const char *const *argv,
                     const char *log_path)
 {
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    struct sockaddr_un sa, qsa;
     struct qt *q = calloc(1, sizeof(*q));
-    char qtest_arg[sizeof(sa.sun_path) + 16];
+    char qtest_arg[sizeof(sa.sun_path) + 16], qmp_arg[sizeof(qtest_arg)];
     const char *args[64];
-    int lfd, n = 0, i, logfd;
+    int lfd, qlfd, n = 0, i, logfd;
+    char *greeting;
 
-    snprintf(sa.sun_path, sizeof(sa.sun_path), "/tmp/rnic-qtest-%d.sock",
-             (int)getpid());
-    unlink(sa.sun_path);
-    lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) ||
-        listen(lfd, 1)) {
-        die(NULL, "cannot listen on the qtest socket");
-    }
-    snprintf(qtest_arg, sizeof(qtest_arg), "unix:%s", sa.sun_path);
+    lfd = listen_unix(&sa, "qtest", qtest_arg, sizeof(qtest_arg));
+    qlfd = listen_unix(&qsa, "qmp", qmp_arg, sizeof(qmp_arg));
     args[n++] = qemu;
     args[n++] = "-qtest";
     args[n++] = qtest_arg;
+    args[n++] = "-qmp";
+    args[n++] = qmp_arg;
     args[n++] = "-accel";
     args[n++] = "qtest";
     for (i = 0; argv[i] && n < 62; i++) {
@@ -68,13 +97,52 @@ struct qt *qt_start(const char *qemu, const char *const *argv,
         execv(qemu, (char *const *)args);
         _exit(127);
     }
-    q->fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-    close(lfd);
-    unlink(sa.sun_path);
-    if (q->fd < 0) {
-        die(q, "QEMU did not connect to the qtest socket");
-    }
+    q->fd = accept_qemu(q, lfd, &sa);
+    q->qmp_fd = accept_qemu(q, qlfd, &qsa);
+    greeting = qt_qmp(q, NULL);
+    free(greeting);
+    free(qt_qmp(q, "{\"execute\": \"qmp_capabilities\"}"));
     return q;
+}
+
+/* One line from the QMP socket (byte by byte: QMP is tiny here). */
+static char *qmp_line(struct qt *q)
+{
+    size_t cap = 256, len = 0;
+    char *s = malloc(cap), c;
+
+    for (;;) {
+        if (read(q->qmp_fd, &c, 1) != 1) {
+            die(q, "QEMU closed the QMP connection");
+        }
+        if (c == '\n') {
+            break;
+        }
+        if (len + 2 > cap) {
+            cap *= 2;
+            s = realloc(s, cap);
+        }
+        s[len++] = c;
+    }
+    s[len] = '\0';
+    return s;
+}
+
+char *qt_qmp(struct qt *q, const char *json)
+{
+    char *line;
+
+    if (json && (write(q->qmp_fd, json, strlen(json)) < 0 ||
+                 write(q->qmp_fd, "\n", 1) != 1)) {
+        die(q, "cannot send a QMP command");
+    }
+    for (;;) {
+        line = qmp_line(q);
+        if (!strstr(line, "\"event\"")) {
+            return line;
+        }
+        free(line);
+    }
 }
 
 bool qt_alive(struct qt *q)
@@ -89,6 +157,7 @@ void qt_quit(struct qt *q)
     int status;
 
     close(q->fd);
+    close(q->qmp_fd);
     kill(q->pid, SIGTERM);
     waitpid(q->pid, &status, 0);
     free(q->line);

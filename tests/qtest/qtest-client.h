@@ -16,6 +16,7 @@
 struct qt {
     pid_t pid;
     int fd;                 /* qtest protocol socket */
+    int qmp_fd;             /* QMP monitor socket */
     char *line;             /* last reply */
     size_t line_cap;
     char rbuf[65536];
@@ -24,7 +25,8 @@ struct qt {
 };
 
 /*
- * Start qemu with "-accel qtest -qtest unix:..." plus argv (NULL-ended);
+ * Start qemu with "-accel qtest -qtest unix:... -qmp unix:..." plus argv
+ * (NULL-ended);
  * its stdout/stderr go to log_path.  Exits the test if QEMU never connects.
  */
 struct qt *qt_start(const char *qemu, const char *const *argv,
@@ -32,6 +34,12 @@ struct qt *qt_start(const char *qemu, const char *const *argv,
 void qt_quit(struct qt *q);
 /* True while the QEMU process is still running. */
 bool qt_alive(struct qt *q);
+
+/*
+ * Run one QMP command (a JSON object); returns the reply line, which the
+ * caller frees.  Events are skipped.
+ */
+char *qt_qmp(struct qt *q, const char *json);
 
 /* Send one command, return the reply (valid until the next call). */
 const char *qt_cmd(struct qt *q, const char *fmt, ...)

@@ -583,6 +583,58 @@ static void test_rx(void)
     CHECK(rx_desc(2).pkt_len == 200);
 }
 
+/* Consume every valid EQ entry, then re-arm; returns the count. */
+static unsigned eq_drain(void)
+{
+    unsigned n = 0;
+
+    for (;;) {
+        struct rnic_eqe e = eqe(eq_head);
+        uint8_t phase = ((eq_head / 16) & 1) ? 0 : 1;
+
+        if ((e.flags & RNIC_CQE_PHASE) != phase) {
+            break;
+        }
+        eq_head++;
+        n++;
+    }
+    doorbell(RNIC_DB_EQ, 1, RNIC_DB_ARM, eq_head);
+    return n;
+}
+
+static void set_link(bool up)
+{
+    char cmd[128], *reply;
+
+    snprintf(cmd, sizeof(cmd), "{\"execute\": \"set_link\", \"arguments\": "
+             "{\"name\": \"rnic0\", \"up\": %s}}", up ? "true" : "false");
+    reply = qt_qmp(q, cmd);
+    CHECK(strstr(reply, "\"return\"") != NULL);
+    free(reply);
+}
+
+static void test_link(void)
+{
+    unsigned drained = eq_drain();
+    uint32_t at = eq_head;
+
+    set_link(false);
+    WAIT_FOR(!(reg(RNIC_REG_DEV_STATUS) & RNIC_STATUS_LINK_UP));
+    WAIT_FOR(eqe(at).type == RNIC_EQE_ASYNC);
+    printf("link: set_link off -> status 0x%x, EQE %u async code %u "
+           "(PORT_DOWN = %u); %u earlier events drained\n",
+           reg(RNIC_REG_DEV_STATUS), at, eqe(at).code, RNIC_ASYNC_PORT_DOWN,
+           drained);
+    CHECK(eqe(at).code == RNIC_ASYNC_PORT_DOWN);
+    eq_drain();
+    set_link(true);
+    WAIT_FOR(reg(RNIC_REG_DEV_STATUS) & RNIC_STATUS_LINK_UP);
+    WAIT_FOR(eqe(at + 1).type == RNIC_EQE_ASYNC);
+    printf("link: set_link on  -> status 0x%x, async code %u (PORT_UP = %u)\n",
+           reg(RNIC_REG_DEV_STATUS), eqe(at + 1).code, RNIC_ASYNC_PORT_UP);
+    CHECK(eqe(at + 1).code == RNIC_ASYNC_PORT_UP);
+}
+
 static void test_stats_and_reset(void)
 {
     struct rnic_admin_cmd c = cmd(RNIC_CMD_QUERY_STATS);
@@ -660,7 +712,7 @@ int main(void)
             "-machine", "q35", "-nodefaults", "-display", "none",
             "-m", "64M", "-bios", bios,
             "-netdev", netdev,
-            "-device", "rnic,netdev=n0,addr=04.0,max-eq=4",
+            "-device", "rnic,id=rnic0,netdev=n0,addr=04.0,max-eq=4",
             "-d", "guest_errors", "-trace", "rnic_*",
             NULL
         };
@@ -676,6 +728,7 @@ int main(void)
     test_tx();
     test_tx_backpressure();
     test_rx();
+    test_link();
     test_stats_and_reset();
 
     CHECK(qt_alive(q));
