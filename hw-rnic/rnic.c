@@ -294,6 +294,8 @@ static void rnic_reset_hold(Object *obj, ResetType type)
     trace_rnic_reset();
     qemu_bh_cancel(s->bh);
     rnic_dev_reset(s->core);
+    /* Frames held back for the old rings are now dropped, not kept. */
+    qemu_flush_queued_packets(qemu_get_queue(s->nic));
 }
 
 static const VMStateDescription rnic_vmstate = {

@@ -406,6 +406,10 @@ void rnic_dev_process(struct rnic_dev *d)
     d->pending = 0;
     if (pend & RNIC_PEND_RESET) {
         rnic_dev_reset(d);
+        /* Frames the net layer held for the old rings: deliver (drop). */
+        if (d->host.ops->rx_resume) {
+            d->host.ops->rx_resume(d->host.opaque);
+        }
         return;
     }
     if ((pend & RNIC_PEND_ENABLE) && !(d->status & RNIC_STATUS_READY)) {
