@@ -51,6 +51,11 @@ static int rnic_open(struct net_device *nd)
 	mutex_unlock(&rdev->port_lock);
 	if (err)
 		return err;
+	/*
+	 * A PORT_UP that came before registration set the carrier without a
+	 * linkwatch event; go through off so the operstate follows.
+	 */
+	netif_carrier_off(nd);
 	rnic_netdev_link(rdev, rnic_rd(rdev, RNIC_REG_DEV_STATUS) &
 			 RNIC_STATUS_LINK_UP);
 	return 0;

@@ -22,6 +22,7 @@ net_up() {
 	local tries=0
 	case "$RNIC_NIC" in
 	virtio) modprobe virtio_net || fail "modprobe virtio_net" ;;
+	rnic) insmod "$RNIC_CACHE/build/guest-driver-6.12/rnic.ko" || fail "insmod rnic.ko" ;;
 	esac
 	until NETDEV=$(lab_netdev); do
 		tries=$((tries + 1))
@@ -41,6 +42,29 @@ wait_peer() {
 		ping -c1 -W1 "$RNIC_PEER" >/dev/null 2>&1 && return 0
 	done
 	fail "peer $RNIC_PEER does not answer ping"
+}
+
+# The lab's MACs are fixed (52:54:00:00:00:0N for 10.77.0.N): a permanent
+# neighbour entry keeps ARP retries of a CPU-starved TCG peer out of RDMA tests.
+pin_peer_neigh() {
+	local n=${RNIC_PEER##*.}
+	ip neigh replace "$RNIC_PEER" lladdr "52:54:00:00:00:$(printf %02x "$n")" dev "$NETDEV" nud permanent ||
+		fail "cannot pin the neighbour entry of $RNIC_PEER"
+}
+
+# rping_client ARGS...: rping's client can hang when it connects before the
+# server listens (and exits 0 when its connection dies), so each attempt is
+# bounded and retried while the server was not there yet. Sets RPING_OUT/RPING_RC.
+rping_client() {
+	local i
+	for i in $(seq 1 8); do
+		RPING_OUT=$(timeout 60 rping -c "$@" 2>&1)
+		RPING_RC=$?
+		echo "$RPING_OUT" | grep -q "ping data" && return 0
+		echo "$RPING_OUT" | grep -qi "refused\|REJECTED\|CONNECT_ERROR\|ADDR_ERROR\|UNREACHABLE" ||
+			[ $RPING_RC = 124 ] || return 0
+		sleep 2
+	done
 }
 
 # retry N CMD...: the client side retries while the server is not yet listening.
