@@ -1,0 +1,985 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for the offload TCP: one engine against a scripted peer that
+ * crafts segments byte by byte and parses everything the engine sends.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tcp.h"
+
+static int fails, checks;
+#define CHECK(c) do { checks++; if (!(c)) { fails++; \
+    fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+
+#define MS 1000000ull
+#define TH_FIN 0x01
+#define TH_SYN 0x02
+#define TH_RST 0x04
+#define TH_PSH 0x08
+#define TH_ACK 0x10
+
+struct seg {
+    uint32_t seq, ack, len;
+    uint8_t flags;
+    uint16_t win, sport, dport;
+    const uint8_t *data;
+    int mss, ws;
+    bool sackok, has_ts;
+    uint32_t tsval, tsecr;
+    int nsack;
+    uint32_t sack[4][2];
+};
+
+#define MAXOUT 4096
+struct h {
+    struct rnic_tcp *t;
+    uint64_t now;
+    uint8_t out[MAXOUT][1600];
+    size_t outlen[MAXOUT];
+    int nout;
+    struct rnic_tcp_conn *conn;
+    int accepted, connected, closed, closed_err, peer_closed, emss_events, acked_bytes;
+    uint32_t last_emss;
+    uint8_t rx[1 << 16];
+    size_t rxlen;
+    const uint8_t *last_rx_ptr;
+    const uint8_t *in_frame;    /* frame being fed, to check zero-copy delivery */
+    size_t in_len;
+    bool refuse;
+    struct rnic_tcp_conn *accepted_conns[4096];
+};
+
+static struct h H;
+static const uint8_t MAC_E[6] = { 2, 0, 0, 0, 0, 1 }, MAC_P[6] = { 2, 0, 0, 0, 0, 2 };
+
+static void h_tx(void *o, uint8_t *f, size_t len)
+{
+    struct h *h = o;
+    if (h->nout < MAXOUT && len <= 1600) {
+        memcpy(h->out[h->nout], f, len);
+        h->outlen[h->nout++] = len;
+    }
+}
+static void *h_accept(void *o, struct rnic_tcp_listener *l, void *lu, struct rnic_tcp_conn *c)
+{
+    struct h *h = o;
+    (void)l; (void)lu;
+    if (h->refuse) {
+        return NULL;
+    }
+    if (h->accepted < 4096) {
+        h->accepted_conns[h->accepted] = c;
+    }
+    h->accepted++;
+    h->conn = c;
+    return h;
+}
+static void h_connected(void *o, struct rnic_tcp_conn *c, void *u)
+{
+    (void)c; (void)u;
+    ((struct h *)o)->connected++;
+}
+static void h_recv(void *o, struct rnic_tcp_conn *c, void *u, const uint8_t *d, size_t n)
+{
+    struct h *h = o;
+    (void)c; (void)u;
+    if (h->rxlen + n <= sizeof(h->rx)) {
+        memcpy(h->rx + h->rxlen, d, n);
+    }
+    h->rxlen += n;
+    h->last_rx_ptr = d;
+}
+static void h_acked(void *o, struct rnic_tcp_conn *c, void *u, uint32_t n)
+{
+    (void)c; (void)u;
+    ((struct h *)o)->acked_bytes += (int)n;
+}
+static void h_emss(void *o, struct rnic_tcp_conn *c, void *u, uint32_t e)
+{
+    struct h *h = o;
+    (void)c; (void)u;
+    h->emss_events++;
+    h->last_emss = e;
+}
+static void h_peer_closed(void *o, struct rnic_tcp_conn *c, void *u)
+{
+    (void)c; (void)u;
+    ((struct h *)o)->peer_closed++;
+}
+static void h_closed(void *o, struct rnic_tcp_conn *c, void *u, int err)
+{
+    struct h *h = o;
+    (void)u;
+    h->closed++;
+    h->closed_err = err;
+    if (h->conn == c) {
+        h->conn = NULL;
+    }
+}
+static const struct rnic_tcp_ops OPS = {
+    .tx = h_tx, .accept = h_accept, .connected = h_connected, .recv = h_recv, .acked = h_acked,
+    .emss = h_emss, .peer_closed = h_peer_closed, .closed = h_closed,
+};
+
+static void setup_cfg(struct rnic_tcp_config *cfg)
+{
+    rnic_tcp_config_default(cfg);
+    memcpy(cfg->mac, MAC_E, 6);
+    rnic_ipaddr_v4(&cfg->addr, 10, 0, 0, 1);
+    cfg->max_conns = 4096;
+    cfg->sndbuf = 64 * 1024;
+    cfg->rcvbuf = 64 * 1024;
+    cfg->msl_ms = 1000;
+    memcpy(cfg->isn_secret, "0123456789abcdef", 16);
+}
+
+static void h_init_cfg(const struct rnic_tcp_config *cfg)
+{
+    if (H.t) {
+        rnic_tcp_free(H.t);
+    }
+    memset(&H, 0, sizeof(H));
+    H.now = 5000 * MS;
+    H.t = rnic_tcp_new(cfg, &OPS, &H);
+    if (!H.t) {
+        fprintf(stderr, "engine creation failed\n");
+        exit(1);
+    }
+}
+
+static void h_init(void)
+{
+    struct rnic_tcp_config cfg;
+    setup_cfg(&cfg);
+    h_init_cfg(&cfg);
+}
+
+/* Parse frame i of the engine's output; checksums must be right. */
+static bool parse(int i, struct seg *s)
+{
+    struct rnic_ip4_pkt ip;
+    memset(s, 0, sizeof(*s));
+    if (i >= H.nout || rnic_ip4_parse(H.out[i], H.outlen[i], &ip) != RNIC_IP4_OK) {
+        return false;
+    }
+    uint32_t sum = rnic_csum_pseudo4(ip.src, ip.dst, 6, ip.l4_len);
+    if (rnic_csum_fold(rnic_csum_add(sum, ip.l4, ip.l4_len)) != 0) {
+        return false;
+    }
+    const uint8_t *th = ip.l4;
+    size_t doff = (size_t)(th[12] >> 4) * 4;
+    s->sport = rnic_get16(th);
+    s->dport = rnic_get16(th + 2);
+    s->seq = rnic_get32(th + 4);
+    s->ack = rnic_get32(th + 8);
+    s->flags = th[13];
+    s->win = rnic_get16(th + 14);
+    s->data = th + doff;
+    s->len = (uint32_t)(ip.l4_len - doff);
+    s->mss = s->ws = -1;
+    for (size_t o = 20; o < doff;) {
+        uint8_t k = th[o];
+        if (k == 0) {
+            break;
+        }
+        if (k == 1) {
+            o++;
+            continue;
+        }
+        uint8_t l = th[o + 1];
+        if (k == 2) s->mss = rnic_get16(th + o + 2);
+        if (k == 3) s->ws = th[o + 2];
+        if (k == 4) s->sackok = true;
+        if (k == 8) { s->has_ts = true; s->tsval = rnic_get32(th + o + 2); s->tsecr = rnic_get32(th + o + 6); }
+        if (k == 5) {
+            s->nsack = (l - 2) / 8;
+            for (int j = 0; j < s->nsack && j < 4; j++) {
+                s->sack[j][0] = rnic_get32(th + o + 2 + 8 * j);
+                s->sack[j][1] = rnic_get32(th + o + 6 + 8 * j);
+            }
+        }
+        o += l;
+    }
+    return true;
+}
+
+struct opts {
+    int mss, ws;
+    bool sackok, ts;
+    uint32_t tsval, tsecr;
+    int nsack;
+    uint32_t sack[4][2];
+    bool bad_csum;
+    int doff_override;
+};
+
+/* The scripted peer: 10.0.0.2:sport -> 10.0.0.1:dport. */
+static void inject(uint16_t sport, uint16_t dport, uint8_t flags, uint32_t seq, uint32_t ack,
+                   uint16_t win, const struct opts *o, const void *data, size_t len)
+{
+    static uint8_t f[2000];
+    uint8_t opt[40];
+    size_t ol = 0;
+    if (o) {
+        if (o->mss >= 0 && (flags & TH_SYN)) { opt[ol++] = 2; opt[ol++] = 4; rnic_put16(opt + ol, (uint16_t)o->mss); ol += 2; }
+        if (o->ws >= 0 && (flags & TH_SYN)) { opt[ol++] = 1; opt[ol++] = 3; opt[ol++] = 3; opt[ol++] = (uint8_t)o->ws; }
+        if (o->sackok && (flags & TH_SYN)) { opt[ol++] = 1; opt[ol++] = 1; opt[ol++] = 4; opt[ol++] = 2; }
+        if (o->ts) { opt[ol++] = 1; opt[ol++] = 1; opt[ol++] = 8; opt[ol++] = 10;
+                     rnic_put32(opt + ol, o->tsval); rnic_put32(opt + ol + 4, o->tsecr); ol += 8; }
+        if (o->nsack) { opt[ol++] = 1; opt[ol++] = 1; opt[ol++] = 5; opt[ol++] = (uint8_t)(2 + 8 * o->nsack);
+                        for (int j = 0; j < o->nsack; j++) { rnic_put32(opt + ol, o->sack[j][0]);
+                            rnic_put32(opt + ol + 4, o->sack[j][1]); ol += 8; } }
+    }
+    uint8_t si[4] = { 10, 0, 0, 2 }, di[4] = { 10, 0, 0, 1 };
+    size_t l4 = 20 + ol + len;
+    rnic_ip4_build(f, MAC_E, MAC_P, si, di, 6, (uint16_t)l4, 1);
+    uint8_t *th = f + 34;
+    rnic_put16(th, sport);
+    rnic_put16(th + 2, dport);
+    rnic_put32(th + 4, seq);
+    rnic_put32(th + 8, ack);
+    th[12] = (uint8_t)(((20 + ol) / 4) << 4);
+    if (o && o->doff_override) {
+        th[12] = (uint8_t)(o->doff_override << 4);
+    }
+    th[13] = flags;
+    rnic_put16(th + 14, win);
+    rnic_put16(th + 16, 0);
+    rnic_put16(th + 18, 0);
+    memcpy(th + 20, opt, ol);
+    if (len) {
+        memcpy(th + 20 + ol, data, len);
+    }
+    uint32_t sum = rnic_csum_pseudo4(si, di, 6, (uint16_t)l4);
+    uint16_t cs = rnic_csum_fold(rnic_csum_add(sum, th, l4));
+    rnic_put16(th + 16, (o && o->bad_csum) ? (uint16_t)(cs + 1) : cs);
+    H.in_frame = f;
+    H.in_len = 34 + l4;
+    rnic_tcp_input(H.t, f, 34 + l4, H.now);
+}
+
+static void advance(uint64_t ns)
+{
+    H.now += ns;
+    rnic_tcp_tick(H.t, H.now);
+}
+
+/* Passive open on port 80 from peer port 5000, peer ISN 1000. Returns engine ISN. */
+static const struct opts SYNO = { 1460, 7, true, true, 100, 0, 0, {{0, 0}}, false, 0 };
+static uint32_t P_SEQ;          /* peer's next seq */
+static uint32_t E_SEQ;          /* engine's next seq */
+static uint32_t P_TS = 100;
+
+static struct opts tso(void)
+{
+    struct opts o = { -1, -1, false, true, ++P_TS, 0, 0, {{0, 0}}, false, 0 };
+    struct seg s;
+    if (H.nout && parse(H.nout - 1, &s) && s.has_ts) {
+        o.tsecr = s.tsval;
+    }
+    return o;
+}
+
+static bool establish(const struct opts *synopt)
+{
+    rnic_tcp_listen(H.t, 80, 16, NULL);
+    H.nout = 0;
+    inject(5000, 80, TH_SYN, 1000, 0, 65535, synopt ? synopt : &SYNO, NULL, 0);
+    struct seg s;
+    if (!parse(0, &s) || s.flags != (TH_SYN | TH_ACK) || s.ack != 1001) {
+        return false;
+    }
+    E_SEQ = s.seq + 1;
+    P_SEQ = 1001;
+    struct opts o = tso();
+    if (synopt && !synopt->ts) {
+        o.ts = false;
+    }
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);
+    return H.accepted == 1 && H.conn != NULL;
+}
+
+static int state(void)
+{
+    struct rnic_tcp_info inf;
+    if (!H.conn) {
+        return -1;
+    }
+    rnic_tcp_get_info(H.conn, &inf);
+    return inf.state;
+}
+
+static void test_handshake_options(void)
+{
+    h_init();
+    struct opts syn = SYNO;
+    syn.mss = 1000;
+    syn.ws = 5;
+    rnic_tcp_listen(H.t, 80, 16, NULL);
+    inject(5000, 80, TH_SYN, 1000, 0, 65535, &syn, NULL, 0);
+    struct seg s;
+    CHECK(H.nout == 1 && parse(0, &s));
+    CHECK(s.flags == (TH_SYN | TH_ACK) && s.ack == 1001);
+    CHECK(s.mss == 1460 && s.sackok && s.has_ts && s.tsecr == 100);
+    CHECK(s.ws == 1);                   /* 65536 bytes does not fit 16 bits: shift 1 */
+    CHECK(s.win == 65535);              /* SYN windows are not scaled */
+    CHECK(H.accepted == 0);
+    struct opts o = tso();
+    inject(5000, 80, TH_ACK, 1001, s.seq + 1, 100, &o, NULL, 0);
+    CHECK(H.accepted == 1 && state() == RNIC_TCP_ESTABLISHED);
+    struct rnic_tcp_info inf;
+    rnic_tcp_get_info(H.conn, &inf);
+    CHECK(inf.emss == 1000 - 12);       /* peer MSS minus timestamps */
+    CHECK(H.emss_events == 1 && H.last_emss == 988);
+    CHECK(inf.sack && inf.timestamps && inf.snd_wscale == 5);
+    CHECK(inf.snd_wnd == 100u << 5);    /* window scaling applied after the SYN */
+
+    /* peer without any options: 536 MSS default, no ts/sack/ws */
+    h_init();
+    struct opts none = { -1, -1, false, false, 0, 0, 0, {{0, 0}}, false, 0 };
+    CHECK(establish(&none));
+    rnic_tcp_get_info(H.conn, &inf);
+    CHECK(inf.emss == 536 && !inf.sack && !inf.timestamps && inf.snd_wscale == 0 &&
+          inf.rcv_wscale == 0);
+    /* a large receive buffer asks for scaling */
+    struct rnic_tcp_config cfg;
+    setup_cfg(&cfg);
+    cfg.rcvbuf = 4 << 20;
+    h_init_cfg(&cfg);
+    rnic_tcp_listen(H.t, 80, 16, NULL);
+    inject(5000, 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
+    CHECK(parse(0, &s) && s.ws == 7);
+}
+
+static void test_data_in_order_zero_copy(void)
+{
+    h_init();
+    CHECK(establish(NULL));
+    uint8_t d[300];
+    for (int i = 0; i < 300; i++) {
+        d[i] = (uint8_t)i;
+    }
+    H.nout = 0;
+    struct opts o = tso();
+    inject(5000, 80, TH_ACK | TH_PSH, P_SEQ, E_SEQ, 2048, &o, d, 100);
+    CHECK(H.rxlen == 100 && !memcmp(H.rx, d, 100));
+    /* delivered straight out of the received frame */
+    CHECK(H.last_rx_ptr >= H.in_frame && H.last_rx_ptr + 100 <= H.in_frame + H.in_len);
+    CHECK(H.nout == 0);                 /* first segment: ACK is delayed */
+    advance(39 * MS);
+    CHECK(H.nout == 0);
+    advance(2 * MS);
+    struct seg s;
+    CHECK(H.nout == 1 && parse(0, &s) && s.ack == P_SEQ + 100 && s.len == 0);
+    P_SEQ += 100;
+    /* two segments: ACK right after the second */
+    H.nout = 0;
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, d + 100, 100);
+    CHECK(H.nout == 0);
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ + 100, E_SEQ, 2048, &o, d + 200, 100);
+    CHECK(H.nout == 1 && parse(0, &s) && s.ack == P_SEQ + 200);
+    CHECK(H.rxlen == 300 && !memcmp(H.rx, d, 300));
+    P_SEQ += 200;
+    /* a duplicate is not delivered twice and is acked at once */
+    H.nout = 0;
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ - 100, E_SEQ, 2048, &o, d + 200, 100);
+    CHECK(H.rxlen == 300 && H.nout == 1);
+}
+
+static void test_ooo_sack(void)
+{
+    h_init();
+    CHECK(establish(NULL));
+    uint8_t d[300];
+    for (int i = 0; i < 300; i++) {
+        d[i] = (uint8_t)(i * 3);
+    }
+    H.nout = 0;
+    struct opts o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ + 200, E_SEQ, 2048, &o, d + 200, 100);  /* third first */
+    struct seg s;
+    CHECK(H.rxlen == 0);
+    CHECK(H.nout == 1 && parse(0, &s) && s.ack == P_SEQ && s.nsack == 1 &&
+          s.sack[0][0] == P_SEQ + 200 && s.sack[0][1] == P_SEQ + 300);
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ + 100, E_SEQ, 2048, &o, d + 100, 100);
+    CHECK(H.nout == 2 && parse(1, &s) && s.nsack == 1 && s.sack[0][0] == P_SEQ + 100 &&
+          s.sack[0][1] == P_SEQ + 300);
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, d, 100);              /* fills the hole */
+    CHECK(H.rxlen == 300 && !memcmp(H.rx, d, 300));
+    CHECK(H.nout == 3 && parse(2, &s) && s.ack == P_SEQ + 300 && s.nsack == 0);
+}
+
+static void test_record_segmentation(void)
+{
+    h_init();
+    struct opts syn = SYNO;
+    syn.mss = 1012;                     /* EMSS 1000 with timestamps */
+    CHECK(establish(&syn));
+    struct rnic_tcp_info inf;
+    rnic_tcp_get_info(H.conn, &inf);
+    CHECK(inf.emss == 1000);
+    /* open the peer window wide */
+    struct opts o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 65535, &o, NULL, 0);
+    H.nout = 0;
+    static uint8_t r[4000];
+    memset(r, 7, sizeof(r));
+    CHECK(rnic_tcp_send(H.conn, r, 400, H.now) == 0);   /* goes out at once (cwnd allows) */
+    CHECK(rnic_tcp_send(H.conn, r, 400, H.now) == 0);
+    CHECK(rnic_tcp_send(H.conn, r, 400, H.now) == 0);
+    struct seg s;
+    CHECK(H.nout == 3 && parse(0, &s) && s.len == 400);
+    /* Now queue several before output can run: stop the window, queue, reopen. */
+    h_init();
+    CHECK(establish(&syn));
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 0, &o, NULL, 0);                /* zero window */
+    H.nout = 0;
+    CHECK(rnic_tcp_send(H.conn, r, 400, H.now) == 0);
+    CHECK(rnic_tcp_send(H.conn, r, 400, H.now) == 0);
+    CHECK(rnic_tcp_send(H.conn, r, 400, H.now) == 0);
+    CHECK(rnic_tcp_send(H.conn, r, 2500, H.now) == 0);
+    CHECK(rnic_tcp_send(H.conn, r, 1000, H.now) == 0);
+    CHECK(H.nout == 0);
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 60000, &o, NULL, 0);
+    /* initial cwnd 4*1000 bytes: two small records share a segment, the 2500-byte
+     * record is cut at the EMSS, the next 1000-byte record is not packed after its tail */
+    uint32_t lens[8] = { 0 };
+    int n = 0;
+    for (int i = 0; i < H.nout && n < 8; i++) {
+        if (parse(i, &s) && s.len) {
+            lens[n++] = s.len;
+        }
+    }
+    CHECK(n == 5 && lens[0] == 800 && lens[1] == 400 && lens[2] == 1000 && lens[3] == 1000 &&
+          lens[4] == 500);
+    /* ACK all: the last record goes out whole */
+    parse(H.nout - 1, &s);
+    H.nout = 0;
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, s.seq + s.len, 60000, &o, NULL, 0);
+    CHECK(H.nout == 1 && parse(0, &s) && s.len == 1000);
+    /* EMSS change: reported upward and used for new segments */
+    rnic_tcp_set_mtu(H.conn, 800);
+    CHECK(H.last_emss == 800 - 40 - 12 && H.emss_events == 2);
+    /* records larger than the send buffer are refused, full buffer gives EAGAIN */
+    CHECK(rnic_tcp_send(H.conn, r, 0, H.now) == RNIC_TCP_EINVAL);
+    static uint8_t big[70000];
+    CHECK(rnic_tcp_send(H.conn, big, sizeof(big), H.now) == RNIC_TCP_EMSGSIZE);
+}
+
+/* Drive the passive connection into the named state. */
+static bool reach(int st)
+{
+    h_init();
+    if (!establish(NULL)) {
+        return false;
+    }
+    struct opts o;
+    struct seg s;
+    switch (st) {
+    case RNIC_TCP_ESTABLISHED:
+        break;
+    case RNIC_TCP_FIN_WAIT_1:
+        rnic_tcp_close(H.conn, H.now);
+        E_SEQ++;
+        break;
+    case RNIC_TCP_FIN_WAIT_2:
+        rnic_tcp_close(H.conn, H.now);
+        E_SEQ++;
+        o = tso();
+        inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);
+        break;
+    case RNIC_TCP_CLOSE_WAIT:
+        o = tso();
+        inject(5000, 80, TH_FIN | TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);
+        P_SEQ++;
+        break;
+    case RNIC_TCP_LAST_ACK:
+        o = tso();
+        inject(5000, 80, TH_FIN | TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);
+        P_SEQ++;
+        rnic_tcp_close(H.conn, H.now);
+        E_SEQ++;
+        break;
+    case RNIC_TCP_CLOSING:
+        rnic_tcp_close(H.conn, H.now);
+        o = tso();
+        inject(5000, 80, TH_FIN | TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);   /* ours not acked */
+        P_SEQ++;
+        E_SEQ++;
+        break;
+    case RNIC_TCP_TIME_WAIT:
+        rnic_tcp_close(H.conn, H.now);
+        E_SEQ++;
+        o = tso();
+        inject(5000, 80, TH_FIN | TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);
+        P_SEQ++;
+        break;
+    }
+    (void)s;
+    if (st == RNIC_TCP_TIME_WAIT) {
+        return H.closed == 1 && H.closed_err == 0 && H.conn == NULL;
+    }
+    return state() == st;
+}
+
+static void test_rst_every_state(void)
+{
+    static const int states[] = { RNIC_TCP_ESTABLISHED, RNIC_TCP_FIN_WAIT_1, RNIC_TCP_FIN_WAIT_2,
+                                  RNIC_TCP_CLOSE_WAIT, RNIC_TCP_CLOSING, RNIC_TCP_LAST_ACK };
+    for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+        CHECK(reach(states[i]));
+        /* in window but not exactly rcv_nxt: challenge ACK, connection stays (RFC 5961 §3.2) */
+        H.nout = 0;
+        inject(5000, 80, TH_RST, P_SEQ + 10, 0, 0, NULL, NULL, 0);
+        struct seg s;
+        CHECK(state() == states[i] && H.nout == 1 && parse(0, &s) && s.flags == TH_ACK &&
+              s.ack == P_SEQ);
+        /* outside the window: silently dropped */
+        H.nout = 0;
+        inject(5000, 80, TH_RST, P_SEQ + 1000000, 0, 0, NULL, NULL, 0);
+        CHECK(state() == states[i] && H.nout == 0);
+        /* exact: the connection is reset */
+        inject(5000, 80, TH_RST, P_SEQ, 0, 0, NULL, NULL, 0);
+        CHECK(H.closed == 1 && H.closed_err == RNIC_TCP_ECONNRESET && H.conn == NULL);
+        CHECK(rnic_tcp_get_stats(H.t)->conns_now == 0);
+    }
+    /* TIME_WAIT ignores RST (RFC 1337) and expires after 2*MSL */
+    CHECK(reach(RNIC_TCP_TIME_WAIT));
+    inject(5000, 80, TH_RST, P_SEQ, 0, 0, NULL, NULL, 0);
+    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 1);
+    /* a retransmitted FIN in TIME_WAIT is acked again */
+    H.nout = 0;
+    struct opts o = tso();
+    inject(5000, 80, TH_FIN | TH_ACK, P_SEQ - 1, E_SEQ, 2048, &o, NULL, 0);
+    struct seg s;
+    CHECK(H.nout == 1 && parse(0, &s) && s.ack == P_SEQ);
+    advance(1999 * MS);
+    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 1);
+    advance(2 * MS);
+    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 0);
+    /* SYN_RCVD: RST returns quietly to LISTEN */
+    h_init();
+    rnic_tcp_listen(H.t, 80, 16, NULL);
+    inject(5000, 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
+    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 1);
+    inject(5000, 80, TH_RST, 1001, 0, 0, NULL, NULL, 0);
+    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 0 && H.closed == 0 && H.accepted == 0);
+    /* SYN_SENT: RST without ACK ignored; RST acking our SYN refuses */
+    h_init();
+    struct rnic_ipaddr pa;
+    rnic_ipaddr_v4(&pa, 10, 0, 0, 2);
+    H.conn = rnic_tcp_connect(H.t, &pa, 5000, 80, MAC_P, &H, H.now);
+    CHECK(H.conn && parse(0, &s) && s.flags == TH_SYN && s.mss == 1460 && s.sackok && s.has_ts);
+    inject(5000, 80, TH_RST, 0, 0, 0, NULL, NULL, 0);
+    CHECK(H.closed == 0);
+    inject(5000, 80, TH_RST | TH_ACK, 0, s.seq + 5, 0, NULL, NULL, 0);    /* bad ack: ignored */
+    CHECK(H.closed == 0);
+    inject(5000, 80, TH_RST | TH_ACK, 0, s.seq + 1, 0, NULL, NULL, 0);
+    CHECK(H.closed == 1 && H.closed_err == RNIC_TCP_ECONNREFUSED);
+}
+
+static void test_orderly_close(void)
+{
+    /* passive close: FIN -> CLOSE_WAIT -> close -> LAST_ACK -> ACK -> closed(0) */
+    CHECK(reach(RNIC_TCP_LAST_ACK));
+    CHECK(H.peer_closed == 1);
+    struct seg s;
+    CHECK(parse(H.nout - 1, &s) && (s.flags & TH_FIN) && s.seq == E_SEQ - 1);
+    struct opts o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);
+    CHECK(H.closed == 1 && H.closed_err == 0 && rnic_tcp_get_stats(H.t)->conns_now == 0);
+    /* FIN after data that is still missing: held until the gap fills */
+    h_init();
+    CHECK(establish(NULL));
+    o = tso();
+    inject(5000, 80, TH_ACK | TH_FIN, P_SEQ + 10, E_SEQ, 2048, &o, "0123456789", 10);
+    CHECK(H.peer_closed == 0);
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, "abcdefghij", 10);
+    CHECK(H.rxlen == 20 && !memcmp(H.rx, "abcdefghij0123456789", 20));
+    CHECK(H.peer_closed == 1 && state() == RNIC_TCP_CLOSE_WAIT);
+    /* simultaneous close: CLOSING -> ACK of our FIN -> TIME_WAIT */
+    CHECK(reach(RNIC_TCP_CLOSING));
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);
+    CHECK(H.closed == 1 && H.closed_err == 0 && rnic_tcp_get_stats(H.t)->conns_now == 1);
+    /* the upper layer may refuse a connection: the peer gets a RST */
+    h_init();
+    H.refuse = true;
+    rnic_tcp_listen(H.t, 80, 16, NULL);
+    inject(5000, 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
+    CHECK(parse(0, &s));
+    H.nout = 0;
+    o = tso();
+    inject(5000, 80, TH_ACK, 1001, s.seq + 1, 2048, &o, NULL, 0);
+    CHECK(H.nout == 1 && parse(0, &s) && (s.flags & TH_RST));
+    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 0);
+}
+
+static void test_rfc5961(void)
+{
+    h_init();
+    CHECK(establish(NULL));
+    /* SYN on an established connection: challenge ACK, no reset */
+    H.nout = 0;
+    struct opts syn = SYNO;
+    syn.tsval = ++P_TS;
+    inject(5000, 80, TH_SYN, P_SEQ, 0, 2048, &syn, NULL, 0);
+    struct seg s;
+    CHECK(state() == RNIC_TCP_ESTABLISHED && H.nout == 1 && parse(0, &s) && s.flags == TH_ACK);
+    /* ACK for data never sent: challenge ACK, data not accepted */
+    H.nout = 0;
+    struct opts o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ + 5000, 2048, &o, "zz", 2);
+    CHECK(H.nout == 1 && H.rxlen == 0);
+    CHECK(rnic_tcp_get_stats(H.t)->tx_challenge_ack == 2);
+}
+
+static void test_paws(void)
+{
+    h_init();
+    CHECK(establish(NULL));
+    struct opts o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, "new", 3);
+    CHECK(H.rxlen == 3);
+    P_SEQ += 3;
+    H.nout = 0;
+    o = tso();
+    o.tsval = 5;                        /* older than ts_recent */
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, "old", 3);
+    CHECK(H.rxlen == 3 && H.nout == 1 && rnic_tcp_get_stats(H.t)->paws_drop == 1);
+}
+
+static void test_no_listener_and_backlog(void)
+{
+    h_init();
+    inject(5000, 81, TH_SYN, 1000, 0, 65535, NULL, NULL, 0);
+    struct seg s;
+    CHECK(H.nout == 1 && parse(0, &s) && s.flags == (TH_RST | TH_ACK) && s.ack == 1001 &&
+          s.seq == 0);
+    inject(5000, 81, TH_ACK, 1000, 777, 65535, NULL, NULL, 0);
+    CHECK(H.nout == 2 && parse(1, &s) && s.flags == TH_RST && s.seq == 777);
+    inject(5000, 81, TH_RST, 1000, 0, 0, NULL, NULL, 0);
+    CHECK(H.nout == 2);                 /* never a RST for a RST */
+    /* backlog 2: the third embryonic connection is dropped */
+    h_init();
+    rnic_tcp_listen(H.t, 80, 2, NULL);
+    for (uint16_t p = 0; p < 3; p++) {
+        inject((uint16_t)(6000 + p), 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
+    }
+    CHECK(H.nout == 2 && rnic_tcp_get_stats(H.t)->conns_now == 2);
+    /* a SYN-ACK lost: the peer's repeated SYN gets it again */
+    inject(6000, 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
+    CHECK(H.nout == 3 && parse(2, &s) && s.flags == (TH_SYN | TH_ACK));
+    /* bad TCP checksum and bad data offset are dropped */
+    h_init();
+    rnic_tcp_listen(H.t, 80, 2, NULL);
+    struct opts bad = SYNO;
+    bad.bad_csum = true;
+    inject(5000, 80, TH_SYN, 1000, 0, 65535, &bad, NULL, 0);
+    CHECK(H.nout == 0 && rnic_tcp_get_stats(H.t)->rx_csum_err == 1);
+    struct opts doff = { -1, -1, false, false, 0, 0, 0, {{0, 0}}, false, 3 };
+    inject(5000, 80, TH_SYN, 1000, 0, 65535, &doff, NULL, 0);
+    doff.doff_override = 15;
+    inject(5000, 80, TH_SYN, 1000, 0, 65535, &doff, NULL, 0);
+    CHECK(H.nout == 0 && rnic_tcp_get_stats(H.t)->rx_bad == 2);
+}
+
+static void test_rto_backoff(void)
+{
+    h_init();
+    CHECK(establish(NULL));
+    struct opts o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 65535, &o, NULL, 0);
+    H.nout = 0;
+    uint8_t r[100] = { 0 };
+    rnic_tcp_send(H.conn, r, 100, H.now);
+    struct seg s;
+    CHECK(H.nout == 1 && parse(0, &s) && s.seq == E_SEQ && s.len == 100);
+    struct rnic_tcp_info inf;
+    rnic_tcp_get_info(H.conn, &inf);
+    uint64_t rto = inf.rto_ms * MS;
+    CHECK(inf.rto_ms >= 200);
+    /* retransmissions at rto, then 2*rto later, then 4*rto later */
+    uint64_t gap = rto;
+    for (int k = 0; k < 3; k++) {
+        advance(gap - MS);
+        CHECK(H.nout == 1 + k);
+        advance(MS);
+        CHECK(H.nout == 2 + k && parse(1 + k, &s) && s.seq == E_SEQ && s.len == 100);
+        gap *= 2;
+    }
+    /* an ACK stops it */
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ + 100, 65535, &o, NULL, 0);
+    int before = H.nout;
+    advance(120000 * MS);
+    CHECK(H.nout == before && H.acked_bytes == 100);
+    /* give-up after data_retries: RST and ETIMEDOUT */
+    struct rnic_tcp_config cfg;
+    setup_cfg(&cfg);
+    cfg.data_retries = 3;
+    h_init_cfg(&cfg);
+    CHECK(establish(NULL));
+    rnic_tcp_send(H.conn, r, 100, H.now);
+    for (int k = 0; k < 10 && H.closed == 0; k++) {
+        advance(70000 * MS);
+    }
+    CHECK(H.closed == 1 && H.closed_err == RNIC_TCP_ETIMEDOUT);
+    CHECK(parse(H.nout - 1, &s) && (s.flags & TH_RST));
+    /* SYN retransmission with backoff, then ETIMEDOUT */
+    h_init();
+    struct rnic_ipaddr pa;
+    rnic_ipaddr_v4(&pa, 10, 0, 0, 2);
+    H.conn = rnic_tcp_connect(H.t, &pa, 5000, 0, MAC_P, &H, H.now);
+    advance(999 * MS);
+    CHECK(H.nout == 1);
+    advance(1 * MS);
+    CHECK(H.nout == 2);
+    advance(2000 * MS);
+    CHECK(H.nout == 3);
+    for (int k = 0; k < 10; k++) {
+        advance(60000 * MS);
+    }
+    CHECK(H.nout == 7 && H.closed == 1 && H.closed_err == RNIC_TCP_ETIMEDOUT);
+}
+
+static void test_fast_retransmit(void)
+{
+    for (int sack = 0; sack < 2; sack++) {
+        h_init();
+        struct opts syn = SYNO;
+        syn.sackok = sack;
+        CHECK(establish(&syn));
+        struct opts o = tso();
+        inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 65535, &o, NULL, 0);
+        H.nout = 0;
+        static uint8_t r[1448];
+        for (int i = 0; i < 3; i++) {
+            rnic_tcp_send(H.conn, r, 1448, H.now);
+        }
+        CHECK(H.nout == 3);
+        /* segment 1 lost; segments 2, 3 arrive: dup ACKs, then one more for new data */
+        for (int i = 0; i < 3; i++) {
+            o = tso();
+            if (sack) {
+                o.nsack = 1;
+                o.sack[0][0] = E_SEQ + 1448;
+                o.sack[0][1] = E_SEQ + 1448 * (uint32_t)(i < 2 ? i + 2 : 3);
+            }
+            inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 65535, &o, NULL, 0);
+            rnic_tcp_send(H.conn, r, 1448, H.now);      /* limited by cwnd, may queue */
+        }
+        struct seg s;
+        bool rexmit = false;
+        for (int i = 3; i < H.nout; i++) {
+            if (parse(i, &s) && s.seq == E_SEQ && s.len == 1448) {
+                rexmit = true;
+            }
+        }
+        CHECK(rexmit);                  /* before any RTO */
+        CHECK(rnic_tcp_get_stats(H.t)->fast_rexmit == 1 && rnic_tcp_get_stats(H.t)->rto_fired == 0);
+        struct rnic_tcp_info inf;
+        rnic_tcp_get_info(H.conn, &inf);
+        CHECK(inf.ssthresh == 2 * 1448u);       /* max(flight/2, 2*SMSS) */
+    }
+}
+
+static void test_zero_window_probe(void)
+{
+    h_init();
+    CHECK(establish(NULL));
+    struct opts o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 0, &o, NULL, 0);
+    H.nout = 0;
+    uint8_t r[500] = { 1 };
+    rnic_tcp_send(H.conn, r, 500, H.now);
+    CHECK(H.nout == 0);
+    advance(1100 * MS);                 /* persist timer (>= RTO) */
+    struct seg s;
+    CHECK(H.nout >= 1 && parse(0, &s) && s.len == 0 && s.seq == E_SEQ - 1);
+    CHECK(rnic_tcp_get_stats(H.t)->persist_probes >= 1);
+    /* probes back off; the connection is never dropped for a zero window */
+    advance(600000 * MS);
+    CHECK(H.closed == 0 && H.conn != NULL);
+    int n = H.nout;
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);
+    CHECK(H.nout == n + 1 && parse(n, &s) && s.len == 500 && s.seq == E_SEQ);
+}
+
+static void test_receive_window(void)
+{
+    h_init();
+    CHECK(establish(NULL));
+    static uint8_t d[1448];
+    /* the upper layer does not consume: 64 KiB window fills and closes */
+    uint32_t sent = 0;
+    for (int i = 0; i < 60; i++) {
+        struct opts o = tso();
+        inject(5000, 80, TH_ACK, P_SEQ + sent, E_SEQ, 2048, &o, d, sizeof(d));
+        sent += sizeof(d);
+    }
+    CHECK(H.rxlen == 65536);            /* window 65535 rounded to the buffer: 64 KiB */
+    struct seg s;
+    parse(H.nout - 1, &s);
+    CHECK(s.win == 0 && s.ack == P_SEQ + 65536);
+    /* consuming reopens the window with an update */
+    H.nout = 0;
+    rnic_tcp_recv_done(H.conn, 65536, H.now);
+    CHECK(H.nout == 1 && parse(0, &s) && s.win == 65536 >> 1);
+}
+
+static void test_isn_and_demux(void)
+{
+    h_init();
+    rnic_tcp_listen(H.t, 80, 4096, NULL);
+    uint32_t isn[3];
+    struct seg s;
+    for (int i = 0; i < 2; i++) {
+        inject((uint16_t)(7000 + i), 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
+        parse(H.nout - 1, &s);
+        isn[i] = s.seq;
+    }
+    CHECK(isn[0] != isn[1]);
+    /* same secret, same time, same tuple: same ISN (determinism) */
+    h_init();
+    rnic_tcp_listen(H.t, 80, 4096, NULL);
+    inject(7000, 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
+    parse(0, &s);
+    CHECK(s.seq == isn[0]);
+    /* another secret: another ISN */
+    struct rnic_tcp_config cfg;
+    setup_cfg(&cfg);
+    cfg.isn_secret[0] ^= 1;
+    h_init_cfg(&cfg);
+    rnic_tcp_listen(H.t, 80, 4096, NULL);
+    inject(7000, 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
+    parse(0, &s);
+    isn[2] = s.seq;
+    CHECK(isn[2] != isn[0]);
+    /* 3000 connections: each handshake and a byte of data lands on the right one */
+    h_init();
+    rnic_tcp_listen(H.t, 80, 4096, NULL);
+    const int N = 3000;
+    static uint32_t eiss[3000];
+    for (int i = 0; i < N; i++) {
+        H.nout = 0;
+        inject((uint16_t)(10000 + i), 80, TH_SYN, (uint32_t)i * 7, 0, 65535, &SYNO, NULL, 0);
+        parse(0, &s);
+        eiss[i] = s.seq + 1;
+    }
+    for (int i = 0; i < N; i++) {
+        struct opts o = { -1, -1, false, true, 200, 0, 0, {{0, 0}}, false, 0 };
+        inject((uint16_t)(10000 + i), 80, TH_ACK, (uint32_t)i * 7 + 1, eiss[i], 2048, &o, NULL, 0);
+    }
+    CHECK(H.accepted == N && rnic_tcp_get_stats(H.t)->conns_now == (uint64_t)N);
+    int right = 0;
+    for (int i = N - 1; i >= 0; i--) {
+        struct opts o = { -1, -1, false, true, 201, 0, 0, {{0, 0}}, false, 0 };
+        uint8_t b = (uint8_t)i;
+        H.rxlen = 0;
+        inject((uint16_t)(10000 + i), 80, TH_ACK, (uint32_t)i * 7 + 1, eiss[i], 2048, &o, &b, 1);
+        struct rnic_tcp_info inf;
+        rnic_tcp_get_info(H.accepted_conns[i], &inf);
+        right += H.rxlen == 1 && H.rx[0] == b && inf.rcv_nxt == (uint32_t)i * 7 + 2;
+    }
+    CHECK(right == N);
+}
+
+static void test_keepalive(void)
+{
+    h_init();
+    CHECK(establish(NULL));
+    H.nout = 0;
+    advance(3 * 3600 * 1000 * MS);      /* off by default: nothing */
+    CHECK(H.nout == 0 && H.closed == 0);
+    struct rnic_tcp_config cfg;
+    setup_cfg(&cfg);
+    cfg.keepalive = true;
+    cfg.keep_idle_ms = 10000;
+    cfg.keep_intvl_ms = 1000;
+    cfg.keep_probes = 3;
+    h_init_cfg(&cfg);
+    CHECK(establish(NULL));
+    H.nout = 0;
+    advance(10001 * MS);
+    struct seg s;
+    CHECK(H.nout == 1 && parse(0, &s) && s.seq == E_SEQ - 1 && s.len == 0);
+    /* the peer answers: idle timer restarts */
+    struct opts o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);
+    advance(5000 * MS);
+    CHECK(H.nout == 1);
+    for (int i = 0; i < 10; i++) {
+        advance(2000 * MS);
+    }
+    CHECK(H.closed == 1 && H.closed_err == RNIC_TCP_ETIMEDOUT);
+}
+
+static void test_active_and_simultaneous_open(void)
+{
+    h_init();
+    struct rnic_ipaddr pa;
+    rnic_ipaddr_v4(&pa, 10, 0, 0, 2);
+    H.conn = rnic_tcp_connect(H.t, &pa, 5000, 0, MAC_P, &H, H.now);
+    struct seg s;
+    CHECK(parse(0, &s) && s.flags == TH_SYN && s.sport >= 32768);
+    uint16_t lport = s.sport;
+    /* data queued before establishment goes out after */
+    CHECK(rnic_tcp_send(H.conn, "hello", 5, H.now) == 0);
+    CHECK(H.nout == 1);
+    struct opts o = SYNO;
+    o.tsecr = s.tsval;
+    inject(5000, lport, TH_SYN | TH_ACK, 9000, s.seq + 1, 65535, &o, NULL, 0);
+    CHECK(H.connected == 1 && H.emss_events == 1);
+    CHECK(H.nout == 2 && parse(1, &s) && s.ack == 9001 && s.len == 5 && !memcmp(s.data, "hello", 5));
+    /* simultaneous open: SYN crosses our SYN */
+    h_init();
+    H.conn = rnic_tcp_connect(H.t, &pa, 5000, 4000, MAC_P, &H, H.now);
+    parse(0, &s);
+    uint32_t iss = s.seq;
+    inject(5000, 4000, TH_SYN, 9000, 0, 65535, &SYNO, NULL, 0);
+    CHECK(H.nout == 2 && parse(1, &s) && s.flags == (TH_SYN | TH_ACK) && s.seq == iss &&
+          s.ack == 9001);
+    o = tso();
+    inject(5000, 4000, TH_ACK, 9001, iss + 1, 65535, &o, NULL, 0);
+    CHECK(H.connected == 1 && state() == RNIC_TCP_ESTABLISHED);
+    /* abort sends RST and frees without an event */
+    H.nout = 0;
+    rnic_tcp_abort(H.conn, H.now);
+    CHECK(H.nout == 1 && parse(0, &s) && (s.flags & TH_RST) && H.closed == 0);
+    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 0);
+}
+
+int main(void)
+{
+    test_handshake_options();
+    test_data_in_order_zero_copy();
+    test_ooo_sack();
+    test_record_segmentation();
+    test_rst_every_state();
+    test_orderly_close();
+    test_rfc5961();
+    test_paws();
+    test_no_listener_and_backlog();
+    test_rto_backoff();
+    test_fast_retransmit();
+    test_zero_window_probe();
+    test_receive_window();
+    test_isn_and_demux();
+    test_keepalive();
+    test_active_and_simultaneous_open();
+    rnic_tcp_free(H.t);
+    printf("test-tcp: %d checks, %d failed\n", checks, fails);
+    return fails ? 1 : 0;
+}
