@@ -40,7 +40,7 @@ struct peer {
     uint8_t ip[4];
     double loss;
     uint64_t rng;
-    uint64_t to_send, sent, to_recv, rcvd, unread;
+    uint64_t to_send, sent, to_recv, rcvd, unread, nrec;
     bool connected, peer_fin, closed, bad;
     int closed_err;
     uint64_t t_start, t_done;
@@ -239,7 +239,7 @@ static void pump(struct peer *p, uint64_t now)
     /* Records sized like MPA FPDUs at MULPDU 1442, with some variety. */
     static const uint32_t sizes[] = { 1442, 1442, 1442, 600, 1442, 64, 1442, 3000 };
     while (p->sent < p->to_send && p->c) {
-        uint64_t n = sizes[p->sent / 1442 % 8];
+        uint64_t n = sizes[p->nrec % 8];
         if (n > p->to_send - p->sent) {
             n = p->to_send - p->sent;
         }
@@ -250,6 +250,7 @@ static void pump(struct peer *p, uint64_t now)
             break;
         }
         p->sent += n;
+        p->nrec++;
     }
 }
 
@@ -417,11 +418,11 @@ int main(int argc, char **argv)
     const struct rnic_tcp_stats *st = rnic_tcp_get_stats(p->eng);
     double secs = p->t_done && p->t_start ? (double)(p->t_done - p->t_start) / 1e9 : 0;
     fprintf(stderr, "tcp-tap-peer: sent %" PRIu64 " received %" PRIu64 " bytes in %.2f s"
-            " (%.1f MB/s each way max), frames tx %" PRIu64 " rx %" PRIu64 ", dropped by relay tx %"
+            " (%.1f MB/s each way max), frames tx %" PRIu64 " (data %" PRIu64 ") rx %" PRIu64 ", dropped by relay tx %"
             PRIu64 " rx %" PRIu64 ", rexmit %" PRIu64 ", rto %" PRIu64 ", fast-rexmit %" PRIu64
             ", csum_err %" PRIu64 ", ooo %" PRIu64 "\n",
             p->sent, p->rcvd, secs, secs > 0 ? (double)(p->sent > p->rcvd ? p->sent : p->rcvd) / 1e6 / secs : 0,
-            p->frames_tx, p->frames_rx, p->dropped_tx, p->dropped_rx, st->tx_rexmit_segs,
+            p->frames_tx, st->tx_data_segs, p->frames_rx, p->dropped_tx, p->dropped_rx, st->tx_rexmit_segs,
             st->rto_fired, st->fast_rexmit, st->rx_csum_err, st->rx_ooo);
     rnic_tcp_free(p->eng);
     close(p->fd);

@@ -68,6 +68,8 @@ struct side {
     uint64_t unread, stall_until;
     uint32_t iss;
     bool have_iss, connected, close_called, peer_fin, closed;
+    uint64_t abort_at;          /* abort once this much was received (0: never) */
+    bool aborted, reset_ok;
     int closed_err;
     uint16_t lport;
 };
@@ -89,7 +91,10 @@ struct sim {
     int fail;
     char why[256];
     uint64_t frames, drops;
+    int naborts;
 };
+
+static uint64_t g_conns, g_aborts, g_resets_seen;
 
 static void failf(struct sim *s, const char *fmt, const char *a, uint64_t x, uint64_t y)
 {
@@ -330,7 +335,10 @@ static void sim_closed(void *opaque, struct rnic_tcp_conn *c, void *user, int er
     sd->closed = true;
     sd->closed_err = err;
     sd->c = NULL;
-    if (err) {
+    if (err == RNIC_TCP_ECONNRESET && sd->reset_ok) {
+        g_resets_seen++;
+    }
+    if (err && !(err == RNIC_TCP_ECONNRESET && sd->reset_ok)) {
         failf(ec->s, "%s: connection closed with error %" PRIu64 " (conn %" PRIu64 ")", "close",
               (uint64_t)err, (uint64_t)sd->idx);
     }
@@ -360,6 +368,15 @@ static uint64_t record_size(struct side *sd, uint64_t max)
 static void pump(struct sim *s, struct side *sd)
 {
     if (!sd->c || !sd->connected) {
+        return;
+    }
+    if (sd->abort_at && !sd->aborted && sd->rcvd >= sd->abort_at) {
+        /* RST mid-transfer: the peer must see ECONNRESET (keepalive finds it if the RST is lost) */
+        struct rnic_tcp_conn *c = sd->c;
+        sd->c = NULL;
+        sd->aborted = true;
+        s->side[sd->idx][1 - sd->eng].reset_ok = true;
+        rnic_tcp_abort(c, s->now);
         return;
     }
     uint8_t buf[65536];
@@ -436,6 +453,11 @@ static void setup(struct sim *s)
         cfg.no_sack = rng_next(r) % 4 == 0;
         cfg.no_timestamps = rng_next(r) % 4 == 0;
         cfg.no_wscale = rng_next(r) % 6 == 0;
+        cfg.max_conns = 16;
+        cfg.keepalive = true;           /* also how a lost RST is discovered */
+        cfg.keep_idle_ms = 5000;
+        cfg.keep_intvl_ms = 1000;
+        cfg.keep_probes = 8;
         cfg.msl_ms = 1000;
         cfg.rto_min_ms = 200;
         cfg.data_retries = 30;
@@ -507,6 +529,13 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
         }
         s->side[i][0].expect = s->side[i][1].to_send;
         s->side[i][1].expect = s->side[i][0].to_send;
+        if (rng_next(&s->rng) % 8 == 0) {
+            int e = (int)(rng_next(&s->rng) & 1);
+            if (s->side[i][e].expect > 1) {
+                s->side[i][e].abort_at = 1 + rng_next(&s->rng) % (s->side[i][e].expect - 1);
+                s->naborts++;
+            }
+        }
         struct side *a = &s->side[i][0];
         s->now += rng_range(&s->rng, 0, 50) * MS;
         a->c = rnic_tcp_connect(s->eng[0], &s->ip[1], 4791, 0, s->mac[1], a, s->now);
@@ -523,6 +552,9 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
         for (int i = 0; i < s->nconn; i++) {
             for (int e = 0; e < 2; e++) {
                 struct side *sd = &s->side[i][e];
+                if (sd->aborted || (sd->reset_ok && sd->closed)) {
+                    continue;
+                }
                 all_done &= sd->closed && sd->rcvd == sd->expect && sd->peer_fin;
             }
         }
@@ -609,10 +641,10 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
         }
     }
     if (verbose || s->fail) {
-        printf("seed %" PRIu64 ": %s  conns %d  sim %.3f s  frames %" PRIu64 " drops %" PRIu64
+        printf("seed %" PRIu64 ": %s  conns %d aborts %d  sim %.3f s  frames %" PRIu64 " drops %" PRIu64
                "  loss %.3f/%.3f dup %.3f corrupt %.3f delay %" PRIu64 "us bw %" PRIu64 "Mb/s"
                " stall %.3f\n",
-               seed, s->fail ? "FAIL" : "ok", s->nconn, (double)s->now / SEC, s->frames, s->drops,
+               seed, s->fail ? "FAIL" : "ok", s->nconn, s->naborts, (double)s->now / SEC, s->frames, s->drops,
                s->link[0].loss, s->link[1].loss, s->link[0].dup, s->link[0].corrupt,
                s->link[0].delay / 1000, s->link[0].bps / 1000000, s->stall_p);
         for (int e = 0; e < 2; e++) {
@@ -644,6 +676,8 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
         }
     }
     *sim_ns = s->now;
+    g_conns += (uint64_t)s->nconn;
+    g_aborts += (uint64_t)s->naborts;
     int f = s->fail;
     free_sim(s);
     return f;
@@ -678,7 +712,8 @@ int main(int argc, char **argv)
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    printf("tcp-sim: seeds %" PRIu64 "-%" PRIu64 ": %d failed, %.1f s simulated, %.2f s wall\n",
-           lo, hi, fails, (double)simtime / SEC, wall);
+    printf("tcp-sim: seeds %" PRIu64 "-%" PRIu64 ": %d failed, %" PRIu64 " connections (%" PRIu64
+           " aborted mid-transfer, peer saw the reset on %" PRIu64 "), %.1f s simulated, %.2f s wall\n",
+           lo, hi, fails, g_conns, g_aborts, g_resets_seen, (double)simtime / SEC, wall);
     return fails ? 1 : 0;
 }
