@@ -407,11 +407,16 @@ struct rnic_cmd_query_qp {
 #define RNIC_STAG_KEY(stag)	((stag) & 0xff)
 #define RNIC_STAG(index, key)	(((index) << 8) | ((key) & 0xff))
 
+/*
+ * RNIC_MR_F_PHYS: iova is a guest-physical address and pages is ignored
+ * (all zero): the kernel's DMA MR (local DMA lkey); never for user space.
+ */
+#define RNIC_MR_F_PHYS		(1u << 0)
 struct rnic_cmd_reg_mr {
 	__le32 stag;
 	__le32 pdn;
 	__le32 access;		/* RNIC_ACCESS_* */
-	__le32 rsvd;
+	__le32 flags;		/* RNIC_MR_F_* (was reserved, 0) */
 	__le64 iova;		/* first byte of the region as peers address it */
 	__le64 length;
 	struct rnic_pbl pages;	/* page_shift: a size in REG_PAGE_SIZES */
