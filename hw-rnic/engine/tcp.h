@@ -15,7 +15,12 @@
  * is held and delivered once the gap fills.
  *
  * Connection handles stay valid until ops->closed has returned for them (or
- * rnic_tcp_abort was called). Callbacks may call back into the API.
+ * rnic_tcp_abort was called). Callbacks may call the per-connection API
+ * (send, recv_done, close, abort); they must not call rnic_tcp_input() or
+ * rnic_tcp_tick() (queue frames and feed them after the call returns).
+ *
+ * Not implemented: IPv6 (the address type is ready), urgent data (URG is
+ * ignored), SYN cookies (the backlog bounds embryonic connections), ECN.
  */
 #ifndef RNIC_TCP_H
 #define RNIC_TCP_H
@@ -91,7 +96,8 @@ struct rnic_tcp_config {
     uint32_t data_retries;      /* default 15 */
     uint32_t delack_ms;         /* default 40 */
     uint32_t msl_ms;            /* TIME_WAIT lasts 2*MSL, default 30000 */
-    uint32_t fin_wait2_ms;      /* orphaned FIN_WAIT_2 timeout, default 60000 */
+    uint32_t fin_wait2_ms;      /* FIN_WAIT_2 with nothing heard, default 60000 */
+    uint32_t challenge_ack_limit; /* RFC 5961 §7: per engine per second, default 1000 */
     bool keepalive;             /* off by default */
     uint32_t keep_idle_ms, keep_intvl_ms, keep_probes;
     bool tx_csum_offload;       /* do not compute TX TCP checksums (bench only) */

@@ -22,13 +22,15 @@ void rnic_tcp_config_default(struct rnic_tcp_config *cfg)
     cfg->keep_idle_ms = 7200000;
     cfg->keep_intvl_ms = 75000;
     cfg->keep_probes = 9;
+    cfg->challenge_ack_limit = 1000;
 }
 
 struct rnic_tcp *rnic_tcp_new(const struct rnic_tcp_config *cfg,
                               const struct rnic_tcp_ops *ops, void *opaque)
 {
     if (!cfg || !ops || !ops->tx || cfg->addr.family != RNIC_AF_INET || cfg->mtu < 576 ||
-        cfg->max_conns == 0 || cfg->sndbuf < 4096 || cfg->rcvbuf < 4096 ||
+        cfg->max_conns == 0 || cfg->sndbuf < 4096 || cfg->rcvbuf < 4096 || cfg->rto_min_ms == 0 ||
+        cfg->rto_max_ms < cfg->rto_min_ms ||
         cfg->rcvbuf > (1u << 30) || cfg->sndbuf > (1u << 30)) {
         return NULL;
     }

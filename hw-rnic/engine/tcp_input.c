@@ -10,9 +10,19 @@
 
 #define PAWS_IDLE_NS (24ull * 24 * 3600 * 1000000000ull)   /* RFC 7323 §5.5 */
 
+/* RFC 5961 §7: a global budget per second keeps challenge ACKs from being a reflector. */
 static void challenge_ack(struct rnic_tcp_conn *c)
 {
-    c->t->st.tx_challenge_ack++;
+    struct rnic_tcp *t = c->t;
+    if (t->now - t->chal_start >= 1000 * NS_PER_MS) {
+        t->chal_start = t->now;
+        t->chal_count = 0;
+    }
+    if (t->cfg.challenge_ack_limit && t->chal_count >= t->cfg.challenge_ack_limit) {
+        return;
+    }
+    t->chal_count++;
+    t->st.tx_challenge_ack++;
     tcp_send_ack(c);
 }
 
@@ -87,6 +97,10 @@ static bool established(struct rnic_tcp_conn *c)
     struct rnic_tcp *t = c->t;
     tcp_conn_set_state(c, RNIC_TCP_ESTABLISHED);
     tcp_timer_clear(c, T_REXMT);
+    /* RFC 6298 §5.7: SYN retransmitted and no RTT sample taken: start data at 3 s */
+    if (c->syn_rexmit && !c->srtt) {
+        c->rto = 3000 * NS_PER_MS;
+    }
     c->nrexmit = 0;
     tcp_conn_update_emss(c);
     tcp_cc_init(c);

@@ -63,7 +63,7 @@ struct rnic_tcp_conn {
     void *user;
     uint8_t state;
     bool in_hash, user_gone, dead, fin_queued, fin_rcvd_ooo;
-    bool ack_now, sack_ok, ts_ok, ws_ok, in_recovery, rtt_timing, persist_on;
+    bool ack_now, sack_ok, ts_ok, ws_ok, in_recovery, rtt_timing, syn_rexmit;
     uint8_t snd_ws, rcv_ws;
     uint32_t hash;
     struct rnic_ipaddr raddr;
@@ -131,6 +131,8 @@ struct rnic_tcp {
     uint16_t ip_id;
     uint32_t eph_next;
     uint64_t hash_key[2];
+    uint64_t chal_start;                /* RFC 5961 §7 challenge ACK budget window */
+    uint32_t chal_count;
     struct rnic_tcp_stats st;
 };
 

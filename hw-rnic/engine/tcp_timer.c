@@ -169,6 +169,7 @@ static void rexmt_fire(struct rnic_tcp_conn *c)
             return;
         }
         c->rexmits++;
+        c->syn_rexmit = true;
         tcp_send_syn(c);
         return;
     }

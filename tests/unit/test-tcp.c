@@ -642,6 +642,20 @@ static void test_rfc5961(void)
     inject(5000, 80, TH_ACK, P_SEQ, E_SEQ + 5000, 2048, &o, "zz", 2);
     CHECK(H.nout == 1 && H.rxlen == 0);
     CHECK(rnic_tcp_get_stats(H.t)->tx_challenge_ack == 2);
+    /* RFC 5961 §7: at most challenge_ack_limit per second */
+    struct rnic_tcp_config cfg;
+    setup_cfg(&cfg);
+    cfg.challenge_ack_limit = 3;
+    h_init_cfg(&cfg);
+    CHECK(establish(NULL));
+    H.nout = 0;
+    for (int i = 0; i < 5; i++) {
+        inject(5000, 80, TH_RST, P_SEQ + 1 + (uint32_t)i, 0, 0, NULL, NULL, 0);
+    }
+    CHECK(H.nout == 3 && state() == RNIC_TCP_ESTABLISHED);
+    advance(1000 * MS);
+    inject(5000, 80, TH_RST, P_SEQ + 1, 0, 0, NULL, NULL, 0);
+    CHECK(H.nout == 4);
 }
 
 static void test_paws(void)
