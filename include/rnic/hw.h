@@ -124,7 +124,7 @@
 #define RNIC_ADMQ_MIN_LOG	1
 #define RNIC_MSIX_ADMIN		0	/* vector of the admin completion ring */
 
-#define RNIC_CTRL_ENABLE	(1u << 0)
+#define RNIC_CTRL_ENABLE	(1u << 0)	/* clearing it while set = RESET */
 #define RNIC_CTRL_RESET		(1u << 1)	/* self-clearing; drops all state */
 
 #define RNIC_STATUS_READY	(1u << 0)	/* enabled, admin queue live */
