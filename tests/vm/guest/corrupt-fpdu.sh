@@ -14,20 +14,16 @@ insmod "$RNIC_CACHE/kernel/6.12/siw-crc/siw.ko" || fail "insmod siw-crc"
 rdma link add siw0 type siw netdev "$NETDEV" || fail "rdma link add"
 use_staged_rdma_core
 wait_peer
+pin_peer_neigh
 dmesg -n 1
 
 if [ "$RNIC_ROLE" = server ]; then
-	out=$(timeout 60 rping -s -a "$RNIC_IP" -C 200 -S 1024 -V 2>&1)
+	out=$(timeout 300 rping -s -a "$RNIC_IP" -C 200 -S 1024 -V 2>&1)
 	rc=$?
 else
 	sleep 1
-	for i in $(seq 1 10); do
-		out=$(timeout 60 rping -c -a "$RNIC_PEER" -C 200 -S 1024 -v -V 2>&1)
-		rc=$?
-		# Retry only while the server is not listening yet (connection refused).
-		echo "$out" | grep -q "REJECTED\|RDMA_CM_EVENT_CONNECT_ERROR\|ECONNREFUSED" || break
-		sleep 2
-	done
+	rping_client -a "$RNIC_PEER" -C 200 -S 1024 -v -V
+	out=$RPING_OUT rc=$RPING_RC
 fi
 echo "$out" | tail -5
 # rping exits 0 even when its connection dies: judge by what it printed.

@@ -56,8 +56,8 @@ pin_peer_neigh() {
 # server listens (and exits 0 when its connection dies), so each attempt is
 # bounded and retried while the server was not there yet. Sets RPING_OUT/RPING_RC.
 rping_client() {
-	local i
-	for i in $(seq 1 8); do
+	local end=$((SECONDS + 180))
+	while [ $SECONDS -lt $end ]; do
 		RPING_OUT=$(timeout 60 rping -c "$@" 2>&1)
 		RPING_RC=$?
 		echo "$RPING_OUT" | grep -q "ping data" && return 0
@@ -67,15 +67,16 @@ rping_client() {
 	done
 }
 
-# retry N CMD...: the client side retries while the server is not yet listening.
+# retry SECONDS CMD...: the client side retries while the server is not yet
+# listening; under TCG on a loaded host the server can be tens of seconds late.
 retry() {
-	local n=$1 i
+	local end=$((SECONDS + $1))
 	shift
-	for i in $(seq 1 "$n"); do
+	while :; do
 		"$@" && return 0
+		[ $SECONDS -lt $end ] || return 1
 		sleep 2
 	done
-	return 1
 }
 
 # Use the staged rdma-core (56.1, with our provider) rather than the host's.

@@ -23,28 +23,30 @@ rdma link add "$DEV" type "$RNIC_SOFT" netdev "$NETDEV" || fail "rdma link add $
 rdma link show
 use_staged_rdma_core
 wait_peer
+pin_peer_neigh
 ibv_devinfo -d "$DEV" | grep -E "hca_id|transport|state" || fail "ibv_devinfo $DEV"
 
 SZ=65536
 N=${RNIC_PERF_ITERS:-300}
 if [ "$RNIC_ROLE" = server ]; then
-	timeout 120 rping -s -a "$RNIC_IP" -C 100 -V || fail "rping server"
+	timeout 300 rping -s -a "$RNIC_IP" -C 100 -V || fail "rping server"
 	for t in write read; do
-		timeout 120 "ib_${t}_bw" -R -d "$DEV" -s $SZ -n "$N" --report_gbits ||
+		timeout 300 "ib_${t}_bw" -R -d "$DEV" -s $SZ -n "$N" --report_gbits ||
 			fail "ib_${t}_bw server"
 	done
-	timeout 120 ib_send_lat -R -d "$DEV" -s 8 -n 300 || fail "ib_send_lat server"
+	timeout 300 ib_send_lat -R -d "$DEV" -s 8 -n 300 || fail "ib_send_lat server"
 	exit 0
 fi
 
 sleep 1
-out=$(retry 10 timeout 120 rping -c -a "$RNIC_PEER" -C 100 -v -V) || fail "rping client"
-pings=$(echo "$out" | grep -c "ping data")
+rping_client -a "$RNIC_PEER" -C 100 -v -V
+echo "$RPING_OUT" | tail -3
+pings=$(echo "$RPING_OUT" | grep -c "ping data")
 result rping-$RNIC_SOFT pings=$pings
 [ "$pings" = 100 ] || fail "rping: $pings of 100 pings verified"
 for t in write read; do
 	sleep 2
-	out=$(retry 10 timeout 120 "ib_${t}_bw" -R -d "$DEV" -s $SZ -n "$N" --report_gbits "$RNIC_PEER") ||
+	out=$(retry 180 timeout 120 "ib_${t}_bw" -R -d "$DEV" -s $SZ -n "$N" --report_gbits "$RNIC_PEER") ||
 		fail "ib_${t}_bw client"
 	echo "$out"
 	# #bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] MsgRate[Mpps]
@@ -54,7 +56,7 @@ for t in write read; do
 		gbps_avg="$(echo "$line" | awk '{print $4}')" gbps_peak="$(echo "$line" | awk '{print $3}')"
 done
 sleep 2
-out=$(retry 10 timeout 120 ib_send_lat -R -d "$DEV" -s 8 -n 300 "$RNIC_PEER") || fail "ib_send_lat client"
+out=$(retry 180 timeout 120 ib_send_lat -R -d "$DEV" -s 8 -n 300 "$RNIC_PEER") || fail "ib_send_lat client"
 echo "$out"
 # #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
 line=$(echo "$out" | awk '$1==8 && NF>=7 {print; exit}')
