@@ -39,7 +39,7 @@ PACKAGES=(
 	libglib2.0-dev libfdt-dev libpixman-1-dev zlib1g-dev libslirp-dev
 	libcap-ng-dev libattr1-dev libnl-3-dev libnl-route-3-dev libudev-dev
 	libelf-dev libssl-dev libisal-dev
-	busybox-static iproute2 iputils-ping netcat-openbsd iperf3 procps
+	busybox-static iproute2 iputils-ping netcat-openbsd iperf3 procps ethtool
 	rdma-core ibverbs-utils rdmacm-utils perftest qperf
 	seabios qemu-system-data ipxe-qemu
 	tshark clang llvm libclang-rt-14-dev
