@@ -290,6 +290,11 @@ int rnic_tcp_close(struct rnic_tcp_conn *c, uint64_t now_ns)
         tcp_conn_drop(c, RNIC_TCP_OK);
         break;
     case RNIC_TCP_SYN_RCVD:
+        /* RFC 9293: queue the FIN until ESTABLISHED (simultaneous open only:
+         * passive children are not visible before accept) */
+        c->fin_queued = true;
+        c->fin_seq = c->sb_seq + c->sb_len;
+        break;
     case RNIC_TCP_ESTABLISHED:
     case RNIC_TCP_CLOSE_WAIT:
         c->fin_queued = true;

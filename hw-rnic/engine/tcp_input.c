@@ -102,6 +102,9 @@ static bool established(struct rnic_tcp_conn *c)
         c->rto = 3000 * NS_PER_MS;
     }
     c->nrexmit = 0;
+    if (c->fin_queued) {
+        tcp_conn_set_state(c, RNIC_TCP_FIN_WAIT_1);     /* close() came in SYN_RCVD */
+    }
     tcp_conn_update_emss(c);
     tcp_cc_init(c);
     keep_arm(c);
@@ -340,8 +343,7 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
         }
         return;
     }
-    trim(c, s);
-
+    /* RST is judged on the segment's own SEQ, before any trimming (RFC 5961 §3.2) */
     if (s->flags & TH_RST) {
         if (s->seq != c->rcv_nxt) {
             challenge_ack(c);           /* RFC 5961 §3.2 */
@@ -353,6 +355,7 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
         tcp_conn_drop(c, RNIC_TCP_ECONNRESET);
         return;
     }
+    trim(c, s);
     if (s->flags & TH_SYN) {
         challenge_ack(c);               /* RFC 5961 §4.2 */
         return;

@@ -287,7 +287,9 @@ void tcp_output(struct rnic_tcp_conn *c)
                 len = usable;
                 fin = false;
             } else {
-                if (c->snd_max == c->snd_una && c->snd_wnd < len && !c->tm[T_PERSIST]) {
+                /* window-limited with nothing in flight: only the persist timer
+                 * (zero-window probe) can learn that the window opened */
+                if (c->snd_max == c->snd_una && !c->tm[T_PERSIST]) {
                     c->persist_backoff = 0;
                     tcp_timer_set(c, T_PERSIST, c->t->now + c->rto);
                 }

@@ -968,6 +968,23 @@ static void test_active_and_simultaneous_open(void)
     o = tso();
     inject(5000, 4000, TH_ACK, 9001, iss + 1, 65535, &o, NULL, 0);
     CHECK(H.connected == 1 && state() == RNIC_TCP_ESTABLISHED);
+    /* close() in SYN_RCVD is held until ESTABLISHED, then the FIN goes out */
+    h_init();
+    H.conn = rnic_tcp_connect(H.t, &pa, 5000, 4001, MAC_P, &H, H.now);
+    parse(0, &s);
+    iss = s.seq;
+    inject(5000, 4001, TH_SYN, 9000, 0, 65535, &SYNO, NULL, 0);
+    CHECK(state() == RNIC_TCP_SYN_RCVD);
+    CHECK(rnic_tcp_close(H.conn, H.now) == 0 && state() == RNIC_TCP_SYN_RCVD && H.nout == 2);
+    o = tso();
+    inject(5000, 4001, TH_ACK, 9001, iss + 1, 65535, &o, NULL, 0);
+    CHECK(state() == RNIC_TCP_FIN_WAIT_1 && parse(H.nout - 1, &s) && (s.flags & TH_FIN) &&
+          s.seq == iss + 1);
+    h_init();
+    H.conn = rnic_tcp_connect(H.t, &pa, 5000, 4000, MAC_P, &H, H.now);
+    parse(0, &s);
+    iss = s.seq;
+    inject(5000, 4000, TH_SYN | TH_ACK, 9000, iss + 1, 65535, &SYNO, NULL, 0);
     /* abort sends RST and frees without an event */
     H.nout = 0;
     rnic_tcp_abort(H.conn, H.now);
