@@ -142,6 +142,7 @@ void tcp_enter(struct rnic_tcp *t, uint64_t now)
 {
     if (now > t->now) {
         t->now = now;
+        t->now_ms = (uint32_t)(now / NS_PER_MS);
     }
     t->depth++;
 }

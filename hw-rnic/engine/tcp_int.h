@@ -125,6 +125,7 @@ struct rnic_tcp {
     struct rnic_tcp_conn **heap;
     uint32_t heap_n;
     uint64_t now, reported_deadline;
+    uint32_t now_ms;                    /* now / 1 ms, for timestamps (no division per segment) */
     int depth;                          /* >0 while inside an API call: defer frees */
     struct rnic_tcp_conn *dead;
     uint8_t *scratch;

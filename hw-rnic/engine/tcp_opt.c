@@ -78,7 +78,7 @@ bool tcp_parse_options(struct tcp_seg *s, const uint8_t *o, size_t len)
 
 uint32_t tcp_ts_now(const struct rnic_tcp_conn *c)
 {
-    return (uint32_t)(c->t->now / NS_PER_MS) + c->ts_offset;
+    return c->t->now_ms + c->ts_offset;
 }
 
 static uint8_t *put_ts(struct rnic_tcp_conn *c, uint8_t *p, bool with_nops)
