@@ -546,8 +546,22 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
         rnic_tcp_get_tuple(a->c, NULL, &a->lport, NULL, NULL);
     }
     const uint64_t limit = 600 * SEC;
-    uint64_t steps = 0;
+    const uint64_t stall_limit = 200 * SEC;    /* no byte delivered anywhere for this long */
+    uint64_t steps = 0, last_progress = s->now, last_total = 0;
     for (;;) {
+        uint64_t total = 0;
+        for (int i = 0; i < s->nconn; i++) {
+            total += s->side[i][0].rcvd + s->side[i][1].rcvd + s->side[i][0].closed +
+                     s->side[i][1].closed + s->side[i][0].connected + s->side[i][1].connected;
+        }
+        if (total != last_total) {
+            last_total = total;
+            last_progress = s->now;
+        } else if (s->now - last_progress > stall_limit) {
+            failf(s, "%s: no progress for %" PRIu64 " s simulated (since %" PRIu64 " s)", "progress",
+                  stall_limit / SEC, last_progress / SEC);
+            break;
+        }
         bool all_done = true;
         for (int i = 0; i < s->nconn; i++) {
             for (int e = 0; e < 2; e++) {
