@@ -3,7 +3,8 @@
  * libFuzzer harness over the offload TCP's input path (and the API calls
  * that shape its state). The input is a little program of ops:
  *
- *   00xxxxxx  segment: tuple, flags, fixups, window, seq, ack, options, payload.
+ *   00xxxxxx  segment: flags, fixups, window, seq, ack, option length (in
+ *             words), options, payload length, [dport if fixup bit 3], payload.
  *             Eth/IP headers come from a template; fixups can take seq/ack from
  *             what the engine last sent on that tuple so the fuzzer gets past the
  *             handshake; the checksum is right unless the fixup says otherwise.
@@ -24,6 +25,7 @@
 
 struct tup {
     uint16_t rport;             /* the fuzzer's port */
+    uint16_t lport;             /* engine port: LPORT, or the active open's port */
     uint32_t eng_nxt;           /* engine's seq + seglen on its last frame */
     uint32_t eng_ack;           /* engine's last ack field */
     struct rnic_tcp_conn *c;
@@ -135,6 +137,10 @@ static void op_segment(struct fz *f, uint8_t op)
     uint16_t win = rd16(f);
     uint32_t seq = rd32(f), ack = rd32(f);
     size_t olen = (rd8(f) % 11) * 4;
+    uint8_t opt[40];
+    for (size_t i = 0; i < olen; i++) {
+        opt[i] = rd8(f);
+    }
     size_t plen = rd16(f) % 1200;
     if (fix & 1) {
         seq = t->eng_ack + (uint32_t)(int8_t)(fix & 0xf0);
@@ -142,7 +148,7 @@ static void op_segment(struct fz *f, uint8_t op)
     if (fix & 2) {
         ack = t->eng_nxt;
     }
-    uint16_t dport = (fix & 8) ? (uint16_t)(rd8(f) | 0x100) : LPORT;
+    uint16_t dport = (fix & 8) ? (uint16_t)(rd8(f) | 0x100) : t->lport;
     size_t l4 = 20 + olen + plen;
     rnic_ip4_build(frame, f->mac, f->rmac, f->rip.u.v4, f->ip.u.v4, RNIC_IPPROTO_TCP,
                    (uint16_t)l4, 1);
@@ -156,9 +162,7 @@ static void op_segment(struct fz *f, uint8_t op)
     rnic_put16(th + 14, win);
     rnic_put16(th + 16, 0);
     rnic_put16(th + 18, 0);
-    for (size_t i = 0; i < olen; i++) {
-        th[20 + i] = rd8(f);
-    }
+    memcpy(th + 20, opt, olen);
     for (size_t i = 0; i < plen; i++) {
         th[20 + olen + i] = f->p < f->end ? rd8(f) : (uint8_t)i;
     }
@@ -189,8 +193,11 @@ static void op_app(struct fz *f, uint8_t op)
     switch (op & 7) {
     case 0:
         if (!t->c) {
-            t->c = rnic_tcp_connect(f->eng, &f->rip, t->rport, (uint16_t)(2000 + (t - f->tup)),
-                                    f->rmac, t, f->now);
+            t->lport = (uint16_t)(2000 + (t - f->tup));
+            t->c = rnic_tcp_connect(f->eng, &f->rip, t->rport, t->lport, f->rmac, t, f->now);
+            if (!t->c) {
+                t->lport = LPORT;
+            }
         }
         break;
     case 1:
@@ -248,6 +255,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rnic_ipaddr_v4(&f->rip, 10, 0, 0, 2);
     for (int i = 0; i < NTUP; i++) {
         f->tup[i].rport = (uint16_t)(1000 + i);
+        f->tup[i].lport = LPORT;
     }
     struct rnic_tcp_config cfg;
     rnic_tcp_config_default(&cfg);
