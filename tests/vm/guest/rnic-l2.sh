@@ -4,7 +4,8 @@
 # the interface comes up with the rnic driver, MTU changes on a running port,
 # ping with full-size unfragmented packets, 256 MiB over TCP checked byte-exact
 # with sha256 (both sides print their sum, the server compares), iperf3
-# throughput, then rmmod/insmod/rmmod with dmesg free of BUG/WARNING/Oops/leak.
+# throughput, ethtool info/link/device counters, then rmmod (interface up),
+# insmod, rmmod with dmesg free of BUG/WARNING/Oops/leak.
 # With --nic virtio the same transfer and iperf3 run give the virtio-net baseline.
 . "$RNIC_LAB_DIR/guest/lib.sh"
 set -o pipefail
@@ -75,15 +76,17 @@ fi
 
 if [ "$RNIC_NIC" = rnic ]; then
 	ip -s link show "$NETDEV"
-	# ethtool is not among the host packages the guests see; use it if it is.
-	if command -v ethtool >/dev/null; then
-		ethtool -i "$NETDEV"
-		txf=$(ethtool -S "$NETDEV" | awk '$1 == "port_tx_frames:" {print $2}')
-		[ "${txf:-0}" -gt 1000 ] || fail "device counts ${txf:-no} TX frames"
-		result "ethtool-$TAG" port_tx_frames="$txf"
-	fi
-	# Traffic stopped: the driver unloads, loads again and unloads clean.
-	ip link set "$NETDEV" down
+	ethtool -i "$NETDEV" | grep -q '^driver: rnic$' || fail "ethtool -i: not rnic"
+	ethtool "$NETDEV" | grep -q 'Link detected: yes' || fail "ethtool: no link"
+	ethtool -S "$NETDEV" >/tmp/stats || fail "ethtool -S"
+	cat /tmp/stats
+	# The device's own counters (QUERY_STATS) saw this test's traffic.
+	txf=$(awk '$1 == "port_tx_frames:" {print $2}' /tmp/stats)
+	rxf=$(awk '$1 == "port_rx_frames:" {print $2}' /tmp/stats)
+	[ "${txf:-0}" -gt 1000 ] && [ "${rxf:-0}" -gt 1000 ] ||
+		fail "device counts ${txf:-no} TX and ${rxf:-no} RX frames"
+	result "ethtool-$TAG" port_tx_frames="$txf" port_rx_frames="$rxf"
+	# Traffic stopped, interface still up: unload, load again, unload.
 	rmmod rnic || fail "rmmod after traffic"
 	insmod "$KO" || fail "insmod again"
 	lab_netdev >/dev/null || fail "no interface after reload"
