@@ -321,6 +321,7 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
     /* Our SYN-ACK was lost and the peer repeats its SYN: repeat the SYN-ACK. */
     if (c->state == RNIC_TCP_SYN_RCVD && (s->flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN &&
         s->seq == c->irs) {
+        memcpy(c->rmac, s->ip->src_mac, RNIC_ETH_ALEN);    /* next hop may have changed */
         tcp_send_syn(c);
         return;
     }

@@ -247,8 +247,10 @@ static void link_send(struct sim *s, int from, const uint8_t *frame, size_t len)
         e.len = len;
         e.frame = malloc(len);
         memcpy(e.frame, frame, len);
-        if (rng_unit(&s->rng) < L->corrupt) {
-            e.frame[rng_next(&s->rng) % len] ^= (uint8_t)(1 + rng_next(&s->rng) % 255);
+        /* Corrupt past the Ethernet header: a damaged L2 header fails the FCS
+         * on a real link; what gets through must be caught by IP/TCP checksums. */
+        if (rng_unit(&s->rng) < L->corrupt && len > 14) {
+            e.frame[14 + rng_next(&s->rng) % (len - 14)] ^= (uint8_t)(1 + rng_next(&s->rng) % 255);
         }
         heap_push(s, e);
     }
@@ -458,7 +460,7 @@ static void setup(struct sim *s)
         cfg.keep_idle_ms = 5000;
         cfg.keep_intvl_ms = 1000;
         cfg.keep_probes = 8;
-        cfg.msl_ms = 1000;
+        cfg.msl_ms = 10000;             /* TIME_WAIT must outlast the peer's FIN retries */
         cfg.rto_min_ms = 200;
         cfg.data_retries = 30;
         cfg.syn_retries = 12;
@@ -626,7 +628,7 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
     }
     /* Let TIME_WAIT expire: both engines must end with no connection state. */
     if (!s->fail) {
-        uint64_t end = s->now + 10 * SEC;
+        uint64_t end = s->now + 30 * SEC;
         while (s->now < end) {
             uint64_t d = rnic_tcp_next_deadline(s->eng[0]);
             uint64_t d1 = rnic_tcp_next_deadline(s->eng[1]);
