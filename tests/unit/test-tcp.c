@@ -625,6 +625,32 @@ static void test_orderly_close(void)
     CHECK(rnic_tcp_get_stats(H.t)->conns_now == 0);
 }
 
+/* Peer sequence numbers that wrap through zero, in order and out of order. */
+static void test_seq_wrap(void)
+{
+    h_init();
+    rnic_tcp_listen(H.t, 80, 16, NULL);
+    const uint32_t pisn = 0xffffff00u;
+    inject(5000, 80, TH_SYN, pisn, 0, 65535, &SYNO, NULL, 0);
+    struct seg s;
+    CHECK(parse(0, &s) && s.ack == pisn + 1);
+    E_SEQ = s.seq + 1;
+    struct opts o = tso();
+    inject(5000, 80, TH_ACK, pisn + 1, E_SEQ, 2048, &o, NULL, 0);
+    CHECK(H.accepted == 1);
+    static uint8_t d[1200];
+    for (int i = 0; i < 1200; i++) {
+        d[i] = (uint8_t)(i * 13 + 1);
+    }
+    uint32_t p = pisn + 1;          /* 255 bytes before the wrap */
+    o = tso();
+    inject(5000, 80, TH_ACK, p + 600, E_SEQ, 2048, &o, d + 600, 600);     /* after the wrap, OOO */
+    o = tso();
+    inject(5000, 80, TH_ACK, p, E_SEQ, 2048, &o, d, 600);                 /* crosses zero */
+    CHECK(H.rxlen == 1200 && !memcmp(H.rx, d, 1200));
+    CHECK(parse(H.nout - 1, &s) && s.ack == p + 1200 && s.ack < 0x1000);
+}
+
 static void test_rfc5961(void)
 {
     h_init();
@@ -1001,6 +1027,7 @@ int main(void)
     test_rst_every_state();
     test_orderly_close();
     test_rfc5961();
+    test_seq_wrap();
     test_paws();
     test_no_listener_and_backlog();
     test_rto_backoff();
