@@ -9,10 +9,15 @@
 struct rnic_tcp_conn *tcp_lookup(struct rnic_tcp *t, const struct rnic_ipaddr *raddr,
                                  uint16_t lport, uint16_t rport)
 {
+    struct rnic_tcp_conn *c = t->last;
+    if (c && c->lport == lport && c->rport == rport && rnic_ipaddr_eq(&c->raddr, raddr)) {
+        return c;
+    }
     uint32_t h = tcp_tuple_hash(t, raddr, lport, rport);
-    for (struct rnic_tcp_conn *c = t->hash[h & t->hmask]; c; c = c->hnext) {
+    for (c = t->hash[h & t->hmask]; c; c = c->hnext) {
         if (c->hash == h && c->lport == lport && c->rport == rport &&
             rnic_ipaddr_eq(&c->raddr, raddr)) {
+            t->last = c;
             return c;
         }
     }
@@ -31,6 +36,9 @@ void tcp_hash_insert(struct rnic_tcp_conn *c)
 
 void tcp_hash_remove(struct rnic_tcp_conn *c)
 {
+    if (c->t->last == c) {
+        c->t->last = NULL;
+    }
     if (!c->in_hash) {
         return;
     }

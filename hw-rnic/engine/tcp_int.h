@@ -120,6 +120,7 @@ struct rnic_tcp {
     void *opaque;
     struct rnic_tcp_conn *pool, *free;
     struct rnic_tcp_conn **hash;
+    struct rnic_tcp_conn *last;         /* last demuxed connection: bulk flows skip the hash */
     uint32_t hmask;
     struct rnic_tcp_listener *lhash[64];
     struct rnic_tcp_conn **heap;
