@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * CRC32c (Castagnoli, CRC-32/ISCSI) for the MPA FPDU CRC (RFC 5044 §4.4),
+ * computed by ISA-L's crc32_iscsi (SIMD/PCLMUL dispatched at run time).
+ *
+ * Values are the conventional finished CRC (init ~0, reflected, xorout ~0):
+ * rnic_crc32c(0, "123456789", 9) == 0xe3069283. The running value chains
+ * like zlib's crc32(): crc = rnic_crc32c(rnic_crc32c(0, a, n), b, m) is the
+ * CRC of a||b. On the wire MPA stores it least significant byte first.
+ */
+#ifndef RNIC_CRC32C_H
+#define RNIC_CRC32C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+uint32_t rnic_crc32c(uint32_t crc, const void *data, size_t len);
+
+static inline void rnic_crc32c_put(uint8_t *p, uint32_t crc)
+{
+    p[0] = (uint8_t)crc;
+    p[1] = (uint8_t)(crc >> 8);
+    p[2] = (uint8_t)(crc >> 16);
+    p[3] = (uint8_t)(crc >> 24);
+}
+
+static inline uint32_t rnic_crc32c_get(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+#endif

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * DDP: Direct Data Placement over MPA (RFC 5041) segment headers. A DDP
+ * segment is the ULPDU of one MPA FPDU:
+ *
+ *   tagged (14 octets):   ctrl | RsvdULP[0:7] | STag(32) | TO(64)
+ *   untagged (18 octets): ctrl | RsvdULP[0:39] | QN(32) | MSN(32) | MO(32)
+ *   ctrl = T(0x80) L(0x40) Rsvd(0x3c) DV(0x03, = 1)
+ *
+ * RsvdULP belongs to the ULP (RDMAP): octet 1 is the RDMAP control byte,
+ * untagged octets 2-5 carry the Invalidate STag of Send with Invalidate.
+ * Pure codecs, all lengths checked; big-endian on the wire.
+ */
+#ifndef RNIC_DDP_H
+#define RNIC_DDP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "iwarp_term.h"
+
+#define RNIC_DDP_TAGGED_HLEN    14
+#define RNIC_DDP_UNTAGGED_HLEN  18
+#define RNIC_DDP_F_TAGGED       0x80
+#define RNIC_DDP_F_LAST         0x40
+#define RNIC_DDP_RSVD_MASK      0x3c    /* 0 on TX, ignored on RX */
+#define RNIC_DDP_DV_MASK        0x03
+#define RNIC_DDP_VERSION        1
+
+struct rnic_ddp_hdr {
+    bool tagged, last;
+    uint8_t dv;                 /* DDP version: RNIC_DDP_VERSION */
+    uint8_t ulp_ctrl;           /* RsvdULP[0:7] (the RDMAP control byte) */
+    uint32_t ulp_word;          /* untagged RsvdULP[8:39] (Invalidate STag or 0) */
+    uint32_t stag;              /* tagged */
+    uint64_t to;
+    uint32_t qn, msn, mo;       /* untagged */
+};
+
+static inline size_t rnic_ddp_hlen(bool tagged)
+{
+    return tagged ? RNIC_DDP_TAGGED_HLEN : RNIC_DDP_UNTAGGED_HLEN;
+}
+
+/* Write the header; returns its length, or 0 if cap is too small. */
+size_t rnic_ddp_encode(const struct rnic_ddp_hdr *h, uint8_t *buf, size_t cap);
+/*
+ * Read and validate the header at the start of a DDP segment of len octets.
+ * Returns the header length, or 0 with *cause set: segment shorter than its
+ * header (DDP local catastrophic) or DV != 1 (tagged 0x04 / untagged 0x06
+ * "Invalid DDP version", RFC 5041 §7.2).
+ */
+size_t rnic_ddp_decode(const uint8_t *buf, size_t len, struct rnic_ddp_hdr *h,
+                       struct rnic_term_cause *cause);
+
+/* Tagged placement: true if TO + len passes 2^64 (DDP tagged 0x03 "TO wrap"). */
+static inline bool rnic_ddp_to_wraps(uint64_t to, uint64_t len)
+{
+    return len && to + len - 1 < to;
+}
+
+static inline uint64_t rnic_get64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) {
+        v = v << 8 | p[i];
+    }
+    return v;
+}
+
+static inline void rnic_put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--) {
+        p[i] = (uint8_t)v;
+        v >>= 8;
+    }
+}
+
+#endif

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * MPA: Marker PDU Aligned framing for TCP (RFC 5044), with the enhanced
+ * connection establishment of RFC 6581 (MPA revision 2: IRD/ORD, peer-to-peer
+ * Ready-To-Receive). Pure codecs and small state machines over byte buffers:
+ * no allocation, no global state, every length checked against its buffer.
+ *
+ *  - MPA Request/Reply frames: encode, decode, an incremental receiver;
+ *  - negotiation: CRC (on if either side asks), markers (per direction: the M
+ *    bit asks the *peer* to mark what it sends), IRD/ORD and the RTR choice;
+ *  - FPDUs: build (length, markers, pad, CRC32c) and a streaming parser that
+ *    takes the in-order TCP byte stream in arbitrary chunks.
+ *
+ * Markers (RFC 5044 §4.3): with stream offset 0 = the first octet of the
+ * first FPDU sent in that direction in Full Operation, a 4-octet marker
+ * occupies offsets [512k, 512k+4) for every k >= 0 (so one precedes the first
+ * FPDU). Markers are not counted in ULPDU_Length, pad is computed without
+ * them, and the CRC covers every octet of the FPDU before the CRC field,
+ * markers included. A marker that falls where an FPDU begins belongs to that
+ * FPDU and has FPDUPTR 0; any other marker has FPDUPTR = its offset minus the
+ * offset of the ULPDU_Length field of the FPDU it sits in.
+ */
+#ifndef RNIC_MPA_H
+#define RNIC_MPA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "iwarp_term.h"
+
+#define RNIC_MPA_KEY_LEN        16
+#define RNIC_MPA_RR_HLEN        20      /* key + flags + rev + PD_Length */
+#define RNIC_MPA_PD_MAX         512     /* RFC 5044 limit on PD_Length */
+#define RNIC_MPA_PD_INTEROP_MAX 256     /* what siw and cxgb4 accept (incl. the v2 block) */
+#define RNIC_MPA_V2_LEN         4       /* RFC 6581 IRD/ORD block at the start of the PD */
+#define RNIC_MPA_RR_MAX         (RNIC_MPA_RR_HLEN + RNIC_MPA_PD_MAX)
+
+extern const uint8_t rnic_mpa_key_req[RNIC_MPA_KEY_LEN];   /* "MPA ID Req Frame" */
+extern const uint8_t rnic_mpa_key_rep[RNIC_MPA_KEY_LEN];   /* "MPA ID Rep Frame" */
+
+/* Byte 16 of a Request/Reply */
+#define RNIC_MPA_FLAG_M         0x80    /* markers wanted by the sender of this frame */
+#define RNIC_MPA_FLAG_C         0x40    /* CRC */
+#define RNIC_MPA_FLAG_R         0x20    /* rejected (Reply only) */
+#define RNIC_MPA_FLAG_E         0x10    /* RFC 6581 enhanced: PD starts with IRD/ORD */
+#define RNIC_MPA_FLAG_RES       0x0f
+
+/* RFC 6581 IRD word and ORD word (big-endian u16 each) */
+#define RNIC_MPA_V2_IRD_P       0x8000  /* peer-to-peer */
+#define RNIC_MPA_V2_IRD_SEND    0x4000  /* zero-length Send (FPDU) RTR */
+#define RNIC_MPA_V2_ORD_WRITE   0x8000  /* zero-length RDMA Write RTR */
+#define RNIC_MPA_V2_ORD_READ    0x4000  /* zero-length RDMA Read Request RTR */
+#define RNIC_MPA_V2_MASK        0x3fff  /* the IRD or ORD value */
+
+/* RTR types, as a bit set (offered) or a single bit (chosen) */
+enum {
+    RNIC_MPA_RTR_NONE = 0,
+    RNIC_MPA_RTR_SEND = 1,
+    RNIC_MPA_RTR_WRITE = 2,
+    RNIC_MPA_RTR_READ = 4,
+};
+
+enum rnic_mpa_err {
+    RNIC_MPA_OK = 0,
+    RNIC_MPA_E_KEY = 1,         /* neither key, or not the one expected */
+    RNIC_MPA_E_REV = 2,         /* Rev not 1 or 2 */
+    RNIC_MPA_E_PD_LEN = 3,      /* PD_Length > 512 (or a v2 frame too short for its block) */
+    RNIC_MPA_E_IRD_ORD = 4,     /* IRD/ORD above 0x3fff, or RTR bits without P (encode) */
+    RNIC_MPA_E_SPACE = 5,       /* output buffer too small */
+};
+
+/* A Request or Reply, decoded. pd points into the decoded buffer. */
+struct rnic_mpa_rr {
+    bool reply;
+    bool markers, crc, reject;
+    bool enhanced;              /* E with Rev 2: the IRD/ORD block is present */
+    uint8_t rev;
+    uint8_t res;                /* reserved flag bits as received (sent as 0) */
+    /* RFC 6581 block, meaningful when enhanced */
+    bool p2p;
+    uint8_t rtr;                /* RNIC_MPA_RTR_* offered (Request) or chosen (Reply) */
+    uint16_t ird, ord;
+    /* ULP private data after the v2 block */
+    const uint8_t *pd;
+    uint16_t pd_len;
+};
+
+/* Encode; returns the frame length (20 + PD_Length) or -enum rnic_mpa_err. */
+int rnic_mpa_rr_encode(const struct rnic_mpa_rr *rr, uint8_t *buf, size_t cap);
+/*
+ * Decode one frame from the start of buf: returns its length when complete,
+ * 0 if more bytes are needed, -enum rnic_mpa_err if it is invalid (checked as
+ * early as the bytes allow: key and PD_Length from the 20-byte header).
+ * Reserved bits and, in a Request, R are ignored (RFC 5044 §7.1); E with
+ * Rev 1 is a reserved bit too.
+ */
+int rnic_mpa_rr_decode(const uint8_t *buf, size_t len, struct rnic_mpa_rr *rr);
+
+/* Incremental receive of a Request (or Reply) off the TCP stream. */
+struct rnic_mpa_rr_rx {
+    bool want_reply;
+    uint16_t have;
+    uint8_t buf[RNIC_MPA_RR_MAX];
+};
+void rnic_mpa_rr_rx_init(struct rnic_mpa_rr_rx *s, bool want_reply);
+/*
+ * Takes bytes up to the end of the frame; *consumed says how many (the rest
+ * is Full Operation data). Returns 1 when the frame is complete (rr->pd
+ * points into s), 0 if more is needed, -enum rnic_mpa_err on a bad frame.
+ */
+int rnic_mpa_rr_rx_feed(struct rnic_mpa_rr_rx *s, const uint8_t *data, size_t len,
+                        size_t *consumed, struct rnic_mpa_rr *rr);
+
+/* ---- negotiation ---- */
+
+/* What this end wants. */
+struct rnic_mpa_local {
+    uint8_t rev;                /* 1 or 2 (2: send E and the IRD/ORD block) */
+    bool crc;
+    bool markers;               /* we want to receive markers */
+    bool p2p;                   /* use an RTR (RFC 6581) */
+    uint8_t rtr_caps;           /* RTR types we can send (initiator) / accept (responder) */
+    uint16_t ird, ord;
+};
+
+/* The outcome, from one end's point of view. */
+struct rnic_mpa_neg {
+    uint8_t rev;
+    bool crc;                   /* both directions */
+    bool markers_tx;            /* we insert markers */
+    bool markers_rx;            /* the peer inserts markers */
+    bool ird_ord_known;         /* Rev 2 + E: IRD/ORD below are negotiated */
+    uint16_t ird;               /* Read Requests we accept in flight */
+    uint16_t ord;               /* Read Requests we may have in flight */
+    uint8_t rtr;                /* the one RTR used, or NONE */
+};
+
+/* Initiator: the Request for local (pd not set). */
+void rnic_mpa_make_request(const struct rnic_mpa_local *loc, struct rnic_mpa_rr *req);
+/*
+ * Responder: the Reply to req (pd not set). Echoes the revision the Request
+ * used (capped by loc->rev), C if either side wants it, ORD clipped to the
+ * initiator's IRD, and for P2P the one RTR chosen from what was offered
+ * (Read, else Write, else Send). Returns 0, or an MPA error code
+ * (RNIC_MPA_EC_NO_MATCHING_RTR) meaning: reject.
+ */
+int rnic_mpa_make_reply(const struct rnic_mpa_rr *req, const struct rnic_mpa_local *loc,
+                        struct rnic_mpa_rr *rep);
+/* Responder: the negotiated parameters after sending rep for req. */
+void rnic_mpa_responder_neg(const struct rnic_mpa_rr *req, const struct rnic_mpa_rr *rep,
+                            struct rnic_mpa_neg *neg);
+/*
+ * Initiator: check the Reply against our Request. Returns 0 (neg filled),
+ * -1 if the responder rejected (R=1), or the MPA error code to Terminate
+ * with: RNIC_MPA_EC_INVALID_REQ_REP (revision mismatch), _INSUFFICIENT_IRD
+ * (responder ORD above our IRD), _NO_MATCHING_RTR (none or several chosen, or
+ * one we did not offer).
+ */
+int rnic_mpa_check_reply(const struct rnic_mpa_rr *req, const struct rnic_mpa_rr *rep,
+                         struct rnic_mpa_neg *neg);
+
+/* ---- FPDU ---- */
+
+#define RNIC_MPA_MARKER_INTERVAL 512
+#define RNIC_MPA_MARKER_LEN     4
+#define RNIC_MPA_CRC_LEN        4
+#define RNIC_MPA_ULPDU_MAX      65535
+
+static inline uint32_t rnic_mpa_pad(uint32_t ulpdu_len)
+{
+    return (4 - ((ulpdu_len + 2) & 3)) & 3;
+}
+
+/* FPDU length without markers: ULPDU_Length + ULPDU + pad + CRC. */
+static inline uint32_t rnic_mpa_fpdu_len(uint32_t ulpdu_len)
+{
+    return 2 + ulpdu_len + rnic_mpa_pad(ulpdu_len) + RNIC_MPA_CRC_LEN;
+}
+
+/*
+ * Largest ULPDU for an EMSS such that an FPDU fits one TCP segment (RFC 5044
+ * §6.1): EMSS - (6 + EMSS mod 4), and with markers
+ * EMSS - (6 + 4 * ceil(EMSS / 512) + EMSS mod 4). 0 if the EMSS is too small.
+ */
+uint32_t rnic_mpa_mulpdu(uint32_t emss, bool markers);
+
+/* Number of markers an FPDU of fpdu_len unmarked octets gets at stream offset pos. */
+uint32_t rnic_mpa_markers_in(uint32_t pos, uint32_t fpdu_len);
+
+/* Sender state, one per connection direction. */
+struct rnic_mpa_tx {
+    bool crc, markers;
+    uint32_t pos;               /* stream offset of the next FPDU (mod 2^32) */
+};
+void rnic_mpa_tx_init(struct rnic_mpa_tx *tx, bool crc, bool markers);
+/* On-wire size of the next FPDU carrying ulpdu_len octets (markers included). */
+uint32_t rnic_mpa_tx_size(const struct rnic_mpa_tx *tx, uint32_t ulpdu_len);
+/*
+ * Build the next FPDU into out: its ULPDU is hdr (hlen) followed by payload
+ * (plen), at most 65535 octets in all. Inserts markers, zero pad and the CRC
+ * (zeros when CRC is off) and advances tx->pos. Returns the octets written,
+ * 0 if out is too small or the ULPDU too long (tx unchanged).
+ */
+uint32_t rnic_mpa_fpdu_build(struct rnic_mpa_tx *tx, uint8_t *out, size_t cap,
+                             const uint8_t *hdr, size_t hlen,
+                             const uint8_t *payload, size_t plen);
+
+/* Streaming receiver, one per connection direction. */
+enum rnic_mpa_rx_event {
+    RNIC_MPA_RX_NONE = 0,       /* all input consumed, FPDU incomplete */
+    RNIC_MPA_RX_FPDU = 1,       /* ev->ulpdu / ev->len: one verified ULPDU */
+    RNIC_MPA_RX_ERROR = 2,      /* ev->code: RNIC_MPA_EC_*; the stream is dead */
+};
+
+struct rnic_mpa_rx_ev {
+    int type;                   /* enum rnic_mpa_rx_event */
+    uint8_t code;               /* MPA error code (LLP layer) for RNIC_MPA_RX_ERROR */
+    uint16_t len;
+    const uint8_t *ulpdu;       /* valid until the next feed call */
+};
+
+struct rnic_mpa_rx {
+    bool crc, markers;
+    uint8_t state;
+    uint8_t err;                /* sticky MPA error code, 0 if none */
+    bool in_fpdu;               /* some octet (maybe a marker) of the FPDU was consumed */
+    uint16_t ulpdu_len;
+    uint32_t got;               /* octets of the current field so far */
+    uint32_t pos;               /* stream offset of the next octet */
+    uint32_t hdr_pos;           /* stream offset of the current ULPDU_Length field */
+    uint32_t crc_run;
+    uint32_t cap;               /* largest ULPDU accepted (size of buf) */
+    uint8_t *buf;
+    uint8_t lenb[2], crcb[4], mk[4];
+    uint64_t fpdus;             /* FPDUs delivered */
+};
+
+/*
+ * buf (cap octets, at most 65535 used) holds a ULPDU that arrives in pieces
+ * or with markers; it belongs to the caller and must outlive rx. An FPDU whose
+ * ULPDU_Length exceeds cap is an error (RNIC_MPA_EC_MARKER_MISMATCH: the
+ * length field is inconsistent with the framing we accept).
+ */
+void rnic_mpa_rx_init(struct rnic_mpa_rx *rx, bool crc, bool markers, uint8_t *buf, uint32_t cap);
+/*
+ * Consume stream octets until one FPDU is complete, the input is exhausted or
+ * an error is found; returns the octets consumed. Call again with the rest.
+ * A CRC failure (when CRC is on), a bad marker or an oversized ULPDU_Length
+ * kills the stream: nothing of that FPDU is delivered and every later call
+ * reports the same error and consumes nothing.
+ */
+size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
+                        struct rnic_mpa_rx_ev *ev);
+
+/* The Terminate cause for an MPA error code. */
+static inline struct rnic_term_cause rnic_mpa_term_cause(uint8_t code)
+{
+    return rnic_term_cause(RNIC_TERM_LAYER_LLP, RNIC_LLP_ETYPE_MPA, code, false, false);
+}
+
+#endif
