@@ -142,9 +142,12 @@ int rnic_admin_exec(struct rnic_dev *rdev, struct rnic_admin_cmd *cmd,
 	might_sleep();
 	if (rnic_dead(rdev))
 		return -EIO;
-	/* One credit per SQ slot; the CQ is as deep, so it never overflows. */
-	if (down_killable(&aq->credits))
-		return -EINTR;
+	/*
+	 * One credit per SQ slot; the CQ is as deep, so it never overflows.
+	 * Not killable: teardown commands must not fail because of a signal,
+	 * and every holder gives its credit back within the timeout.
+	 */
+	down(&aq->credits);
 
 	spin_lock_irq(&aq->lock);
 	if (!aq->live) {

@@ -240,17 +240,22 @@ static void rnic_l2_arm(struct rnic_l2 *l2)
 int rnic_l2_poll(struct napi_struct *napi, int budget)
 {
 	struct rnic_l2 *l2 = container_of(napi, struct rnic_l2, napi);
+	bool posted;
 	int done;
 
 	rnic_tx_clean(l2, budget);
 	done = rnic_rx_poll(l2, budget);
-	if (rnic_rx_refill(l2, GFP_ATOMIC))
-		rnic_ring_db(l2->rdev, RNIC_DB_L2_RX, RNIC_L2_QID, 0, l2->rx_prod);
+	posted = rnic_rx_refill(l2, GFP_ATOMIC);
 	/* With no RX buffer posted no frame, hence no event, can come. */
 	if (l2->rx_prod == l2->rx_cons)
 		return budget;
-	if (done < budget && napi_complete_done(napi, done))
+	if (done < budget && napi_complete_done(napi, done)) {
+		/* The arming RX doorbell also hands over the new buffers. */
 		rnic_l2_arm(l2);
+		return done;
+	}
+	if (posted)
+		rnic_ring_db(l2->rdev, RNIC_DB_L2_RX, RNIC_L2_QID, 0, l2->rx_prod);
 	return done;
 }
 

@@ -91,6 +91,8 @@ if [ "$RNIC_NIC" = rnic ]; then
 	insmod "$KO" || fail "insmod again"
 	lab_netdev >/dev/null || fail "no interface after reload"
 	rmmod rnic || fail "second rmmod"
+	# Every vector was given back.
+	! grep -q rnic /proc/interrupts || fail "rnic interrupts left after rmmod"
 	dmesg_clean "after unload"
 	result "unload-$TAG" ok=1
 fi
