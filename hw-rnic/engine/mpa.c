@@ -388,6 +388,35 @@ uint32_t rnic_mpa_fpdu_build(struct rnic_mpa_tx *tx, uint8_t *out, size_t cap,
     return (uint32_t)w.n;
 }
 
+uint32_t rnic_mpa_fpdu_frame(struct rnic_mpa_tx *tx, const struct rnic_mpa_piece *pieces,
+                             int npieces, uint8_t prefix[2], uint8_t trailer[7])
+{
+    size_t ulen = 0;
+    if (tx->markers || npieces < 0) {
+        return 0;
+    }
+    for (int i = 0; i < npieces; i++) {
+        if (pieces[i].len > RNIC_MPA_ULPDU_MAX - ulen) {
+            return 0;
+        }
+        ulen += pieces[i].len;
+    }
+    uint32_t pad = rnic_mpa_pad((uint32_t)ulen);
+    st16(prefix, (uint16_t)ulen);
+    memset(trailer, 0, pad);
+    uint32_t crc = 0;
+    if (tx->crc) {
+        crc = rnic_crc32c(0, prefix, 2);
+        for (int i = 0; i < npieces; i++) {
+            crc = rnic_crc32c(crc, pieces[i].base, pieces[i].len);
+        }
+        crc = rnic_crc32c(crc, trailer, pad);
+    }
+    rnic_crc32c_put(trailer + pad, crc);
+    tx->pos += rnic_mpa_fpdu_len((uint32_t)ulen);
+    return pad + RNIC_MPA_CRC_LEN;
+}
+
 /* ---- streaming receive ---- */
 
 enum { RX_LEN, RX_ULPDU, RX_PAD, RX_CRC };

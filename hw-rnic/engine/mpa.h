@@ -205,6 +205,20 @@ uint32_t rnic_mpa_fpdu_build(struct rnic_mpa_tx *tx, uint8_t *out, size_t cap,
                              const uint8_t *hdr, size_t hlen,
                              const uint8_t *payload, size_t plen);
 
+/*
+ * Zero-copy framing for a stream without markers: the FPDU is the 2-octet
+ * prefix, then the ULPDU pieces as they are (e.g. headers and guest memory,
+ * handed to rnic_tcp_sendv), then the trailer (pad + CRC, 4 to 7 octets).
+ * Same octets as rnic_mpa_fpdu_build. Returns the trailer length and advances
+ * tx->pos, or 0 if markers are on or the pieces exceed 65535 octets.
+ */
+struct rnic_mpa_piece {
+    const void *base;
+    size_t len;
+};
+uint32_t rnic_mpa_fpdu_frame(struct rnic_mpa_tx *tx, const struct rnic_mpa_piece *pieces,
+                             int npieces, uint8_t prefix[2], uint8_t trailer[7]);
+
 /* Streaming receiver, one per connection direction. */
 enum rnic_mpa_rx_event {
     RNIC_MPA_RX_NONE = 0,       /* all input consumed, FPDU incomplete */

@@ -410,6 +410,46 @@ static void test_fpdu_golden(void)
     }
     CHECK(rnic_mpa_pad(14) == 0 && rnic_mpa_pad(15) == 3 && rnic_mpa_pad(16) == 2 &&
           rnic_mpa_pad(17) == 1);
+    /* F, G, I from the reference notes: zero-length Read Request RTR, zero-length
+     * Read Response, Terminate LLP/MPA/CRC (RFC bit layout) */
+    static const uint8_t f_u[46] = { 0x41, 0x41, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0,
+                                     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+    static const uint8_t g_u[14] = { 0xc1, 0x42 };
+    static const uint8_t i_u[22] = { 0x41, 0x47, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0,
+                                     0x20, 0x02, 0, 0 };
+    rnic_mpa_tx_init(&tx, true, false);
+    CHECK(rnic_mpa_fpdu_build(&tx, out, sizeof(out), f_u, 46, NULL, 0) == 52);
+    CHECK(out[0] == 0 && out[1] == 46 && rnic_crc32c_get(out + 48) == 0xc9e310ba);
+    CHECK(rnic_mpa_fpdu_build(&tx, out, sizeof(out), g_u, 14, NULL, 0) == 20);
+    CHECK(rnic_crc32c_get(out + 16) == 0xcad67569);
+    CHECK(rnic_mpa_fpdu_build(&tx, out, sizeof(out), i_u, 22, NULL, 0) == 28);
+    CHECK(rnic_crc32c_get(out + 24) == 0x8525e47f && ref_crc32c(out, 24) == 0x8525e47f);
+
+    /* zero-copy framing gives the same octets as the builder */
+    int zc_bad = 0;
+    for (int crc = 0; crc < 2; crc++) {
+        for (uint32_t ul = 14; ul <= 60; ul++) {
+            struct rnic_mpa_tx t1, t2;
+            rnic_mpa_tx_init(&t1, crc, false);
+            rnic_mpa_tx_init(&t2, crc, false);
+            uint32_t n = rnic_mpa_fpdu_build(&t1, out, sizeof(out), u, 14, u + 14, ul - 14);
+            struct rnic_mpa_piece pc[3] = { { u, 5 }, { u + 5, 9 }, { u + 14, ul - 14 } };
+            uint8_t pre[2], tr[7];
+            uint32_t tl = rnic_mpa_fpdu_frame(&t2, pc, 3, pre, tr);
+            zc_bad += tl < 4 || tl > 7 || 2 + ul + tl != n || memcmp(out, pre, 2) ||
+                      memcmp(out + 2, u, ul) || memcmp(out + 2 + ul, tr, tl) || t1.pos != t2.pos;
+        }
+    }
+    CHECK(zc_bad == 0);
+    {
+        struct rnic_mpa_tx tm;
+        uint8_t pre[2], tr[7];
+        struct rnic_mpa_piece pc[2] = { { u, 14 }, { u, 65535 - 13 } };
+        rnic_mpa_tx_init(&tm, true, true);
+        CHECK(rnic_mpa_fpdu_frame(&tm, pc, 1, pre, tr) == 0);      /* markers: not zero-copy */
+        rnic_mpa_tx_init(&tm, true, false);
+        CHECK(rnic_mpa_fpdu_frame(&tm, pc, 2, pre, tr) == 0 && tm.pos == 0);
+    }
     /* ULPDU limit */
     static uint8_t big[70000], src[70000];
     rnic_mpa_tx_init(&tx, false, false);
