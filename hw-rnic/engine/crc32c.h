@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * CRC32c (Castagnoli, CRC-32/ISCSI) for the MPA FPDU CRC (RFC 5044 §4.4),
+ * CRC32c (Castagnoli, CRC-32/ISCSI) for the MPA FPDU CRC (RFC 5044),
  * computed by ISA-L's crc32_iscsi (SIMD/PCLMUL dispatched at run time).
  *
  * Values are the conventional finished CRC (init ~0, reflected, xorout ~0):

@@ -48,7 +48,7 @@ size_t rnic_ddp_encode(const struct rnic_ddp_hdr *h, uint8_t *buf, size_t cap);
  * Read and validate the header at the start of a DDP segment of len octets.
  * Returns the header length, or 0 with *cause set: segment shorter than its
  * header (DDP local catastrophic) or DV != 1 (tagged 0x04 / untagged 0x06
- * "Invalid DDP version", RFC 5041 §7.2).
+ * "Invalid DDP version", RFC 5041).
  */
 size_t rnic_ddp_decode(const uint8_t *buf, size_t len, struct rnic_ddp_hdr *h,
                        struct rnic_term_cause *cause);

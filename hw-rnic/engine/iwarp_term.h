@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * iWARP error causes as carried in the RDMAP Terminate message: Layer,
- * Error Type and Error Code (RFC 5040 §4.8 / §7, RFC 5041 §7, RFC 5044 §8,
- * RFC 6581 §9; IANA "RDDP" registry). Shared by the MPA, DDP and RDMAP codecs
+ * Error Type and Error Code (RFC 5040, RFC 5041, RFC 5044, RFC 6581; IANA
+ * "RDDP" registry). Shared by the MPA, DDP and RDMAP codecs
  * so that every validation failure names the Terminate it must produce.
  */
 #ifndef RNIC_IWARP_TERM_H
@@ -18,7 +18,7 @@ enum {
     RNIC_TERM_LAYER_LLP = 0x2,          /* MPA (or SCTP adaptation) */
 };
 
-/* RDMAP error types and codes (RFC 5040 §7.2) */
+/* RDMAP error types and codes (RFC 5040) */
 enum {
     RNIC_RDMAP_ETYPE_LOCAL_CATASTROPHIC = 0x0,
     RNIC_RDMAP_ETYPE_REMOTE_PROTECTION = 0x1,
@@ -43,7 +43,7 @@ enum {
     RNIC_RDMAP_EC_LOCAL_CATASTROPHIC = 0x00,
 };
 
-/* DDP error types and codes (RFC 5041 §7.2) */
+/* DDP error types and codes (RFC 5041) */
 enum {
     RNIC_DDP_ETYPE_LOCAL_CATASTROPHIC = 0x0,
     RNIC_DDP_ETYPE_TAGGED = 0x1,
@@ -67,7 +67,7 @@ enum {
     RNIC_DDP_EC_U_INVALID_VERSION = 0x06,
 };
 
-/* LLP = MPA error type and codes (RFC 5044 §8, RFC 6581 §9) */
+/* LLP = MPA error type and codes (RFC 5044, RFC 6581) */
 enum {
     RNIC_LLP_ETYPE_MPA = 0x0,
 };
@@ -83,7 +83,7 @@ enum {
 
 /*
  * A Terminate cause, plus which headers of the offending segment the
- * Terminate should carry (RFC 5040 §4.8 Header Control bits): hdr_ddp sets D
+ * Terminate should carry (RFC 5040 Header Control bits): hdr_ddp sets D
  * (and M, the DDP Segment Length is then known), hdr_rdma sets R (the
  * offending segment was an RDMA Read Request: its 28-byte header goes along).
  */

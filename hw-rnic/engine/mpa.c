@@ -176,7 +176,7 @@ void rnic_mpa_make_request(const struct rnic_mpa_local *loc, struct rnic_mpa_rr 
         req->ord = clip14(loc->ord);
         req->p2p = loc->p2p && (loc->rtr_caps & 7);
         req->rtr = req->p2p ? (loc->rtr_caps & 7) : 0;
-        /* A Read RTR needs one outbound read credit (RFC 6581 §4). */
+        /* A Read RTR needs one outbound read credit (RFC 6581). */
         if (req->rtr == RNIC_MPA_RTR_READ && req->ord == 0) {
             req->ord = 1;
         }

@@ -11,7 +11,7 @@
  *  - FPDUs: build (length, markers, pad, CRC32c) and a streaming parser that
  *    takes the in-order TCP byte stream in arbitrary chunks.
  *
- * Markers (RFC 5044 §4.3): with stream offset 0 = the first octet of the
+ * Markers (RFC 5044): with stream offset 0 = the first octet of the
  * first FPDU sent in that direction in Full Operation, a 4-octet marker
  * occupies offsets [512k, 512k+4) for every k >= 0 (so one precedes the first
  * FPDU). Markers are not counted in ULPDU_Length, pad is computed without
@@ -91,7 +91,7 @@ int rnic_mpa_rr_encode(const struct rnic_mpa_rr *rr, uint8_t *buf, size_t cap);
  * Decode one frame from the start of buf: returns its length when complete,
  * 0 if more bytes are needed, -enum rnic_mpa_err if it is invalid (checked as
  * early as the bytes allow: key and PD_Length from the 20-byte header).
- * Reserved bits and, in a Request, R are ignored (RFC 5044 §7.1); E with
+ * Reserved bits and, in a Request, R are ignored (RFC 5044); E with
  * Rev 1 is a reserved bit too.
  */
 int rnic_mpa_rr_decode(const uint8_t *buf, size_t len, struct rnic_mpa_rr *rr);
@@ -178,9 +178,9 @@ static inline uint32_t rnic_mpa_fpdu_len(uint32_t ulpdu_len)
 }
 
 /*
- * Largest ULPDU for an EMSS such that an FPDU fits one TCP segment (RFC 5044
- * §6.1): EMSS - (6 + EMSS mod 4), and with markers
- * EMSS - (6 + 4 * ceil(EMSS / 512) + EMSS mod 4). 0 if the EMSS is too small.
+ * Largest ULPDU for an EMSS such that an FPDU fits one TCP segment (RFC 5044):
+ * EMSS - (6 + EMSS mod 4), and with markers EMSS - (6 + 4 * ceil(EMSS / 512) +
+ * EMSS mod 4). 0 if the EMSS is too small.
  */
 uint32_t rnic_mpa_mulpdu(uint32_t emss, bool markers);
 

@@ -18,6 +18,10 @@
  *   10  Atomic Request          untagged  1   52             none      (RFC 7306)
  *   11  Atomic Response         untagged  3   12             none      (RFC 7306)
  *
+ * RFC 7306 also registers Terminate codes of its own (atomics, immediate
+ * data); they are not defined here yet: an AtomicOpCode above CompareSwap is
+ * reported as "Unexpected OpCode".
+ *
  * Message sequencing (MSN/MO continuity), STag and buffer checks need the
  * QP's state and live in the verbs engine; this layer checks everything a
  * single segment can tell.
@@ -52,7 +56,7 @@ enum rnic_rdmap_op {
     RNIC_RDMAP_NOPS = 0xc,
 };
 
-/* DDP untagged queues used by RDMAP (RFC 5040 §5.1; QN 3 from RFC 7306) */
+/* DDP untagged queues used by RDMAP (RFC 5040; QN 3 from RFC 7306) */
 enum {
     RNIC_RDMAP_QN_SEND = 0,             /* Send family, Immediate Data */
     RNIC_RDMAP_QN_READ_REQ = 1,         /* RDMA Read Request, Atomic Request */

@@ -124,7 +124,7 @@ static uint32_t fpdu(struct conv *c, int from, uint8_t *buf, size_t cap, const u
 /*
  * tshark 4.0 counts a marker at the very end of a segment as part of that
  * segment's FPDU (number_of_markers() is floor((len - off) / 512) + 1), but
- * by RFC 5044 §4.3 - and by tshark's own handling of the next FPDU - a marker
+ * by RFC 5044 - and by tshark's own handling of the next FPDU - a marker
  * on an FPDU boundary precedes the next FPDU. To keep the capture decodable
  * the DDP segmenter here avoids ending an FPDU on the marker grid (segment
  * sizes are the sender's choice); test-mpa covers that case for our parser.
