@@ -31,8 +31,8 @@ void tcp_cc_init(struct rnic_tcp_conn *c)
 
 static void rexmit_first(struct rnic_tcp_conn *c)
 {
-    uint32_t len = tcp_seg_len_at(c, c->snd_una);
-    bool fin = c->fin_queued && c->snd_una + len == c->fin_seq;
+    uint32_t len = tcp_rexmit_len(c, c->snd_una);
+    bool fin = c->fin_queued && c->snd_una + len == c->fin_seq && SEQ_GT(c->snd_max, c->fin_seq);
     if (!len && !fin) {
         return;
     }
@@ -138,7 +138,7 @@ void tcp_cc_output_recovery(struct rnic_tcp_conn *c)
         if (!tcp_sack_next_lost(c, &seq, &len)) {
             break;                      /* rule 2 (new data) is tcp_output's loop */
         }
-        bool fin = c->fin_queued && seq + len == c->fin_seq;
+        bool fin = c->fin_queued && seq + len == c->fin_seq && SEQ_GT(c->snd_max, c->fin_seq);
         tcp_xmit(c, seq, len, fin ? TH_FIN : 0);
         c->t->st.tx_rexmit_segs++;
         c->rexmits++;

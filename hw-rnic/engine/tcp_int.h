@@ -177,6 +177,7 @@ void tcp_send_syn(struct rnic_tcp_conn *c);
 void tcp_send_probe(struct rnic_tcp_conn *c);
 void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags);
 uint32_t tcp_seg_len_at(const struct rnic_tcp_conn *c, uint32_t seq);
+uint32_t tcp_rexmit_len(const struct rnic_tcp_conn *c, uint32_t seq);
 void tcp_send_rst(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip, const struct tcp_seg *s);
 void tcp_send_rst_conn(struct rnic_tcp_conn *c);
 uint32_t tcp_rcv_window(struct rnic_tcp_conn *c);

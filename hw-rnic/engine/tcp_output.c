@@ -55,6 +55,20 @@ uint32_t tcp_seg_len_at(const struct rnic_tcp_conn *c, uint32_t seq)
     return e - seq;
 }
 
+/*
+ * Length of a retransmission at seq: records packed as usual, but never past
+ * snd_max. Everything below snd_max was inside the peer's window when first
+ * sent and ends on a segment (so record) boundary; new data would not be.
+ */
+uint32_t tcp_rexmit_len(const struct rnic_tcp_conn *c, uint32_t seq)
+{
+    uint32_t len = tcp_seg_len_at(c, seq);
+    if (SEQ_GT(seq + len, c->snd_max)) {
+        len = SEQ_GT(c->snd_max, seq) ? c->snd_max - seq : 0;
+    }
+    return len;
+}
+
 /* Window we can advertise: never shrinks what was offered, grows in useful steps. */
 uint32_t tcp_rcv_window(struct rnic_tcp_conn *c)
 {
@@ -135,6 +149,15 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags
         sum = rnic_csum_add(sum, th, thlen);
         sum = rnic_csum_add(sum, th + thlen, len);
         rnic_put16(th + 16, rnic_csum_fold(sum));
+    }
+    /* A retransmission can carry more than was sent before (records queued since
+     * get packed in): whatever goes out extends snd_max, or its ACK would look
+     * like an ACK for unsent data. */
+    if (!(flags & TH_RST)) {
+        uint32_t end = seq + len + !!(flags & TH_SYN) + !!(flags & TH_FIN);
+        if (SEQ_GT(end, c->snd_max)) {
+            c->snd_max = end;
+        }
     }
     if (flags & TH_ACK) {
         c->last_ack_sent = c->rcv_nxt;

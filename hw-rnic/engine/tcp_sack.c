@@ -135,7 +135,7 @@ bool tcp_sack_next_lost(const struct rnic_tcp_conn *c, uint32_t *seq, uint32_t *
         uint32_t e = c->sacked[i].s;
         uint32_t from = SEQ_MAX(s, c->high_rxt);
         if (SEQ_LT(from, e) && hole_lost(c, i)) {
-            uint32_t l = tcp_seg_len_at(c, from);
+            uint32_t l = tcp_rexmit_len(c, from);
             if (l > e - from) {
                 l = e - from;
             }

@@ -185,10 +185,16 @@ static void rexmt_fire(struct rnic_tcp_conn *c)
     tcp_cc_rto(c);
     c->rtt_timing = false;
     c->snd_nxt = c->snd_una;
-    /* The first segment goes out even against a closed window: it doubles as a probe. */
-    uint32_t len = tcp_seg_len_at(c, c->snd_una);
-    bool fin = c->fin_queued && c->snd_una + len == c->fin_seq;
-    if (len || fin) {
+    /* Resend the first segment if the peer's window takes all of it; otherwise
+     * probe: a receiver trimming the segment to its window would ACK inside a
+     * record, and every later segment would start mid-record. */
+    uint32_t len = tcp_rexmit_len(c, c->snd_una);
+    bool fin = c->fin_queued && c->snd_una + len == c->fin_seq && SEQ_GT(c->snd_max, c->fin_seq);
+    uint32_t right = c->snd_wl2 + c->snd_wnd;
+    if (len && SEQ_GT(c->snd_una + len, right)) {
+        t->st.persist_probes++;
+        tcp_send_probe(c);
+    } else if (len || fin) {
         tcp_xmit(c, c->snd_una, len, fin ? TH_FIN : 0);
         c->snd_nxt = c->snd_una + len + fin;
         t->st.tx_rexmit_segs++;
