@@ -60,14 +60,14 @@ else
 	gen >/tmp/data || fail "generating the data"
 	sent=$(sha256sum </tmp/data | cut -d' ' -f1)
 	t0=$(date +%s.%N)
-	retry 60 timeout 300 nc -N "$RNIC_PEER" $PORT </tmp/data || fail "nc send"
+	retry 150 timeout 300 nc -N "$RNIC_PEER" $PORT </tmp/data || fail "nc send"
 	t1=$(date +%s.%N)
 	rm -f /tmp/data
 	result "xfer-send-$TAG" bytes=$((MB << 20)) sha256="$sent" \
 		seconds="$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')" \
 		mbit_s="$(awk -v a="$t0" -v b="$t1" -v mb="$MB" 'BEGIN {printf "%.1f", mb * 8 * 1.048576 / (b - a)}')"
 	sleep 2
-	out=$(retry 30 timeout 60 iperf3 -c "$RNIC_PEER" -p 5201 -t 10 -f m) || fail "iperf3 client"
+	out=$(retry 90 timeout 60 iperf3 -c "$RNIC_PEER" -p 5201 -t 10 -f m) || fail "iperf3 client"
 	echo "$out"
 	rx=$(echo "$out" | awk '/receiver/ {print $(NF-2); exit}')
 	[ -n "$rx" ] || fail "iperf3 printed no receiver line"
