@@ -65,6 +65,9 @@ int rnic_mpa_rr_encode(const struct rnic_mpa_rr *rr, uint8_t *buf, size_t cap)
 int rnic_mpa_rr_decode(const uint8_t *buf, size_t len, struct rnic_mpa_rr *rr)
 {
     memset(rr, 0, sizeof(*rr));
+    if (len == 0) {
+        return 0;
+    }
     /* Judge the key on whatever prefix is here: garbage fails fast. */
     size_t k = len < RNIC_MPA_KEY_LEN ? len : RNIC_MPA_KEY_LEN;
     bool is_req = memcmp(buf, rnic_mpa_key_req, k) == 0;
@@ -139,7 +142,9 @@ int rnic_mpa_rr_rx_feed(struct rnic_mpa_rr_rx *s, const uint8_t *data, size_t le
         if (s->have < want) {
             size_t n = want - s->have;
             n = n < len - used ? n : len - used;
-            memcpy(s->buf + s->have, data + used, n);
+            if (n) {
+                memcpy(s->buf + s->have, data + used, n);
+            }
             s->have = (uint16_t)(s->have + n);
             used += n;
         }

@@ -215,6 +215,9 @@ static void test_rr_rx(void)
     }
     CHECK(r == 1 && at == 28 && d.p2p && d.rtr == RNIC_MPA_RTR_READ);
 
+    rnic_mpa_rr_rx_init(&s, false);         /* nothing yet */
+    CHECK(rnic_mpa_rr_rx_feed(&s, NULL, 0, &used, &d) == 0 && used == 0);
+    CHECK(rnic_mpa_rr_decode(NULL, 0, &d) == 0);
     rnic_mpa_rr_rx_init(&s, true);          /* wanted a Reply, got a Request */
     CHECK(rnic_mpa_rr_rx_feed(&s, stream, 30, &used, &d) == -RNIC_MPA_E_KEY);
     rnic_mpa_rr_rx_init(&s, false);         /* garbage fails at the first octet */
