@@ -369,8 +369,64 @@ static void test_term_build(void)
     CHECK(t[20] == 0);
 }
 
+/* Every named cause, with its RFC value, through a Terminate and back. */
+static void test_cause_table(void)
+{
+    static const struct { uint8_t layer, etype, code, want_l, want_e, want_c; } tab[] = {
+        { RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_LOCAL_CATASTROPHIC,
+          RNIC_RDMAP_EC_LOCAL_CATASTROPHIC, 0, 0, 0x00 },
+        { RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_PROTECTION, RNIC_RDMAP_EC_INVALID_STAG, 0, 1, 0x00 },
+        { RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_PROTECTION, RNIC_RDMAP_EC_BASE_BOUNDS, 0, 1, 0x01 },
+        { RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_PROTECTION, RNIC_RDMAP_EC_ACCESS_RIGHTS, 0, 1, 0x02 },
+        { RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_PROTECTION, RNIC_RDMAP_EC_STAG_NOT_ASSOC, 0, 1, 0x03 },
+        { RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_PROTECTION, RNIC_RDMAP_EC_TO_WRAP, 0, 1, 0x04 },
+        { RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_PROTECTION, RNIC_RDMAP_EC_CANNOT_INVALIDATE, 0, 1, 0x09 },
+        { RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_PROTECTION, RNIC_RDMAP_EC_UNSPECIFIED, 0, 1, 0xff },
+        { RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_OPERATION, RNIC_RDMAP_EC_INVALID_VERSION, 0, 2, 0x05 },
+        { RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_OPERATION, RNIC_RDMAP_EC_UNEXPECTED_OPCODE, 0, 2, 0x06 },
+        { RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_OPERATION, RNIC_RDMAP_EC_CATASTROPHIC_STREAM, 0, 2, 0x07 },
+        { RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_OPERATION, RNIC_RDMAP_EC_CATASTROPHIC_GLOBAL, 0, 2, 0x08 },
+        { RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_OPERATION, RNIC_RDMAP_EC_CANNOT_INVALIDATE, 0, 2, 0x09 },
+        { RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_OPERATION, RNIC_RDMAP_EC_UNSPECIFIED, 0, 2, 0xff },
+        { RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_LOCAL_CATASTROPHIC, RNIC_DDP_EC_LOCAL_CATASTROPHIC, 1, 0, 0x00 },
+        { RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_TAGGED, RNIC_DDP_EC_T_INVALID_STAG, 1, 1, 0x00 },
+        { RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_TAGGED, RNIC_DDP_EC_T_BASE_BOUNDS, 1, 1, 0x01 },
+        { RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_TAGGED, RNIC_DDP_EC_T_STAG_NOT_ASSOC, 1, 1, 0x02 },
+        { RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_TAGGED, RNIC_DDP_EC_T_TO_WRAP, 1, 1, 0x03 },
+        { RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_TAGGED, RNIC_DDP_EC_T_INVALID_VERSION, 1, 1, 0x04 },
+        { RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_UNTAGGED, RNIC_DDP_EC_U_INVALID_QN, 1, 2, 0x01 },
+        { RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_UNTAGGED, RNIC_DDP_EC_U_INVALID_MSN_NOBUF, 1, 2, 0x02 },
+        { RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_UNTAGGED, RNIC_DDP_EC_U_INVALID_MSN_RANGE, 1, 2, 0x03 },
+        { RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_UNTAGGED, RNIC_DDP_EC_U_INVALID_MO, 1, 2, 0x04 },
+        { RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_UNTAGGED, RNIC_DDP_EC_U_TOO_LONG, 1, 2, 0x05 },
+        { RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_UNTAGGED, RNIC_DDP_EC_U_INVALID_VERSION, 1, 2, 0x06 },
+        { RNIC_TERM_LAYER_LLP, RNIC_LLP_ETYPE_MPA, RNIC_MPA_EC_TCP_LOST, 2, 0, 0x01 },
+        { RNIC_TERM_LAYER_LLP, RNIC_LLP_ETYPE_MPA, RNIC_MPA_EC_CRC, 2, 0, 0x02 },
+        { RNIC_TERM_LAYER_LLP, RNIC_LLP_ETYPE_MPA, RNIC_MPA_EC_MARKER_MISMATCH, 2, 0, 0x03 },
+        { RNIC_TERM_LAYER_LLP, RNIC_LLP_ETYPE_MPA, RNIC_MPA_EC_INVALID_REQ_REP, 2, 0, 0x04 },
+        { RNIC_TERM_LAYER_LLP, RNIC_LLP_ETYPE_MPA, RNIC_MPA_EC_LOCAL_CATASTROPHIC, 2, 0, 0x05 },
+        { RNIC_TERM_LAYER_LLP, RNIC_LLP_ETYPE_MPA, RNIC_MPA_EC_INSUFFICIENT_IRD, 2, 0, 0x06 },
+        { RNIC_TERM_LAYER_LLP, RNIC_LLP_ETYPE_MPA, RNIC_MPA_EC_NO_MATCHING_RTR, 2, 0, 0x07 },
+    };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+        uint8_t t[RNIC_RDMAP_TERM_MAX];
+        struct rnic_rdmap_msg d;
+        struct rnic_term_cause c = rnic_term_cause(tab[i].layer, tab[i].etype, tab[i].code,
+                                                   false, false), c2;
+        bad += tab[i].layer != tab[i].want_l || tab[i].etype != tab[i].want_e ||
+               tab[i].code != tab[i].want_c;
+        size_t n = rnic_rdmap_term_build(t, sizeof(t), 1, &c, NULL, 0);
+        bad += n != 22 || t[18] != (tab[i].want_l << 4 | tab[i].want_e) || t[19] != tab[i].want_c;
+        bad += rnic_rdmap_decode(t, n, 0, &d, &c2) != 0 || d.u.term.layer != tab[i].want_l ||
+               d.u.term.etype != tab[i].want_e || d.u.term.code != tab[i].want_c;
+    }
+    CHECK(bad == 0);
+}
+
 int main(void)
 {
+    test_cause_table();
     test_golden();
     test_roundtrip_all();
     test_causes();
