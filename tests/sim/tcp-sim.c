@@ -7,6 +7,8 @@
  * ways in random-size records, closes them and checks: byte-exact delivery,
  * no record that fits the EMSS split across segments, orderly close on both
  * ends, bounded simulated time, and that both engines end with no state.
+ * Some connections are aborted mid-transfer (the peer must see the reset)
+ * and some see the path MTU drop (the new EMSS must be reported and used).
  *
  *   tcp-sim                      run seeds 1..300
  *   tcp-sim --seed N [-v]        rerun one seed (verbose prints a trace)
@@ -69,6 +71,9 @@ struct side {
     uint32_t iss;
     bool have_iss, connected, close_called, peer_fin, closed;
     uint64_t abort_at;          /* abort once this much was received (0: never) */
+    uint64_t mtu_at;            /* lower the path MTU once this much was sent (0: never) */
+    uint16_t new_mtu;
+    uint32_t emss, emss_events;
     bool aborted, reset_ok;
     int closed_err;
     uint16_t lport;
@@ -94,7 +99,7 @@ struct sim {
     int naborts;
 };
 
-static uint64_t g_conns, g_aborts, g_resets_seen;
+static uint64_t g_conns, g_aborts, g_resets_seen, g_mtu_changes;
 
 static void failf(struct sim *s, const char *fmt, const char *a, uint64_t x, uint64_t y)
 {
@@ -346,7 +351,16 @@ static void sim_closed(void *opaque, struct rnic_tcp_conn *c, void *user, int er
     }
 }
 
+static void sim_emss(void *opaque, struct rnic_tcp_conn *c, void *user, uint32_t emss)
+{
+    struct side *sd = user;
+    (void)opaque; (void)c;
+    sd->emss = emss;
+    sd->emss_events++;
+}
+
 static const struct rnic_tcp_ops sim_ops = {
+    .emss = sim_emss,
     .tx = sim_tx,
     .accept = sim_accept,
     .connected = sim_connected,
@@ -380,6 +394,18 @@ static void pump(struct sim *s, struct side *sd)
         s->side[sd->idx][1 - sd->eng].reset_ok = true;
         rnic_tcp_abort(c, s->now);
         return;
+    }
+    if (sd->mtu_at && sd->sent >= sd->mtu_at) {
+        /* path MTU drops mid-transfer: EMSS must be re-reported and used */
+        sd->mtu_at = 0;
+        g_mtu_changes++;
+        rnic_tcp_set_mtu(sd->c, sd->new_mtu);
+        struct rnic_tcp_info inf;
+        rnic_tcp_get_info(sd->c, &inf);
+        if (inf.emss != sd->emss || inf.emss > (uint32_t)sd->new_mtu - 40) {
+            failf(s, "%s: EMSS %" PRIu64 " after MTU change, last reported %" PRIu64, "emss",
+                  inf.emss, sd->emss);
+        }
     }
     uint8_t buf[65536];
     while (sd->sent < sd->to_send) {
@@ -531,6 +557,13 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
         }
         s->side[i][0].expect = s->side[i][1].to_send;
         s->side[i][1].expect = s->side[i][0].to_send;
+        if (rng_next(&s->rng) % 4 == 0) {
+            int e = (int)(rng_next(&s->rng) & 1);
+            if (s->side[i][e].to_send > 1) {
+                s->side[i][e].mtu_at = 1 + rng_next(&s->rng) % (s->side[i][e].to_send - 1);
+                s->side[i][e].new_mtu = (uint16_t)rng_range(&s->rng, 576, 1500);
+            }
+        }
         if (rng_next(&s->rng) % 8 == 0) {
             int e = (int)(rng_next(&s->rng) & 1);
             if (s->side[i][e].expect > 1) {
@@ -729,7 +762,8 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     printf("tcp-sim: seeds %" PRIu64 "-%" PRIu64 ": %d failed, %" PRIu64 " connections (%" PRIu64
-           " aborted mid-transfer, peer saw the reset on %" PRIu64 "), %.1f s simulated, %.2f s wall\n",
-           lo, hi, fails, g_conns, g_aborts, g_resets_seen, (double)simtime / SEC, wall);
+           " aborted mid-transfer, peer saw the reset on %" PRIu64 "; %" PRIu64 " path-MTU drops),"
+           " %.1f s simulated, %.2f s wall\n",
+           lo, hi, fails, g_conns, g_aborts, g_resets_seen, g_mtu_changes, (double)simtime / SEC, wall);
     return fails ? 1 : 0;
 }
