@@ -1018,6 +1018,53 @@ static void test_active_and_simultaneous_open(void)
     CHECK(rnic_tcp_get_stats(H.t)->conns_now == 0);
 }
 
+static void test_limits_and_unlisten(void)
+{
+    /* invalid configurations are refused */
+    struct rnic_tcp_config cfg;
+    setup_cfg(&cfg);
+    cfg.mtu = 100;
+    CHECK(rnic_tcp_new(&cfg, &OPS, &H) == NULL);
+    setup_cfg(&cfg);
+    cfg.addr.family = RNIC_AF_INET6;
+    CHECK(rnic_tcp_new(&cfg, &OPS, &H) == NULL);
+    setup_cfg(&cfg);
+    cfg.rto_min_ms = 0;
+    CHECK(rnic_tcp_new(&cfg, &OPS, &H) == NULL);
+    /* connection pool exhausted: connect fails, SYNs are dropped, nothing leaks */
+    setup_cfg(&cfg);
+    cfg.max_conns = 2;
+    h_init_cfg(&cfg);
+    struct rnic_ipaddr pa;
+    rnic_ipaddr_v4(&pa, 10, 0, 0, 2);
+    CHECK(rnic_tcp_connect(H.t, &pa, 5000, 0, MAC_P, &H, H.now) != NULL);
+    CHECK(rnic_tcp_connect(H.t, &pa, 5001, 0, MAC_P, &H, H.now) != NULL);
+    CHECK(rnic_tcp_connect(H.t, &pa, 5002, 0, MAC_P, &H, H.now) == NULL);
+    rnic_tcp_listen(H.t, 80, 16, NULL);
+    H.nout = 0;
+    inject(6000, 80, TH_SYN, 1, 0, 65535, &SYNO, NULL, 0);
+    CHECK(H.nout == 0 && rnic_tcp_get_stats(H.t)->conns_now == 2);
+    /* duplicate listen and port 0 are refused */
+    CHECK(rnic_tcp_listen(H.t, 80, 16, NULL) == NULL && rnic_tcp_listen(H.t, 0, 16, NULL) == NULL);
+    /* unlisten resets embryonic children; later SYNs get RST */
+    h_init();
+    struct rnic_tcp_listener *l = rnic_tcp_listen(H.t, 80, 16, NULL);
+    inject(6000, 80, TH_SYN, 1, 0, 65535, &SYNO, NULL, 0);
+    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 1);
+    H.nout = 0;
+    rnic_tcp_unlisten(H.t, l);
+    struct seg s;
+    CHECK(H.nout == 1 && parse(0, &s) && (s.flags & TH_RST));
+    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 0);
+    inject(6001, 80, TH_SYN, 1, 0, 65535, &SYNO, NULL, 0);
+    CHECK(H.nout == 2 && parse(1, &s) && s.flags == (TH_RST | TH_ACK));
+    /* frames that are not ours are left to the embedder */
+    uint8_t arp[60] = { 0 };
+    memcpy(arp, MAC_E, 6);
+    rnic_put16(arp + 12, RNIC_ETHERTYPE_ARP);
+    CHECK(!rnic_tcp_input(H.t, arp, sizeof(arp), H.now));
+}
+
 int main(void)
 {
     test_handshake_options();
@@ -1037,6 +1084,7 @@ int main(void)
     test_isn_and_demux();
     test_keepalive();
     test_active_and_simultaneous_open();
+    test_limits_and_unlisten();
     rnic_tcp_free(H.t);
     printf("test-tcp: %d checks, %d failed\n", checks, fails);
     return fails ? 1 : 0;
