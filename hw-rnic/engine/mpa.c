@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* MPA (RFC 5044 + RFC 6581) codecs, negotiation and FPDU framing. See mpa.h. */
+#include <stdint.h>
 #include <string.h>
 #include "crc32c.h"
 #include "mpa.h"
@@ -492,6 +493,14 @@ size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
             return used;
         }
     }
+    /*
+     * The CRC covers, in wire order, every octet of the FPDU before its CRC
+     * field (markers included). Those octets are a contiguous span of this
+     * call's input, so the CRC runs once per call over [crc_from, first CRC
+     * field octet) instead of once per field or marker: ISA-L's per-call
+     * cost dwarfs small pieces.
+     */
+    size_t crc_from = (rx->state == RX_CRC && rx->got > 0) ? SIZE_MAX : 0;
     while (i < len) {
         uint32_t off = rx->pos % RNIC_MPA_MARKER_INTERVAL;
         if (rx->markers && off < RNIC_MPA_MARKER_LEN) {
@@ -500,7 +509,6 @@ size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
             size_t n = RNIC_MPA_MARKER_LEN - off;
             n = n < len - i ? n : len - i;
             memcpy(rx->mk + off, data + i, n);
-            rx->crc_run = rnic_crc32c(rx->crc_run, data + i, n);
             i += n;
             rx->pos += (uint32_t)n;
             if (off + n == RNIC_MPA_MARKER_LEN) {
@@ -532,7 +540,6 @@ size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
             if (rx->got == 2) {
                 rx->ulpdu_len = ld16(rx->lenb);
                 if (rx->ulpdu_len > rx->cap) {
-                    rx->crc_run = rnic_crc32c(rx->crc_run, p, n);
                     return rx_fail(rx, RNIC_MPA_EC_MARKER_MISMATCH, i + n, ev);
                 }
                 rx->got = 0;
@@ -557,15 +564,14 @@ size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
             }
             break;
         default: /* RX_CRC */
+            if (rx->got == 0 && crc_from != SIZE_MAX) {
+                rx->crc_run = rnic_crc32c(rx->crc_run, data + crc_from, i - crc_from);
+                crc_from = SIZE_MAX;
+            }
             n = n < RNIC_MPA_CRC_LEN - rx->got ? n : RNIC_MPA_CRC_LEN - rx->got;
             memcpy(rx->crcb + rx->got, p, n);
             rx->got += (uint32_t)n;
             break;
-        }
-        /* everything before the CRC field is covered by the CRC (a run that
-         * ends a field ends there, so a run is all CRC field or none of it) */
-        if (!(rx->state == RX_CRC && rx->got > 0)) {
-            rx->crc_run = rnic_crc32c(rx->crc_run, p, n);
         }
         i += n;
         rx->pos += (uint32_t)n;
@@ -582,6 +588,9 @@ size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
             ev->len = rx->ulpdu_len;
             return i;
         }
+    }
+    if (crc_from != SIZE_MAX) {
+        rx->crc_run = rnic_crc32c(rx->crc_run, data + crc_from, i - crc_from);
     }
     return i;
 }
