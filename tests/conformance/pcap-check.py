@@ -59,7 +59,7 @@ class Conn:
         self.crc_checked = 0
 
 
-def check(pcap, allowed, allow_term):
+def check(pcap, allowed, allow_term, required=()):
     out = tshark(pcap, ['-T', 'fields', '-E', 'occurrence=a', '-E', 'aggregator=,'] +
                  sum((['-e', f] for f in FIELDS), []))
     conns = collections.OrderedDict()
@@ -122,6 +122,14 @@ def check(pcap, allowed, allow_term):
         problems.append('%d packets with expert errors' % experr)
     if bad_crc:
         problems.append('%d bad MPA CRCs (frames %s)' % (bad_crc, ','.join(map(str, bad_crc_frames[:10]))))
+    seen = collections.Counter()
+    for c in conns.values():
+        seen.update(c.ops)
+    missing = [o for o in required if not seen[o]]
+    if missing:
+        # tshark silently loses FPDUs it cannot frame: an opcode the test must
+        # have produced and that is absent means the capture was not judged.
+        problems.append('expected RDMAP opcodes not seen: ' + ' '.join(OPNAMES.get(o, hex(o)) for o in missing))
     if bad_ops:
         problems.append('unexpected RDMAP opcodes: ' +
                         ' '.join('%s=%d' % (OPNAMES.get(o, hex(o)), n) for o, n in sorted(bad_ops.items())))
@@ -136,11 +144,13 @@ def main():
     p.add_argument('--allow-opcodes', default=DEFAULT_OPCODES,
                    help='RDMAP opcodes expected (default %s: no Terminate, no RFC 7306)' % DEFAULT_OPCODES)
     p.add_argument('--allow-terminate', action='store_true')
+    p.add_argument('--require-opcodes', default='',
+                   help='RDMAP opcodes that must appear in every capture (e.g. 0,1,2,3)')
     p.add_argument('--expect-failure', action='store_true',
                    help='succeed only if some capture is flagged (proves the checker can fail)')
     a = p.parse_args()
     allowed = set(ints(a.allow_opcodes))
-    results = [check(f, allowed, a.allow_terminate) for f in a.pcaps]
+    results = [check(f, allowed, a.allow_terminate, ints(a.require_opcodes)) for f in a.pcaps]
     if a.expect_failure:
         flagged = not all(results)
         print('pcap-check: expected a flagged capture: %s' % ('flagged, as it must be' if flagged else 'NOTHING FLAGGED'))
