@@ -48,8 +48,9 @@ rtt=$(echo "$out" | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p')
 result "ping-$TAG" size=$((RNIC_MTU - 28)) received=10 rtt_avg_ms="$rtt"
 
 if [ "$RNIC_ROLE" = server ]; then
-	expect=$(gen | sha256sum | cut -d' ' -f1)
+	# Listen first, so the client's clock runs only while data flows.
 	timeout 300 nc -l -d $PORT >/tmp/recv || fail "nc receive"
+	expect=$(gen | sha256sum | cut -d' ' -f1)
 	got=$(sha256sum </tmp/recv | cut -d' ' -f1)
 	bytes=$(stat -c %s /tmp/recv)
 	rm -f /tmp/recv
