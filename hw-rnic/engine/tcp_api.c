@@ -270,7 +270,8 @@ void rnic_tcp_recv_done(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns)
     if (c->state >= RNIC_TCP_ESTABLISHED && c->state != RNIC_TCP_TIME_WAIT &&
         tcp_rcv_window(c) > before) {
         uint32_t after = c->rcv_buf - c->rcv_unread;
-        if (before < c->rcv_buf / 4 || after - before >= c->rcv_buf / 2) {
+        /* ... or when the peer could not send one full segment so far */
+        if (before < c->rcv_buf / 4 || before < c->emss || after - before >= c->rcv_buf / 2) {
             c->ack_now = true;
             tcp_output(c);
         }

@@ -75,7 +75,10 @@ uint32_t tcp_rcv_window(struct rnic_tcp_conn *c)
     uint32_t avail = c->rcv_unread < c->rcv_buf ? c->rcv_buf - c->rcv_unread : 0;
     uint32_t cur = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
     uint32_t step = c->rcv_buf / 2 < c->emss ? c->rcv_buf / 2 : c->emss;
-    if (avail < cur || avail - cur < step) {
+    /* RFC 1122 receiver SWS avoidance, except that an empty buffer is always
+     * offered whole: a record-aware sender waits for room for a whole
+     * segment, and holding a small window would then deadlock both sides. */
+    if (avail < cur || (avail - cur < step && c->rcv_unread)) {
         avail = cur;
     }
     uint32_t max = 65535u << (c->ws_ok ? c->rcv_ws : 0);
@@ -304,9 +307,11 @@ void tcp_output(struct rnic_tcp_conn *c)
             usable = cw;
         }
         if (len > usable) {
-            /* A peer window smaller than one segment: split only as a last resort. */
+            /* Split a record only if the peer has never offered a window that
+             * could hold this segment; otherwise wait for the window to open
+             * (ACKs, or the persist timer's probe) and keep records whole. */
             if (c->snd_max == c->snd_una && usable > 0 && c->snd_wnd < len &&
-                usable >= c->max_sndwnd / 2) {
+                c->max_sndwnd < len) {
                 len = usable;
                 fin = false;
             } else {

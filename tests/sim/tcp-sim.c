@@ -11,7 +11,8 @@
  * and some see the path MTU drop (the new EMSS must be reported and used).
  *
  *   tcp-sim                      run seeds 1..300
- *   tcp-sim --seed N [-v]        rerun one seed (verbose prints a trace)
+ *   tcp-sim --seed N [-v]        rerun one seed (-v summary, -v -v a frame trace)
+ *   tcp-sim --seed N --seed M    run exactly these seeds
  *   tcp-sim --seeds A-B
  */
 #include <inttypes.h>
@@ -735,10 +736,15 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
 int main(int argc, char **argv)
 {
     uint64_t lo = 1, hi = 300;
+    uint64_t list[64];
+    int nlist = 0;
     int verbose = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
             lo = hi = strtoull(argv[++i], NULL, 0);
+            if (nlist < 64) {
+                list[nlist++] = lo;     /* --seed may repeat: run exactly those */
+            }
         } else if (!strcmp(argv[i], "--seeds") && i + 1 < argc) {
             char *end;
             lo = strtoull(argv[++i], &end, 0);
@@ -746,7 +752,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "-v")) {
             verbose++;
         } else {
-            fprintf(stderr, "usage: %s [--seed N | --seeds A-B] [-v]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--seed N]... | [--seeds A-B] [-v]\n", argv[0]);
             return 2;
         }
     }
@@ -754,10 +760,20 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int fails = 0;
     uint64_t simtime = 0;
-    for (uint64_t seed = lo; seed <= hi; seed++) {
-        uint64_t ns = 0;
-        fails += run_seed(seed, verbose, &ns);
-        simtime += ns;
+    if (nlist > 1) {
+        for (int k = 0; k < nlist; k++) {
+            uint64_t ns = 0;
+            fails += run_seed(list[k], verbose, &ns);
+            simtime += ns;
+        }
+        lo = list[0];
+        hi = list[nlist - 1];
+    } else {
+        for (uint64_t seed = lo; seed <= hi; seed++) {
+            uint64_t ns = 0;
+            fails += run_seed(seed, verbose, &ns);
+            simtime += ns;
+        }
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
