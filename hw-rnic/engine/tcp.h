@@ -9,8 +9,10 @@
  * ops table. No clock, no threads, no global state: same inputs, same outputs.
  *
  * The sender is record-aware: rnic_tcp_send() takes one whole record (an MPA
- * FPDU later) and the segmenter never splits a record that fits the EMSS;
- * several small records may share a segment. The receiver hands in-order
+ * FPDU later) and the segmenter never splits a record that fits the EMSS
+ * (the one exception: a peer that never offers a window that large); several
+ * small records may share a segment, retransmissions keep the boundaries, and
+ * EMSS changes are reported through ops->emss. The receiver hands in-order
  * payload straight from the frame to ops->recv (no copy); out-of-order data
  * is held and delivered once the gap fills.
  *
