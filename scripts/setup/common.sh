@@ -23,3 +23,9 @@ die() { printf '[rnic setup] error: %s\n' "$*" >&2; exit 1; }
 # A stamp records the inputs a build used; the build reruns when they change.
 stamp_matches() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 stamp_write() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" >"$1"; }
+
+# One build of a kind at a time per cache: concurrent runs (two clones, CI and a
+# developer) would otherwise race in the same build trees.
+mkdir -p "$RNIC_CACHE/locks"
+exec 9>"$RNIC_CACHE/locks/$(basename "$0" .sh).lock"
+flock 9
