@@ -68,7 +68,7 @@ else
 		seconds="$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')" \
 		mbit_s="$(awk -v a="$t0" -v b="$t1" -v mb="$MB" 'BEGIN {printf "%.1f", mb * 8 * 1.048576 / (b - a)}')"
 	sleep 2
-	out=$(retry 90 timeout 60 iperf3 -c "$RNIC_PEER" -p 5201 -t 10 -f m) || fail "iperf3 client"
+	out=$(retry 300 timeout 60 iperf3 -c "$RNIC_PEER" -p 5201 -t 10 -f m) || fail "iperf3 client"
 	echo "$out"
 	rx=$(echo "$out" | awk '/receiver/ {print $(NF-2); exit}')
 	[ -n "$rx" ] || fail "iperf3 printed no receiver line"
