@@ -73,7 +73,7 @@ SIW_VARIANTS=(
 extract_siw_source() { # extract_siw_source KVER -> prints the source dir
 	local kver=$1 src=$RNIC_CACHE/src/siw-$1
 	if [ ! -f "$src/siw_main.c" ]; then
-		download "$KERNEL_META_SOURCE"
+		download "$KERNEL_META_SOURCE" >&2
 		step "extracting drivers/infiniband/sw/siw from $KERNEL_META_SOURCE" >&2
 		rm -rf "$src" "$src.tmp"
 		mkdir -p "$src.tmp"
