@@ -19,7 +19,9 @@ import sys
 OPTS = ['-2', '-o', 'tcp.try_heuristic_first:TRUE', '--enable-heuristic', 'iwarp_mpa_tcp',
         # Application-level heuristics under DDP misfire on test payloads (rping,
         # perftest): they are not what this checker judges.
-        '--disable-protocol', 'rpcordma', '--disable-protocol', 'smb_direct']
+        '--disable-protocol', 'rpcordma', '--disable-protocol', 'smb_direct',
+        # Plain TCP test payloads (nc, iperf3) look like Thrift to its heuristic.
+        '--disable-protocol', 'thrift']
 FIELDS = ['frame.number', 'tcp.stream', 'ip.src', 'tcp.srcport', 'ip.dst', 'tcp.dstport',
           '_ws.malformed', '_ws.expert.severity', 'iwarp_mpa.key.req', 'iwarp_mpa.key.rep',
           'iwarp_mpa.marker_flag', 'iwarp_mpa.crc_flag', 'iwarp_mpa.rej_flag', 'iwarp_mpa.rev',

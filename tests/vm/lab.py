@@ -183,6 +183,22 @@ def guest_rc(status, log):
     return None
 
 
+KEEP_RUNS = 8
+
+
+def prune_runs(current):
+    """Run directories hold full captures (a 256 MiB L2 run writes ~1 GB): keep
+    only the newest few under $RNIC_CACHE/runs, never the current one."""
+    root = os.path.join(CACHE, 'runs')
+    try:
+        dirs = [os.path.join(root, d) for d in os.listdir(root)]
+    except OSError:
+        return
+    dirs = sorted((d for d in dirs if os.path.isdir(d) and d != current), key=os.path.getmtime)
+    for d in dirs[:max(0, len(dirs) - (KEEP_RUNS - 1))]:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def print_results(a):
     """Echo the guests' RESULT lines (what tests measured) into one file and stdout."""
     lines = []
@@ -246,6 +262,7 @@ def main():
     a.out = os.path.abspath(a.out)
     os.makedirs(a.out, exist_ok=True)
 
+    prune_runs(a.out)
     kroot, kver, vmlinuz = kernel(a.kernel)
     initrd = initramfs(kroot, kver)
     lab = Lab(a)
