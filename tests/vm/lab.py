@@ -266,6 +266,10 @@ def main():
     kroot, kver, vmlinuz = kernel(a.kernel)
     initrd = initramfs(kroot, kver)
     lab = Lab(a)
+    # meson and CI end a test with SIGTERM: turn it into an exception so the
+    # finally below ends the guests instead of leaving them orphaned.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda signum, frame: sys.exit(128 + signum))
     t0 = time.time()
     rcs = {}
     try:
