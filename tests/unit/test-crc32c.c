@@ -4,22 +4,9 @@
 #include <string.h>
 #include "crc32c.h"
 
-static int fails, checks;
-#define CHECK(c) do { checks++; if (!(c)) { fails++; \
-    fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+#include "check.h"
+#include "crc32c-ref.h"
 
-/* Bit at a time, straight from the definition (reflected poly 0x82f63b78). */
-static uint32_t ref_crc32c(const uint8_t *p, size_t n)
-{
-    uint32_t c = 0xffffffffu;
-    while (n--) {
-        c ^= *p++;
-        for (int k = 0; k < 8; k++) {
-            c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1)));
-        }
-    }
-    return ~c;
-}
 
 static void test_rfc3720_vectors(void)
 {
@@ -88,6 +75,5 @@ int main(void)
 {
     test_rfc3720_vectors();
     test_reference_and_chaining();
-    printf("test-crc32c: %d checks, %d failed\n", checks, fails);
-    return fails ? 1 : 0;
+    return check_report("test-crc32c");
 }

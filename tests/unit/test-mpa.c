@@ -11,21 +11,9 @@
 #include "crc32c.h"
 #include "mpa.h"
 
-static int fails, checks;
-#define CHECK(c) do { checks++; if (!(c)) { fails++; \
-    fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+#include "check.h"
+#include "crc32c-ref.h"
 
-static uint32_t ref_crc32c(const uint8_t *p, size_t n)
-{
-    uint32_t c = 0xffffffffu;
-    while (n--) {
-        c ^= *p++;
-        for (int k = 0; k < 8; k++) {
-            c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1)));
-        }
-    }
-    return ~c;
-}
 
 static uint64_t rng = 0x1234567;
 static uint32_t rnd(void)
@@ -750,6 +738,5 @@ int main(void)
     test_markers_golden();
     test_rx_stream();
     test_bitflips();
-    printf("test-mpa: %d checks, %d failed\n", checks, fails);
-    return fails ? 1 : 0;
+    return check_report("test-mpa");
 }

@@ -5,9 +5,7 @@
 #include <string.h>
 #include "net.h"
 
-static int fails, checks;
-#define CHECK(c) do { checks++; if (!(c)) { fails++; \
-    fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+#include "check.h"
 
 /* Straightforward RFC 1071 reference. */
 static uint16_t ref_csum(const uint8_t *p, size_t n)
@@ -150,6 +148,5 @@ int main(void)
     test_csum();
     test_ip4();
     test_addr();
-    printf("test-net: %d checks, %d failed\n", checks, fails);
-    return fails ? 1 : 0;
+    return check_report("test-net");
 }

@@ -9,9 +9,7 @@
 #include "ddp.h"
 #include "rdmap.h"
 
-static int fails, checks;
-#define CHECK(c) do { checks++; if (!(c)) { fails++; \
-    fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+#include "check.h"
 
 static bool cause_is(const struct rnic_term_cause *c, int layer, int etype, int code)
 {
@@ -431,6 +429,5 @@ int main(void)
     test_roundtrip_all();
     test_causes();
     test_term_build();
-    printf("test-rdmap: %d checks, %d failed\n", checks, fails);
-    return fails ? 1 : 0;
+    return check_report("test-rdmap");
 }

@@ -8,9 +8,7 @@
 #include <string.h>
 #include "tcp.h"
 
-static int fails, checks;
-#define CHECK(c) do { checks++; if (!(c)) { fails++; \
-    fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+#include "check.h"
 
 #define MS 1000000ull
 #define TH_FIN 0x01
@@ -1086,6 +1084,5 @@ int main(void)
     test_active_and_simultaneous_open();
     test_limits_and_unlisten();
     rnic_tcp_free(H.t);
-    printf("test-tcp: %d checks, %d failed\n", checks, fails);
-    return fails ? 1 : 0;
+    return check_report("test-tcp");
 }
