@@ -12,7 +12,8 @@ uint32_t rnic_crc32c(uint32_t crc, const void *data, size_t len)
      * the register at ~0 and inverts the result, so invert around it; a
      * finished value fed back in restores the register (chaining).
      */
-    unsigned char *p = (unsigned char *)(uintptr_t)data;   /* ISA-L takes non-const */
+    /* ISA-L takes non-const */
+    unsigned char *p = (unsigned char *)(uintptr_t)data;
     uint32_t reg = ~crc;
 
     while (len > 0) {

@@ -26,7 +26,8 @@ static inline void rnic_crc32c_put(uint8_t *p, uint32_t crc)
 
 static inline uint32_t rnic_crc32c_get(const uint8_t *p)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
 }
 
 #endif

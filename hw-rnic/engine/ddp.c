@@ -10,7 +10,8 @@ size_t rnic_ddp_encode(const struct rnic_ddp_hdr *h, uint8_t *buf, size_t cap)
     if (cap < hlen) {
         return 0;
     }
-    buf[0] = (uint8_t)((h->tagged ? RNIC_DDP_F_TAGGED : 0) | (h->last ? RNIC_DDP_F_LAST : 0) |
+    buf[0] = (uint8_t)((h->tagged ? RNIC_DDP_F_TAGGED : 0) |
+                       (h->last ? RNIC_DDP_F_LAST : 0) |
                        (h->dv & RNIC_DDP_DV_MASK));
     buf[1] = h->ulp_ctrl;
     if (h->tagged) {
@@ -30,7 +31,8 @@ size_t rnic_ddp_decode(const uint8_t *buf, size_t len, struct rnic_ddp_hdr *h,
 {
     memset(h, 0, sizeof(*h));
     if (len < 1) {
-        *cause = rnic_term_cause(RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_LOCAL_CATASTROPHIC,
+        *cause = rnic_term_cause(RNIC_TERM_LAYER_DDP,
+                                 RNIC_DDP_ETYPE_LOCAL_CATASTROPHIC,
                                  RNIC_DDP_EC_LOCAL_CATASTROPHIC, false, false);
         return 0;
     }
@@ -47,9 +49,12 @@ size_t rnic_ddp_decode(const uint8_t *buf, size_t len, struct rnic_ddp_hdr *h,
     }
     size_t hlen = rnic_ddp_hlen(h->tagged);
     if (len < hlen) {
-        /* No RFC 5041 code names a truncated header; the segment cannot be
-         * interpreted at all, so it is reported as a DDP catastrophic error. */
-        *cause = rnic_term_cause(RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_LOCAL_CATASTROPHIC,
+        /*
+         * No RFC 5041 code names a truncated header; the segment cannot be
+         * interpreted at all, so it is reported as a DDP catastrophic error.
+         */
+        *cause = rnic_term_cause(RNIC_TERM_LAYER_DDP,
+                                 RNIC_DDP_ETYPE_LOCAL_CATASTROPHIC,
                                  RNIC_DDP_EC_LOCAL_CATASTROPHIC, false, false);
         return 0;
     }

@@ -31,7 +31,8 @@ struct rnic_ddp_hdr {
     bool tagged, last;
     uint8_t dv;                 /* DDP version: RNIC_DDP_VERSION */
     uint8_t ulp_ctrl;           /* RsvdULP[0:7] (the RDMAP control byte) */
-    uint32_t ulp_word;          /* untagged RsvdULP[8:39] (Invalidate STag or 0) */
+    /* untagged RsvdULP[8:39] (Invalidate STag or 0) */
+    uint32_t ulp_word;
     uint32_t stag;              /* tagged */
     uint64_t to;
     uint32_t qn, msn, mo;       /* untagged */
@@ -53,7 +54,9 @@ size_t rnic_ddp_encode(const struct rnic_ddp_hdr *h, uint8_t *buf, size_t cap);
 size_t rnic_ddp_decode(const uint8_t *buf, size_t len, struct rnic_ddp_hdr *h,
                        struct rnic_term_cause *cause);
 
-/* Tagged placement: true if TO + len passes 2^64 (DDP tagged 0x03 "TO wrap"). */
+/*
+ * Tagged placement: true if TO + len passes 2^64 (DDP tagged 0x03 "TO wrap").
+ */
 static inline bool rnic_ddp_to_wraps(uint64_t to, uint64_t len)
 {
     return len && to + len - 1 < to;

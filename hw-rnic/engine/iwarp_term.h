@@ -29,12 +29,14 @@ enum {
     RNIC_RDMAP_EC_INVALID_STAG = 0x00,
     RNIC_RDMAP_EC_BASE_BOUNDS = 0x01,
     RNIC_RDMAP_EC_ACCESS_RIGHTS = 0x02,
-    RNIC_RDMAP_EC_STAG_NOT_ASSOC = 0x03,    /* STag not associated with RDMAP Stream */
+    /* STag not associated with RDMAP Stream */
+    RNIC_RDMAP_EC_STAG_NOT_ASSOC = 0x03,
     RNIC_RDMAP_EC_TO_WRAP = 0x04,
     /* Remote Operation Error */
     RNIC_RDMAP_EC_INVALID_VERSION = 0x05,
     RNIC_RDMAP_EC_UNEXPECTED_OPCODE = 0x06,
-    RNIC_RDMAP_EC_CATASTROPHIC_STREAM = 0x07, /* localized to the RDMAP Stream */
+    /* localized to the RDMAP Stream */
+    RNIC_RDMAP_EC_CATASTROPHIC_STREAM = 0x07,
     RNIC_RDMAP_EC_CATASTROPHIC_GLOBAL = 0x08,
     /* Remote Protection (Send with Invalidate) and Remote Operation */
     RNIC_RDMAP_EC_CANNOT_INVALIDATE = 0x09,
@@ -48,14 +50,16 @@ enum {
     RNIC_DDP_ETYPE_LOCAL_CATASTROPHIC = 0x0,
     RNIC_DDP_ETYPE_TAGGED = 0x1,
     RNIC_DDP_ETYPE_UNTAGGED = 0x2,
-    RNIC_DDP_ETYPE_RSVD_LLP = 0x3,      /* reserved for the LLP (cxgb4 sends MPA errors here) */
+    /* reserved for the LLP (cxgb4 sends MPA errors here) */
+    RNIC_DDP_ETYPE_RSVD_LLP = 0x3,
 };
 enum {
     RNIC_DDP_EC_LOCAL_CATASTROPHIC = 0x00,
     /* Tagged Buffer Error */
     RNIC_DDP_EC_T_INVALID_STAG = 0x00,
     RNIC_DDP_EC_T_BASE_BOUNDS = 0x01,
-    RNIC_DDP_EC_T_STAG_NOT_ASSOC = 0x02,    /* STag not associated with DDP Stream */
+    /* STag not associated with DDP Stream */
+    RNIC_DDP_EC_T_STAG_NOT_ASSOC = 0x02,
     RNIC_DDP_EC_T_TO_WRAP = 0x03,
     RNIC_DDP_EC_T_INVALID_VERSION = 0x04,
     /* Untagged Buffer Error */
@@ -63,7 +67,8 @@ enum {
     RNIC_DDP_EC_U_INVALID_MSN_NOBUF = 0x02, /* no buffer available */
     RNIC_DDP_EC_U_INVALID_MSN_RANGE = 0x03, /* MSN range is not valid */
     RNIC_DDP_EC_U_INVALID_MO = 0x04,
-    RNIC_DDP_EC_U_TOO_LONG = 0x05,          /* message too long for available buffer */
+    /* message too long for available buffer */
+    RNIC_DDP_EC_U_TOO_LONG = 0x05,
     RNIC_DDP_EC_U_INVALID_VERSION = 0x06,
 };
 
@@ -72,10 +77,13 @@ enum {
     RNIC_LLP_ETYPE_MPA = 0x0,
 };
 enum {
-    RNIC_MPA_EC_TCP_LOST = 0x01,            /* TCP connection closed, terminated or lost */
+    /* TCP connection closed, terminated or lost */
+    RNIC_MPA_EC_TCP_LOST = 0x01,
     RNIC_MPA_EC_CRC = 0x02,
-    RNIC_MPA_EC_MARKER_MISMATCH = 0x03,     /* Marker and ULPDU Length field mismatch */
-    RNIC_MPA_EC_INVALID_REQ_REP = 0x04,     /* invalid MPA Request or Reply frame */
+    /* Marker and ULPDU Length field mismatch */
+    RNIC_MPA_EC_MARKER_MISMATCH = 0x03,
+    /* invalid MPA Request or Reply frame */
+    RNIC_MPA_EC_INVALID_REQ_REP = 0x04,
     RNIC_MPA_EC_LOCAL_CATASTROPHIC = 0x05,  /* RFC 6581 */
     RNIC_MPA_EC_INSUFFICIENT_IRD = 0x06,    /* RFC 6581 */
     RNIC_MPA_EC_NO_MATCHING_RTR = 0x07,     /* RFC 6581 */
@@ -92,8 +100,11 @@ struct rnic_term_cause {
     bool hdr_ddp, hdr_rdma;
 };
 
-static inline struct rnic_term_cause rnic_term_cause(uint8_t layer, uint8_t etype, uint8_t code,
-                                                     bool hdr_ddp, bool hdr_rdma)
+static inline struct rnic_term_cause rnic_term_cause(uint8_t layer,
+                                                     uint8_t etype,
+                                                     uint8_t code,
+                                                     bool hdr_ddp,
+                                                     bool hdr_rdma)
 {
     struct rnic_term_cause c = { layer, etype, code, hdr_ddp, hdr_rdma };
     return c;

@@ -6,14 +6,22 @@
 #include "mpa.h"
 
 const uint8_t rnic_mpa_key_req[RNIC_MPA_KEY_LEN] = {
-    'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q', ' ', 'F', 'r', 'a', 'm', 'e'
+    'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R',
+    'e', 'q', ' ', 'F', 'r', 'a', 'm', 'e'
 };
 const uint8_t rnic_mpa_key_rep[RNIC_MPA_KEY_LEN] = {
-    'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'p', ' ', 'F', 'r', 'a', 'm', 'e'
+    'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R',
+    'e', 'p', ' ', 'F', 'r', 'a', 'm', 'e'
 };
 
-static inline uint16_t ld16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static inline void st16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static inline uint16_t ld16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+static inline void st16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v;
+}
 
 /* ---- Request / Reply ---- */
 
@@ -38,8 +46,10 @@ int rnic_mpa_rr_encode(const struct rnic_mpa_rr *rr, uint8_t *buf, size_t cap)
     if (cap < RNIC_MPA_RR_HLEN + pd_total) {
         return -RNIC_MPA_E_SPACE;
     }
-    memcpy(buf, rr->reply ? rnic_mpa_key_rep : rnic_mpa_key_req, RNIC_MPA_KEY_LEN);
-    buf[16] = (uint8_t)((rr->markers ? RNIC_MPA_FLAG_M : 0) | (rr->crc ? RNIC_MPA_FLAG_C : 0) |
+    memcpy(buf, rr->reply ? rnic_mpa_key_rep : rnic_mpa_key_req,
+           RNIC_MPA_KEY_LEN);
+    buf[16] = (uint8_t)((rr->markers ? RNIC_MPA_FLAG_M : 0) |
+                        (rr->crc ? RNIC_MPA_FLAG_C : 0) |
                         (rr->reply && rr->reject ? RNIC_MPA_FLAG_R : 0) |
                         (v2 ? RNIC_MPA_FLAG_E : 0));
     buf[17] = rr->rev;
@@ -111,9 +121,10 @@ int rnic_mpa_rr_decode(const uint8_t *buf, size_t len, struct rnic_mpa_rr *rr)
         rr->ird = ird & RNIC_MPA_V2_MASK;
         rr->ord = ord & RNIC_MPA_V2_MASK;
         if (rr->p2p) {
-            rr->rtr = (uint8_t)(((ird & RNIC_MPA_V2_IRD_SEND) ? RNIC_MPA_RTR_SEND : 0) |
-                                ((ord & RNIC_MPA_V2_ORD_WRITE) ? RNIC_MPA_RTR_WRITE : 0) |
-                                ((ord & RNIC_MPA_V2_ORD_READ) ? RNIC_MPA_RTR_READ : 0));
+            rr->rtr = (uint8_t)(
+                ((ird & RNIC_MPA_V2_IRD_SEND) ? RNIC_MPA_RTR_SEND : 0) |
+                ((ord & RNIC_MPA_V2_ORD_WRITE) ? RNIC_MPA_RTR_WRITE : 0) |
+                ((ord & RNIC_MPA_V2_ORD_READ) ? RNIC_MPA_RTR_READ : 0));
         }
         p += RNIC_MPA_V2_LEN;
         rr->pd_len = (uint16_t)(pd_total - RNIC_MPA_V2_LEN);
@@ -128,10 +139,13 @@ void rnic_mpa_rr_rx_init(struct rnic_mpa_rr_rx *s, bool want_reply)
     s->have = 0;
 }
 
-int rnic_mpa_rr_rx_feed(struct rnic_mpa_rr_rx *s, const uint8_t *data, size_t len,
+int rnic_mpa_rr_rx_feed(struct rnic_mpa_rr_rx *s, const uint8_t *data,
+                        size_t len,
                         size_t *consumed, struct rnic_mpa_rr *rr)
 {
-    /* Take the header first, then exactly PD_Length more: never past the frame. */
+    /*
+     * Take the header first, then exactly PD_Length more: never past the frame.
+     */
     size_t want = RNIC_MPA_RR_HLEN;
     size_t used = 0;
     *consumed = 0;
@@ -170,7 +184,8 @@ static uint16_t clip14(uint16_t v)
     return v > RNIC_MPA_V2_MASK ? RNIC_MPA_V2_MASK : v;
 }
 
-void rnic_mpa_make_request(const struct rnic_mpa_local *loc, struct rnic_mpa_rr *req)
+void rnic_mpa_make_request(const struct rnic_mpa_local *loc,
+                           struct rnic_mpa_rr *req)
 {
     memset(req, 0, sizeof(*req));
     req->rev = loc->rev == 1 ? 1 : 2;
@@ -189,7 +204,8 @@ void rnic_mpa_make_request(const struct rnic_mpa_local *loc, struct rnic_mpa_rr 
     }
 }
 
-int rnic_mpa_make_reply(const struct rnic_mpa_rr *req, const struct rnic_mpa_local *loc,
+int rnic_mpa_make_reply(const struct rnic_mpa_rr *req,
+                        const struct rnic_mpa_local *loc,
                         struct rnic_mpa_rr *rep)
 {
     memset(rep, 0, sizeof(*rep));
@@ -224,7 +240,8 @@ int rnic_mpa_make_reply(const struct rnic_mpa_rr *req, const struct rnic_mpa_loc
     return 0;
 }
 
-void rnic_mpa_responder_neg(const struct rnic_mpa_rr *req, const struct rnic_mpa_rr *rep,
+void rnic_mpa_responder_neg(const struct rnic_mpa_rr *req,
+                            const struct rnic_mpa_rr *rep,
                             struct rnic_mpa_neg *neg)
 {
     memset(neg, 0, sizeof(*neg));
@@ -240,15 +257,18 @@ void rnic_mpa_responder_neg(const struct rnic_mpa_rr *req, const struct rnic_mpa
     }
 }
 
-int rnic_mpa_check_reply(const struct rnic_mpa_rr *req, const struct rnic_mpa_rr *rep,
+int rnic_mpa_check_reply(const struct rnic_mpa_rr *req,
+                         const struct rnic_mpa_rr *rep,
                          struct rnic_mpa_neg *neg)
 {
     memset(neg, 0, sizeof(*neg));
     if (rep->reject) {
         return -1;
     }
-    /* The responder answers with the Request's revision or a lower one, and
-     * an enhanced Request gets an enhanced Reply or a Rev 1 one. */
+    /*
+     * The responder answers with the Request's revision or a lower one, and an
+     * enhanced Request gets an enhanced Reply or a Rev 1 one.
+     */
     if (rep->rev > req->rev || (rep->enhanced && !req->enhanced)) {
         return RNIC_MPA_EC_INVALID_REQ_REP;
     }
@@ -280,7 +300,8 @@ uint32_t rnic_mpa_mulpdu(uint32_t emss, bool markers)
 {
     uint32_t ovh = 6 + emss % 4;
     if (markers) {
-        ovh += 4 * ((emss + RNIC_MPA_MARKER_INTERVAL - 1) / RNIC_MPA_MARKER_INTERVAL);
+        ovh += 4 * ((emss + RNIC_MPA_MARKER_INTERVAL - 1) /
+                    RNIC_MPA_MARKER_INTERVAL);
     }
     if (emss <= ovh) {
         return 0;
@@ -290,8 +311,10 @@ uint32_t rnic_mpa_mulpdu(uint32_t emss, bool markers)
 
 uint32_t rnic_mpa_markers_in(uint32_t pos, uint32_t fpdu_len)
 {
-    /* Walk the stream: a marker goes wherever an octet of the FPDU would land
-     * on a 512 boundary (the one after the last octet belongs to the next). */
+    /*
+     * Walk the stream: a marker goes wherever an octet of the FPDU would land
+     * on a 512 boundary (the one after the last octet belongs to the next).
+     */
     uint32_t n = 0, left = fpdu_len;
     while (left) {
         uint32_t off = pos % RNIC_MPA_MARKER_INTERVAL;
@@ -318,7 +341,8 @@ void rnic_mpa_tx_init(struct rnic_mpa_tx *tx, bool crc, bool markers)
 uint32_t rnic_mpa_tx_size(const struct rnic_mpa_tx *tx, uint32_t ulpdu_len)
 {
     uint32_t len = rnic_mpa_fpdu_len(ulpdu_len);
-    return tx->markers ? len + RNIC_MPA_MARKER_LEN * rnic_mpa_markers_in(tx->pos, len) : len;
+    return tx->markers ?
+           len + RNIC_MPA_MARKER_LEN * rnic_mpa_markers_in(tx->pos, len) : len;
 }
 
 /* Output cursor that inserts markers at the stream's 512-octet grid. */
@@ -347,7 +371,8 @@ static void mk_put(struct mk_writer *w, const uint8_t *src, size_t len)
         }
         size_t run = len;
         if (w->markers) {
-            uint32_t room = RNIC_MPA_MARKER_INTERVAL - w->pos % RNIC_MPA_MARKER_INTERVAL;
+            uint32_t room = RNIC_MPA_MARKER_INTERVAL -
+                            w->pos % RNIC_MPA_MARKER_INTERVAL;
             run = run < room ? run : room;
         }
         if (src) {
@@ -385,8 +410,10 @@ uint32_t rnic_mpa_fpdu_build(struct rnic_mpa_tx *tx, uint8_t *out, size_t cap,
         mk_put(&w, payload, plen);
     }
     mk_put(&w, NULL, rnic_mpa_pad(ulen));
-    /* The CRC field is 4-aligned in the stream like every marker, so it is
-     * never split: a marker due here lands in front of it, covered by it. */
+    /*
+     * The CRC field is 4-aligned in the stream like every marker, so it is
+     * never split: a marker due here lands in front of it, covered by it.
+     */
     mk_put(&w, NULL, RNIC_MPA_CRC_LEN);
     size_t crc_off = w.n - RNIC_MPA_CRC_LEN;
     rnic_crc32c_put(out + crc_off, tx->crc ? rnic_crc32c(0, out, crc_off) : 0);
@@ -394,7 +421,8 @@ uint32_t rnic_mpa_fpdu_build(struct rnic_mpa_tx *tx, uint8_t *out, size_t cap,
     return (uint32_t)w.n;
 }
 
-uint32_t rnic_mpa_fpdu_frame(struct rnic_mpa_tx *tx, const struct rnic_mpa_piece *pieces,
+uint32_t rnic_mpa_fpdu_frame(struct rnic_mpa_tx *tx,
+                             const struct rnic_mpa_piece *pieces,
                              int npieces, uint8_t prefix[2], uint8_t trailer[7])
 {
     size_t ulen = 0;
@@ -427,7 +455,8 @@ uint32_t rnic_mpa_fpdu_frame(struct rnic_mpa_tx *tx, const struct rnic_mpa_piece
 
 enum { RX_LEN, RX_ULPDU, RX_PAD, RX_CRC };
 
-void rnic_mpa_rx_init(struct rnic_mpa_rx *rx, bool crc, bool markers, uint8_t *buf, uint32_t cap)
+void rnic_mpa_rx_init(struct rnic_mpa_rx *rx, bool crc, bool markers,
+                      uint8_t *buf, uint32_t cap)
 {
     memset(rx, 0, sizeof(*rx));
     rx->crc = crc;
@@ -437,7 +466,8 @@ void rnic_mpa_rx_init(struct rnic_mpa_rx *rx, bool crc, bool markers, uint8_t *b
     rx->state = RX_LEN;
 }
 
-static size_t rx_fail(struct rnic_mpa_rx *rx, uint8_t code, size_t used, struct rnic_mpa_rx_ev *ev)
+static size_t rx_fail(struct rnic_mpa_rx *rx, uint8_t code, size_t used,
+                      struct rnic_mpa_rx_ev *ev)
 {
     rx->err = code;
     ev->type = RNIC_MPA_RX_ERROR;
@@ -453,8 +483,11 @@ static void rx_begin(struct rnic_mpa_rx *rx)
     }
 }
 
-/* The whole FPDU is in the chunk and no marker can be in it: verify in place. */
-static bool rx_fast(struct rnic_mpa_rx *rx, const uint8_t *p, size_t len, size_t *used,
+/*
+ * The whole FPDU is in the chunk and no marker can be in it: verify in place.
+ */
+static bool rx_fast(struct rnic_mpa_rx *rx, const uint8_t *p, size_t len,
+                    size_t *used,
                     struct rnic_mpa_rx_ev *ev)
 {
     uint16_t ulen = ld16(p);
@@ -543,7 +576,8 @@ size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
                     return rx_fail(rx, RNIC_MPA_EC_MARKER_MISMATCH, i + n, ev);
                 }
                 rx->got = 0;
-                rx->state = rx->ulpdu_len ? RX_ULPDU : RX_PAD;   /* pad(0) == 2 */
+                /* pad(0) == 2 */
+                rx->state = rx->ulpdu_len ? RX_ULPDU : RX_PAD;
             }
             break;
         case RX_ULPDU:
@@ -556,7 +590,8 @@ size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
             }
             break;
         case RX_PAD:
-            n = n < rnic_mpa_pad(rx->ulpdu_len) - rx->got ? n : rnic_mpa_pad(rx->ulpdu_len) - rx->got;
+            n = n < rnic_mpa_pad(rx->ulpdu_len) - rx->got ?
+                n : rnic_mpa_pad(rx->ulpdu_len) - rx->got;
             rx->got += (uint32_t)n;
             if (rx->got == rnic_mpa_pad(rx->ulpdu_len)) {
                 rx->got = 0;
@@ -565,7 +600,8 @@ size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
             break;
         default: /* RX_CRC */
             if (rx->got == 0 && crc_from != SIZE_MAX) {
-                rx->crc_run = rnic_crc32c(rx->crc_run, data + crc_from, i - crc_from);
+                rx->crc_run = rnic_crc32c(rx->crc_run, data + crc_from,
+                                          i - crc_from);
                 crc_from = SIZE_MAX;
             }
             n = n < RNIC_MPA_CRC_LEN - rx->got ? n : RNIC_MPA_CRC_LEN - rx->got;

@@ -31,18 +31,24 @@
 #define RNIC_MPA_KEY_LEN        16
 #define RNIC_MPA_RR_HLEN        20      /* key + flags + rev + PD_Length */
 #define RNIC_MPA_PD_MAX         512     /* RFC 5044 limit on PD_Length */
-#define RNIC_MPA_PD_INTEROP_MAX 256     /* what siw and cxgb4 accept (incl. the v2 block) */
-#define RNIC_MPA_V2_LEN         4       /* RFC 6581 IRD/ORD block at the start of the PD */
+/* what siw and cxgb4 accept (incl. the v2 block) */
+#define RNIC_MPA_PD_INTEROP_MAX 256
+/* RFC 6581 IRD/ORD block at the start of the PD */
+#define RNIC_MPA_V2_LEN         4
 #define RNIC_MPA_RR_MAX         (RNIC_MPA_RR_HLEN + RNIC_MPA_PD_MAX)
 
-extern const uint8_t rnic_mpa_key_req[RNIC_MPA_KEY_LEN];   /* "MPA ID Req Frame" */
-extern const uint8_t rnic_mpa_key_rep[RNIC_MPA_KEY_LEN];   /* "MPA ID Rep Frame" */
+/* "MPA ID Req Frame" */
+extern const uint8_t rnic_mpa_key_req[RNIC_MPA_KEY_LEN];
+/* "MPA ID Rep Frame" */
+extern const uint8_t rnic_mpa_key_rep[RNIC_MPA_KEY_LEN];
 
 /* Byte 16 of a Request/Reply */
-#define RNIC_MPA_FLAG_M         0x80    /* markers wanted by the sender of this frame */
+/* markers wanted by the sender of this frame */
+#define RNIC_MPA_FLAG_M         0x80
 #define RNIC_MPA_FLAG_C         0x40    /* CRC */
 #define RNIC_MPA_FLAG_R         0x20    /* rejected (Reply only) */
-#define RNIC_MPA_FLAG_E         0x10    /* RFC 6581 enhanced: PD starts with IRD/ORD */
+/* RFC 6581 enhanced: PD starts with IRD/ORD */
+#define RNIC_MPA_FLAG_E         0x10
 #define RNIC_MPA_FLAG_RES       0x0f
 
 /* RFC 6581 IRD word and ORD word (big-endian u16 each) */
@@ -64,8 +70,10 @@ enum rnic_mpa_err {
     RNIC_MPA_OK = 0,
     RNIC_MPA_E_KEY = 1,         /* neither key, or not the one expected */
     RNIC_MPA_E_REV = 2,         /* Rev not 1 or 2 */
-    RNIC_MPA_E_PD_LEN = 3,      /* PD_Length > 512 (or a v2 frame too short for its block) */
-    RNIC_MPA_E_IRD_ORD = 4,     /* IRD/ORD above 0x3fff, or RTR bits without P (encode) */
+    /* PD_Length > 512 (or a v2 frame too short for its block) */
+    RNIC_MPA_E_PD_LEN = 3,
+    /* IRD/ORD above 0x3fff, or RTR bits without P (encode) */
+    RNIC_MPA_E_IRD_ORD = 4,
     RNIC_MPA_E_SPACE = 5,       /* output buffer too small */
 };
 
@@ -78,7 +86,8 @@ struct rnic_mpa_rr {
     uint8_t res;                /* reserved flag bits as received (sent as 0) */
     /* RFC 6581 block, meaningful when enhanced */
     bool p2p;
-    uint8_t rtr;                /* RNIC_MPA_RTR_* offered (Request) or chosen (Reply) */
+    /* RNIC_MPA_RTR_* offered (Request) or chosen (Reply) */
+    uint8_t rtr;
     uint16_t ird, ord;
     /* ULP private data after the v2 block */
     const uint8_t *pd;
@@ -108,7 +117,8 @@ void rnic_mpa_rr_rx_init(struct rnic_mpa_rr_rx *s, bool want_reply);
  * is Full Operation data). Returns 1 when the frame is complete (rr->pd
  * points into s), 0 if more is needed, -enum rnic_mpa_err on a bad frame.
  */
-int rnic_mpa_rr_rx_feed(struct rnic_mpa_rr_rx *s, const uint8_t *data, size_t len,
+int rnic_mpa_rr_rx_feed(struct rnic_mpa_rr_rx *s, const uint8_t *data,
+                        size_t len,
                         size_t *consumed, struct rnic_mpa_rr *rr);
 
 /* ---- negotiation ---- */
@@ -119,7 +129,8 @@ struct rnic_mpa_local {
     bool crc;
     bool markers;               /* we want to receive markers */
     bool p2p;                   /* use an RTR (RFC 6581) */
-    uint8_t rtr_caps;           /* RTR types we can send (initiator) / accept (responder) */
+    /* RTR types we can send (initiator) / accept (responder) */
+    uint8_t rtr_caps;
     uint16_t ird, ord;
 };
 
@@ -136,7 +147,8 @@ struct rnic_mpa_neg {
 };
 
 /* Initiator: the Request for local (pd not set). */
-void rnic_mpa_make_request(const struct rnic_mpa_local *loc, struct rnic_mpa_rr *req);
+void rnic_mpa_make_request(const struct rnic_mpa_local *loc,
+                           struct rnic_mpa_rr *req);
 /*
  * Responder: the Reply to req (pd not set). Echoes the revision the Request
  * used (capped by loc->rev), C if either side wants it, ORD clipped to the
@@ -144,10 +156,12 @@ void rnic_mpa_make_request(const struct rnic_mpa_local *loc, struct rnic_mpa_rr 
  * (Read, else Write, else Send). Returns 0, or an MPA error code
  * (RNIC_MPA_EC_NO_MATCHING_RTR) meaning: reject.
  */
-int rnic_mpa_make_reply(const struct rnic_mpa_rr *req, const struct rnic_mpa_local *loc,
+int rnic_mpa_make_reply(const struct rnic_mpa_rr *req,
+                        const struct rnic_mpa_local *loc,
                         struct rnic_mpa_rr *rep);
 /* Responder: the negotiated parameters after sending rep for req. */
-void rnic_mpa_responder_neg(const struct rnic_mpa_rr *req, const struct rnic_mpa_rr *rep,
+void rnic_mpa_responder_neg(const struct rnic_mpa_rr *req,
+                            const struct rnic_mpa_rr *rep,
                             struct rnic_mpa_neg *neg);
 /*
  * Initiator: check the Reply against our Request. Returns 0 (neg filled),
@@ -156,7 +170,8 @@ void rnic_mpa_responder_neg(const struct rnic_mpa_rr *req, const struct rnic_mpa
  * (responder ORD above our IRD), _NO_MATCHING_RTR (none or several chosen, or
  * one we did not offer).
  */
-int rnic_mpa_check_reply(const struct rnic_mpa_rr *req, const struct rnic_mpa_rr *rep,
+int rnic_mpa_check_reply(const struct rnic_mpa_rr *req,
+                         const struct rnic_mpa_rr *rep,
                          struct rnic_mpa_neg *neg);
 
 /* ---- FPDU ---- */
@@ -184,7 +199,10 @@ static inline uint32_t rnic_mpa_fpdu_len(uint32_t ulpdu_len)
  */
 uint32_t rnic_mpa_mulpdu(uint32_t emss, bool markers);
 
-/* Number of markers an FPDU of fpdu_len unmarked octets gets at stream offset pos. */
+/*
+ * Number of markers an FPDU of fpdu_len unmarked octets gets at stream offset
+ * pos.
+ */
 uint32_t rnic_mpa_markers_in(uint32_t pos, uint32_t fpdu_len);
 
 /* Sender state, one per connection direction. */
@@ -193,7 +211,9 @@ struct rnic_mpa_tx {
     uint32_t pos;               /* stream offset of the next FPDU (mod 2^32) */
 };
 void rnic_mpa_tx_init(struct rnic_mpa_tx *tx, bool crc, bool markers);
-/* On-wire size of the next FPDU carrying ulpdu_len octets (markers included). */
+/*
+ * On-wire size of the next FPDU carrying ulpdu_len octets (markers included).
+ */
 uint32_t rnic_mpa_tx_size(const struct rnic_mpa_tx *tx, uint32_t ulpdu_len);
 /*
  * Build the next FPDU into out: its ULPDU is hdr (hlen) followed by payload
@@ -216,19 +236,23 @@ struct rnic_mpa_piece {
     const void *base;
     size_t len;
 };
-uint32_t rnic_mpa_fpdu_frame(struct rnic_mpa_tx *tx, const struct rnic_mpa_piece *pieces,
-                             int npieces, uint8_t prefix[2], uint8_t trailer[7]);
+uint32_t rnic_mpa_fpdu_frame(struct rnic_mpa_tx *tx,
+                             const struct rnic_mpa_piece *pieces,
+                             int npieces, uint8_t prefix[2],
+                             uint8_t trailer[7]);
 
 /* Streaming receiver, one per connection direction. */
 enum rnic_mpa_rx_event {
     RNIC_MPA_RX_NONE = 0,       /* all input consumed, FPDU incomplete */
     RNIC_MPA_RX_FPDU = 1,       /* ev->ulpdu / ev->len: one verified ULPDU */
-    RNIC_MPA_RX_ERROR = 2,      /* ev->code: RNIC_MPA_EC_*; the stream is dead */
+    /* ev->code: RNIC_MPA_EC_*; the stream is dead */
+    RNIC_MPA_RX_ERROR = 2,
 };
 
 struct rnic_mpa_rx_ev {
     int type;                   /* enum rnic_mpa_rx_event */
-    uint8_t code;               /* MPA error code (LLP layer) for RNIC_MPA_RX_ERROR */
+    /* MPA error code (LLP layer) for RNIC_MPA_RX_ERROR */
+    uint8_t code;
     uint16_t len;
     const uint8_t *ulpdu;       /* valid until the next feed call */
 };
@@ -237,11 +261,13 @@ struct rnic_mpa_rx {
     bool crc, markers;
     uint8_t state;
     uint8_t err;                /* sticky MPA error code, 0 if none */
-    bool in_fpdu;               /* some octet (maybe a marker) of the FPDU was consumed */
+    /* some octet (maybe a marker) of the FPDU was consumed */
+    bool in_fpdu;
     uint16_t ulpdu_len;
     uint32_t got;               /* octets of the current field so far */
     uint32_t pos;               /* stream offset of the next octet */
-    uint32_t hdr_pos;           /* stream offset of the current ULPDU_Length field */
+    /* stream offset of the current ULPDU_Length field */
+    uint32_t hdr_pos;
     uint32_t crc_run;
     uint32_t cap;               /* largest ULPDU accepted (size of buf) */
     uint8_t *buf;
@@ -255,7 +281,8 @@ struct rnic_mpa_rx {
  * ULPDU_Length exceeds cap is an error (RNIC_MPA_EC_MARKER_MISMATCH: the
  * length field is inconsistent with the framing we accept).
  */
-void rnic_mpa_rx_init(struct rnic_mpa_rx *rx, bool crc, bool markers, uint8_t *buf, uint32_t cap);
+void rnic_mpa_rx_init(struct rnic_mpa_rx *rx, bool crc, bool markers,
+                      uint8_t *buf, uint32_t cap);
 /*
  * Consume stream octets until one FPDU is complete, the input is exhausted or
  * an error is found; returns the octets consumed. Call again with the rest.
@@ -269,7 +296,8 @@ size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
 /* The Terminate cause for an MPA error code. */
 static inline struct rnic_term_cause rnic_mpa_term_cause(uint8_t code)
 {
-    return rnic_term_cause(RNIC_TERM_LAYER_LLP, RNIC_LLP_ETYPE_MPA, code, false, false);
+    return rnic_term_cause(RNIC_TERM_LAYER_LLP, RNIC_LLP_ETYPE_MPA, code, false,
+                           false);
 }
 
 #endif

@@ -3,7 +3,8 @@
 #include <string.h>
 #include "net.h"
 
-void rnic_ipaddr_v4(struct rnic_ipaddr *a, uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3)
+void rnic_ipaddr_v4(struct rnic_ipaddr *a, uint8_t b0, uint8_t b1, uint8_t b2,
+                    uint8_t b3)
 {
     memset(a, 0, sizeof(*a));
     a->family = RNIC_AF_INET;
@@ -43,8 +44,11 @@ uint32_t rnic_csum_add(uint32_t sum, const void *data, size_t len)
         a0 += w;
         p += 4; len -= 4;
     }
-    /* a0/a1 hold native-order sums; one's-complement sums are byte-order independent
-     * up to a final swap, so fold to 16 bits and swap if we are little-endian. */
+    /*
+     * a0/a1 hold native-order sums; one's-complement sums are byte-order
+     * independent up to a final swap, so fold to 16 bits and swap if we are
+     * little-endian.
+     */
     {
         uint64_t n = a0 + (a1 & 0xffffffffu) + (a1 >> 32);
         n = (n & 0xffffffffu) + (n >> 32);
@@ -75,7 +79,8 @@ uint16_t rnic_csum_fold(uint32_t sum)
     return (uint16_t)~sum;
 }
 
-uint32_t rnic_csum_pseudo4(const uint8_t *src, const uint8_t *dst, uint8_t proto, uint16_t len)
+uint32_t rnic_csum_pseudo4(const uint8_t *src, const uint8_t *dst,
+                           uint8_t proto, uint16_t len)
 {
     uint32_t s = 0;
     s += rnic_get16(src) + rnic_get16(src + 2);
@@ -85,7 +90,8 @@ uint32_t rnic_csum_pseudo4(const uint8_t *src, const uint8_t *dst, uint8_t proto
     return s;
 }
 
-enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len, struct rnic_ip4_pkt *out)
+enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len,
+                                 struct rnic_ip4_pkt *out)
 {
     if (len < RNIC_ETH_HLEN) {
         return RNIC_IP4_SHORT;
@@ -106,7 +112,10 @@ enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len, struct rnic_i
         return RNIC_IP4_BAD_HLEN;
     }
     size_t tot = rnic_get16(ip + 2);
-    /* Ethernet may pad short frames, so the frame may exceed total length, never the reverse. */
+    /*
+     * Ethernet may pad short frames, so the frame may exceed total length,
+     * never the reverse.
+     */
     if (tot < hlen || tot > avail) {
         return RNIC_IP4_BAD_LEN;
     }
@@ -117,8 +126,10 @@ enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len, struct rnic_i
     if (frag & 0x3fff) {        /* MF set or offset != 0 */
         return RNIC_IP4_FRAGMENT;
     }
-    if (ip[12] >= 224 || (ip[12] == 0 && ip[13] == 0 && ip[14] == 0 && ip[15] == 0) ||
-        (ip[12] == 255 && ip[13] == 255 && ip[14] == 255 && ip[15] == 255) || ip[16] >= 224) {
+    if (ip[12] >= 224 ||
+        (ip[12] == 0 && ip[13] == 0 && ip[14] == 0 && ip[15] == 0) ||
+        (ip[12] == 255 && ip[13] == 255 && ip[14] == 255 && ip[15] == 255) ||
+        ip[16] >= 224) {
         return RNIC_IP4_BAD_ADDR;
     }
     out->eth = frame;
@@ -144,7 +155,8 @@ size_t rnic_ip4_build(uint8_t *frame, const uint8_t *dmac, const uint8_t *smac,
     ip[1] = 0;
     rnic_put16(ip + 2, (uint16_t)(RNIC_IP4_HLEN + l4_len));
     rnic_put16(ip + 4, id);
-    rnic_put16(ip + 6, 0x4000);     /* DF: we do PMTU via EMSS, never fragment */
+    /* DF: we do PMTU via EMSS, never fragment */
+    rnic_put16(ip + 6, 0x4000);
     ip[8] = 64;
     ip[9] = proto;
     rnic_put16(ip + 10, 0);

@@ -18,7 +18,9 @@
 #define RNIC_IP4_HLEN      20
 #define RNIC_IPPROTO_TCP   6
 
-/* Address of either family; IPv6 is parsed nowhere yet but the type is ready. */
+/*
+ * Address of either family; IPv6 is parsed nowhere yet but the type is ready.
+ */
 struct rnic_ipaddr {
     uint8_t family;             /* RNIC_AF_INET or RNIC_AF_INET6 */
     uint8_t pad[3];
@@ -30,19 +32,28 @@ struct rnic_ipaddr {
 #define RNIC_AF_INET  4
 #define RNIC_AF_INET6 6
 
-void rnic_ipaddr_v4(struct rnic_ipaddr *a, uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3);
+void rnic_ipaddr_v4(struct rnic_ipaddr *a, uint8_t b0, uint8_t b1, uint8_t b2,
+                    uint8_t b3);
 bool rnic_ipaddr_eq(const struct rnic_ipaddr *a, const struct rnic_ipaddr *b);
 
 /* Big-endian loads/stores: the wire is unaligned, so go through bytes. */
-static inline uint16_t rnic_get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint16_t rnic_get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
 static inline uint32_t rnic_get32(const uint8_t *p)
 {
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+           p[3];
 }
-static inline void rnic_put16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = (uint8_t)v; }
+static inline void rnic_put16(uint8_t *p, uint16_t v)
+{
+    p[0] = v >> 8; p[1] = (uint8_t)v;
+}
 static inline void rnic_put32(uint8_t *p, uint32_t v)
 {
-    p[0] = v >> 24; p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+    p[0] = v >> 24; p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
 }
 
 /*
@@ -53,7 +64,8 @@ static inline void rnic_put32(uint8_t *p, uint32_t v)
 uint32_t rnic_csum_add(uint32_t sum, const void *data, size_t len);
 uint16_t rnic_csum_fold(uint32_t sum);
 /* Partial sum of the IPv4 pseudo header for a TCP/UDP checksum. */
-uint32_t rnic_csum_pseudo4(const uint8_t *src, const uint8_t *dst, uint8_t proto, uint16_t len);
+uint32_t rnic_csum_pseudo4(const uint8_t *src, const uint8_t *dst,
+                           uint8_t proto, uint16_t len);
 
 /* A parsed, validated IPv4 packet inside an Ethernet frame. */
 struct rnic_ip4_pkt {
@@ -69,17 +81,22 @@ struct rnic_ip4_pkt {
 enum rnic_ip4_err {
     RNIC_IP4_OK = 0,
     RNIC_IP4_SHORT,             /* frame shorter than the headers it claims */
-    RNIC_IP4_NOT_IP,            /* other ethertype (ARP etc.): the embedder's business */
+    /* other ethertype (ARP etc.): the embedder's business */
+    RNIC_IP4_NOT_IP,
     RNIC_IP4_BAD_VERSION,
     RNIC_IP4_BAD_HLEN,
     RNIC_IP4_BAD_LEN,
     RNIC_IP4_BAD_CSUM,
-    RNIC_IP4_FRAGMENT,          /* fragments are rejected: we never send DF=0 either */
+    /* fragments are rejected: we never send DF=0 either */
+    RNIC_IP4_FRAGMENT,
     RNIC_IP4_BAD_ADDR,          /* broadcast/multicast/zero source */
 };
 
-/* Validate Ethernet + IPv4 headers; IP options are skipped (not interpreted). */
-enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len, struct rnic_ip4_pkt *out);
+/*
+ * Validate Ethernet + IPv4 headers; IP options are skipped (not interpreted).
+ */
+enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len,
+                                 struct rnic_ip4_pkt *out);
 
 /*
  * Write Ethernet + 20-byte IPv4 header (DF set, TTL 64) for an L4 payload of

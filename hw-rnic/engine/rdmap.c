@@ -12,14 +12,19 @@ static const struct rnic_rdmap_op_info op_table[RNIC_RDMAP_NOPS] = {
     [RNIC_RDMAP_SEND] = { "Send", false, false, RNIC_RDMAP_QN_SEND, 0 },
     [RNIC_RDMAP_SEND_INV] = { "SendInv", false, false, RNIC_RDMAP_QN_SEND, 0 },
     [RNIC_RDMAP_SEND_SE] = { "SendSE", false, false, RNIC_RDMAP_QN_SEND, 0 },
-    [RNIC_RDMAP_SEND_SE_INV] = { "SendSEInv", false, false, RNIC_RDMAP_QN_SEND, 0 },
-    [RNIC_RDMAP_TERMINATE] = { "Terminate", false, false, RNIC_RDMAP_QN_TERMINATE,
+    [RNIC_RDMAP_SEND_SE_INV] = { "SendSEInv", false, false, RNIC_RDMAP_QN_SEND,
+                                 0 },
+    [RNIC_RDMAP_TERMINATE] = { "Terminate", false, false,
+                               RNIC_RDMAP_QN_TERMINATE,
                                RNIC_RDMAP_TERM_CTRL_LEN },
     [RNIC_RDMAP_IMM_DATA] = { "ImmData", false, true, RNIC_RDMAP_QN_SEND, 0 },
-    [RNIC_RDMAP_IMM_DATA_SE] = { "ImmDataSE", false, true, RNIC_RDMAP_QN_SEND, 0 },
-    [RNIC_RDMAP_ATOMIC_REQ] = { "AtomicReq", false, true, RNIC_RDMAP_QN_READ_REQ,
+    [RNIC_RDMAP_IMM_DATA_SE] = { "ImmDataSE", false, true, RNIC_RDMAP_QN_SEND,
+                                 0 },
+    [RNIC_RDMAP_ATOMIC_REQ] = { "AtomicReq", false, true,
+                                RNIC_RDMAP_QN_READ_REQ,
                                 RNIC_RDMAP_ATOMIC_REQ_LEN },
-    [RNIC_RDMAP_ATOMIC_RESP] = { "AtomicResp", false, true, RNIC_RDMAP_QN_ATOMIC_RESP,
+    [RNIC_RDMAP_ATOMIC_RESP] = { "AtomicResp", false, true,
+                                 RNIC_RDMAP_QN_ATOMIC_RESP,
                                  RNIC_RDMAP_ATOMIC_RESP_LEN },
 };
 
@@ -52,7 +57,8 @@ size_t rnic_rdmap_hdr_len(const struct rnic_rdmap_msg *m)
     return rnic_ddp_hlen(oi->tagged) + rdmap_len(m);
 }
 
-size_t rnic_rdmap_hdr_encode(const struct rnic_rdmap_msg *m, uint8_t *buf, size_t cap)
+size_t rnic_rdmap_hdr_encode(const struct rnic_rdmap_msg *m, uint8_t *buf,
+                             size_t cap)
 {
     size_t total = rnic_rdmap_hdr_len(m);
     if (!total || cap < total) {
@@ -78,8 +84,10 @@ size_t rnic_rdmap_hdr_encode(const struct rnic_rdmap_msg *m, uint8_t *buf, size_
         const struct rnic_rdmap_term *t = &m->u.term;
         p[0] = (uint8_t)((t->layer & 0xf) << 4 | (t->etype & 0xf));
         p[1] = t->code;
-        p[2] = (uint8_t)((t->m ? RNIC_RDMAP_TERM_M : 0) | (t->d ? RNIC_RDMAP_TERM_D : 0) |
-                         (t->r ? RNIC_RDMAP_TERM_R : 0) | ((t->rsvd >> 8) & 0x1f));
+        p[2] = (uint8_t)((t->m ? RNIC_RDMAP_TERM_M : 0) |
+                         (t->d ? RNIC_RDMAP_TERM_D : 0) |
+                         (t->r ? RNIC_RDMAP_TERM_R : 0) |
+                         ((t->rsvd >> 8) & 0x1f));
         p[3] = (uint8_t)t->rsvd;
         p += RNIC_RDMAP_TERM_CTRL_LEN;
         if (t->d) {
@@ -94,7 +102,8 @@ size_t rnic_rdmap_hdr_encode(const struct rnic_rdmap_msg *m, uint8_t *buf, size_
     }
     case RNIC_RDMAP_ATOMIC_REQ: {
         const struct rnic_rdmap_atomic_req *a = &m->u.areq;
-        rnic_put32(p, a->op & 0xfu);          /* Reserved(28) | AtomicOpCode(4) */
+        /* Reserved(28) | AtomicOpCode(4) */
+        rnic_put32(p, a->op & 0xfu);
         rnic_put32(p + 4, a->req_id);
         rnic_put32(p + 8, a->stag);
         rnic_put64(p + 12, a->to);
@@ -114,7 +123,8 @@ size_t rnic_rdmap_hdr_encode(const struct rnic_rdmap_msg *m, uint8_t *buf, size_
     return total;
 }
 
-static int fail(struct rnic_term_cause *cause, uint8_t layer, uint8_t etype, uint8_t code,
+static int fail(struct rnic_term_cause *cause, uint8_t layer, uint8_t etype,
+                uint8_t code,
                 bool hdr_ddp, bool hdr_rdma)
 {
     *cause = rnic_term_cause(layer, etype, code, hdr_ddp, hdr_rdma);
@@ -122,14 +132,19 @@ static int fail(struct rnic_term_cause *cause, uint8_t layer, uint8_t etype, uin
 }
 
 #define FAIL_RDMAP(code) \
-    fail(cause, RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_OPERATION, (code), true, false)
+    fail(cause, RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_OPERATION, \
+         (code), true, false)
 #define FAIL_UNTAGGED(code) \
-    fail(cause, RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_UNTAGGED, (code), true, false)
+    fail(cause, RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_UNTAGGED, (code), true, \
+         false)
 
-/* Untagged single-segment messages with a fixed RDMAP header and no payload
- * beyond `extra` octets: Read Request, Terminate (extra = its tail),
- * Atomic Request/Response, Immediate Data. */
-static int check_single(const struct rnic_rdmap_msg *m, size_t body, size_t need,
+/*
+ * Untagged single-segment messages with a fixed RDMAP header and no payload
+ * beyond `extra` octets: Read Request, Terminate (extra = its tail), Atomic
+ * Request/Response, Immediate Data.
+ */
+static int check_single(const struct rnic_rdmap_msg *m, size_t body,
+                        size_t need,
                         bool exact, struct rnic_term_cause *cause)
 {
     if (m->ddp.mo != 0) {
@@ -197,11 +212,13 @@ int rnic_rdmap_decode(const uint8_t *ulpdu, size_t len, unsigned flags,
     m->rv = m->ddp.ulp_ctrl >> RNIC_RDMAP_RV_SHIFT;
     m->opcode = m->ddp.ulp_ctrl & RNIC_RDMAP_OP_MASK;
     if (m->rv != RNIC_RDMAP_VERSION) {
-        return fail(cause, RNIC_TERM_LAYER_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_OPERATION,
+        return fail(cause, RNIC_TERM_LAYER_RDMAP,
+                    RNIC_RDMAP_ETYPE_REMOTE_OPERATION,
                     RNIC_RDMAP_EC_INVALID_VERSION, false, false);
     }
     const struct rnic_rdmap_op_info *oi = rnic_rdmap_op_info(m->opcode);
-    if (!oi || (oi->rfc7306 && !(flags & RNIC_RDMAP_F_RFC7306)) || oi->tagged != m->ddp.tagged) {
+    if (!oi || (oi->rfc7306 && !(flags & RNIC_RDMAP_F_RFC7306)) ||
+        oi->tagged != m->ddp.tagged) {
         return FAIL_RDMAP(RNIC_RDMAP_EC_UNEXPECTED_OPCODE);
     }
     if (!oi->tagged && m->ddp.qn != oi->qn) {
@@ -291,15 +308,19 @@ size_t rnic_rdmap_term_build(uint8_t *out, size_t cap, uint32_t msn,
         if (bad_len >= hl) {
             t.u.term.d = true;
             t.u.term.m = true;
-            t.u.term.ddp_seg_len = bad_len > 0xffff ? 0xffff : (uint16_t)bad_len;
+            t.u.term.ddp_seg_len = bad_len > 0xffff ? 0xffff
+                                                    : (uint16_t)bad_len;
             t.u.term.ddp_hdr_len = (uint8_t)hl;
             memcpy(t.u.term.ddp_hdr, bad, hl);
         }
     }
-    if (cause->hdr_rdma && bad_len >= RNIC_DDP_UNTAGGED_HLEN + RNIC_RDMAP_READ_REQ_LEN &&
-        !(bad[0] & RNIC_DDP_F_TAGGED) && (bad[1] & RNIC_RDMAP_OP_MASK) == RNIC_RDMAP_READ_REQ) {
+    if (cause->hdr_rdma &&
+        bad_len >= RNIC_DDP_UNTAGGED_HLEN + RNIC_RDMAP_READ_REQ_LEN &&
+        !(bad[0] & RNIC_DDP_F_TAGGED) &&
+        (bad[1] & RNIC_RDMAP_OP_MASK) == RNIC_RDMAP_READ_REQ) {
         t.u.term.r = true;
-        memcpy(t.u.term.rdma_hdr, bad + RNIC_DDP_UNTAGGED_HLEN, RNIC_RDMAP_READ_REQ_LEN);
+        memcpy(t.u.term.rdma_hdr, bad + RNIC_DDP_UNTAGGED_HLEN,
+               RNIC_RDMAP_READ_REQ_LEN);
     }
     return rnic_rdmap_hdr_encode(&t, out, cap);
 }

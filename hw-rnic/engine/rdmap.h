@@ -6,17 +6,18 @@
  * the Terminate cause (layer / error type / code) for anything malformed;
  * build and parse Terminate messages.
  *
- *   RDMAP control byte (DDP RsvdULP[0:7]): RV(0xc0, = 1) Rsvd(0x30) OpCode(0x0f)
+ *   RDMAP control byte (DDP RsvdULP[0:7]):
+ *     RV(0xc0, = 1) Rsvd(0x30) OpCode(0x0f)
  *
- *   op  message                 DDP       QN  RDMAP header   payload
- *   0   RDMA Write              tagged    -   -              any
- *   1   RDMA Read Request       untagged  1   28             none
- *   2   RDMA Read Response      tagged    -   -              any
- *   3-6 Send [Inv] [SE]         untagged  0   - (Inv STag in RsvdULP[8:39])
- *   7   Terminate               untagged  2   4 + [2 + 14|18] + [28]
- *   8,9 Immediate Data [SE]     untagged  0   -              8 octets  (RFC 7306)
- *   10  Atomic Request          untagged  1   52             none      (RFC 7306)
- *   11  Atomic Response         untagged  3   12             none      (RFC 7306)
+ *   op  message             DDP       QN  RDMAP header   payload
+ *   0   RDMA Write          tagged    -   -              any
+ *   1   RDMA Read Request   untagged  1   28             none
+ *   2   RDMA Read Response  tagged    -   -              any
+ *   3-6 Send [Inv] [SE]     untagged  0   - (Inv STag in RsvdULP[8:39])
+ *   7   Terminate           untagged  2   4 + [2 + 14|18] + [28]
+ *   8,9 Immediate Data [SE] untagged  0   -              8 octets  (RFC 7306)
+ *   10  Atomic Request      untagged  1   52             none      (RFC 7306)
+ *   11  Atomic Response     untagged  3   12             none      (RFC 7306)
  *
  * RFC 7306 also registers Terminate codes of its own (atomics, immediate
  * data); they are not defined here yet: an AtomicOpCode above CompareSwap is
@@ -69,15 +70,20 @@ enum {
 #define RNIC_RDMAP_IMM_LEN          8
 #define RNIC_RDMAP_ATOMIC_REQ_LEN   52
 #define RNIC_RDMAP_ATOMIC_RESP_LEN  12
-/* Largest Terminate ULPDU: DDP + control + segment length + DDP hdr + Read Request hdr */
+/*
+ * Largest Terminate ULPDU: DDP + control + segment length + DDP hdr + Read
+ * Request hdr
+ */
 #define RNIC_RDMAP_TERM_MAX \
-    (RNIC_DDP_UNTAGGED_HLEN + RNIC_RDMAP_TERM_CTRL_LEN + 2 + RNIC_DDP_UNTAGGED_HLEN + \
-     RNIC_RDMAP_READ_REQ_LEN)
+    (RNIC_DDP_UNTAGGED_HLEN + RNIC_RDMAP_TERM_CTRL_LEN + 2 + \
+     RNIC_DDP_UNTAGGED_HLEN + RNIC_RDMAP_READ_REQ_LEN)
 
 /* Terminate Control: Layer(4) EType(4) Code(8) M D R Rsvd(13), big-endian */
-#define RNIC_RDMAP_TERM_M       0x80    /* in octet 2: DDP Segment Length valid */
+/* in octet 2: DDP Segment Length valid */
+#define RNIC_RDMAP_TERM_M       0x80
 #define RNIC_RDMAP_TERM_D       0x40    /* Terminated DDP Header included */
-#define RNIC_RDMAP_TERM_R       0x20    /* Terminated RDMA (Read Request) Header included */
+/* Terminated RDMA (Read Request) Header included */
+#define RNIC_RDMAP_TERM_R       0x20
 
 /* RFC 7306 AtomicOpCode */
 enum {
@@ -123,7 +129,8 @@ struct rnic_rdmap_atomic_resp {
 
 /* One DDP segment seen as RDMAP. */
 struct rnic_rdmap_msg {
-    struct rnic_ddp_hdr ddp;    /* ddp.ulp_ctrl is derived from opcode/rv on encode */
+    /* ddp.ulp_ctrl is derived from opcode/rv on encode */
+    struct rnic_ddp_hdr ddp;
     uint8_t opcode;
     uint8_t rv;                 /* RDMAP version */
     union {
@@ -143,9 +150,11 @@ struct rnic_rdmap_op_info {
     bool tagged;
     bool rfc7306;
     uint8_t qn;                 /* untagged only */
-    uint8_t hdr_len;            /* RDMAP header after the DDP header (Terminate: minimum) */
+    /* RDMAP header after the DDP header (Terminate: minimum) */
+    uint8_t hdr_len;
 };
-const struct rnic_rdmap_op_info *rnic_rdmap_op_info(uint8_t opcode);   /* NULL if reserved */
+/* NULL if reserved */
+const struct rnic_rdmap_op_info *rnic_rdmap_op_info(uint8_t opcode);
 
 /* Length of the DDP + RDMAP headers m encodes to (0 for a reserved opcode). */
 size_t rnic_rdmap_hdr_len(const struct rnic_rdmap_msg *m);
@@ -155,7 +164,8 @@ size_t rnic_rdmap_hdr_len(const struct rnic_rdmap_msg *m);
  * opcode and rv; for Send with Invalidate ddp.ulp_word is the STag. Returns
  * the header length, or 0 if cap is too small or the opcode is reserved.
  */
-size_t rnic_rdmap_hdr_encode(const struct rnic_rdmap_msg *m, uint8_t *buf, size_t cap);
+size_t rnic_rdmap_hdr_encode(const struct rnic_rdmap_msg *m, uint8_t *buf,
+                             size_t cap);
 /*
  * Decode and validate one DDP segment (a ULPDU). Returns 0 on success, -1
  * with *cause filled on the first violation:

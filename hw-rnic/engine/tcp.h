@@ -32,37 +32,56 @@
 #include <stdint.h>
 #include "net.h"
 
-struct rnic_tcp;              /* one engine: one local MAC/IP, many connections */
+/* one engine: one local MAC/IP, many connections */
+struct rnic_tcp;
 struct rnic_tcp_conn;
 struct rnic_tcp_listener;
 
 struct rnic_tcp_ops {
-    /* Optional: give a buffer of at least maxlen bytes to build the next frame
-     * in (e.g. straight into a device ring). NULL: the engine's scratch is used. */
+    /*
+     * Optional: give a buffer of at least maxlen bytes to build the next frame
+     * in (e.g. straight into a device ring). NULL: the engine's scratch is
+     * used.
+     */
     uint8_t *(*tx_buf)(void *opaque, size_t maxlen);
-    /* A complete Ethernet frame to put on the wire (buffer from tx_buf or scratch). */
+    /*
+     * A complete Ethernet frame to put on the wire (buffer from tx_buf or
+     * scratch).
+     */
     void (*tx)(void *opaque, uint8_t *frame, size_t len);
-    /* Optional: the earliest timer deadline changed; call rnic_tcp_tick() then. */
+    /*
+     * Optional: the earliest timer deadline changed; call rnic_tcp_tick() then.
+     */
     void (*timer)(void *opaque, uint64_t deadline_ns);
 
-    /* A passive connection on listener reached ESTABLISHED. Return the upper
-     * layer's context for it, or NULL to refuse (the peer gets a RST). */
-    void *(*accept)(void *opaque, struct rnic_tcp_listener *l, void *listen_user,
+    /*
+     * A passive connection on listener reached ESTABLISHED. Return the upper
+     * layer's context for it, or NULL to refuse (the peer gets a RST).
+     */
+    void *(*accept)(void *opaque, struct rnic_tcp_listener *l,
+                    void *listen_user,
                     struct rnic_tcp_conn *c);
     /* Active open completed. */
     void (*connected)(void *opaque, struct rnic_tcp_conn *c, void *user);
-    /* In-order payload; data points into the received frame or the reassembly
-     * buffer and is valid only during the call. Return window with rnic_tcp_recv_done. */
+    /*
+     * In-order payload; data points into the received frame or the reassembly
+     * buffer and is valid only during the call. Return window with
+     * rnic_tcp_recv_done.
+     */
     void (*recv)(void *opaque, struct rnic_tcp_conn *c, void *user,
                  const uint8_t *data, size_t len);
     /* bytes of sent records were acknowledged; send space is free again. */
-    void (*acked)(void *opaque, struct rnic_tcp_conn *c, void *user, uint32_t bytes);
+    void (*acked)(void *opaque, struct rnic_tcp_conn *c, void *user,
+                  uint32_t bytes);
     /* Effective send MSS (max payload per segment) set or changed. */
-    void (*emss)(void *opaque, struct rnic_tcp_conn *c, void *user, uint32_t emss);
+    void (*emss)(void *opaque, struct rnic_tcp_conn *c, void *user,
+                 uint32_t emss);
     /* The peer sent FIN after all its data: no more recv calls. */
     void (*peer_closed)(void *opaque, struct rnic_tcp_conn *c, void *user);
-    /* The connection is finished for the upper layer: err 0 for an orderly
-     * close, or RNIC_TCP_E*. The handle is invalid once this returns. */
+    /*
+     * The connection is finished for the upper layer: err 0 for an orderly
+     * close, or RNIC_TCP_E*. The handle is invalid once this returns.
+     */
     void (*closed)(void *opaque, struct rnic_tcp_conn *c, void *user, int err);
 };
 
@@ -86,24 +105,32 @@ struct rnic_tcp_config {
     struct rnic_ipaddr addr;
     uint16_t mtu;               /* IP MTU, default 1500 */
     uint32_t max_conns;         /* connections incl. embryonic and TIME_WAIT */
-    uint32_t sndbuf;            /* per-connection send buffer (bytes), default 256 KiB */
-    uint32_t rcvbuf;            /* per-connection receive window (bytes), default 256 KiB */
-    uint32_t max_records;       /* records queued per connection, default sndbuf/64 */
+    /* per-connection send buffer (bytes), default 256 KiB */
+    uint32_t sndbuf;
+    /* per-connection receive window (bytes), default 256 KiB */
+    uint32_t rcvbuf;
+    /* records queued per connection, default sndbuf/64 */
+    uint32_t max_records;
     uint8_t isn_secret[16];     /* RFC 6528 key, from the embedder */
     bool no_sack, no_wscale, no_timestamps;
     uint32_t rto_init_ms;       /* RFC 6298: 1000 */
-    uint32_t rto_min_ms;        /* default 200 (as Linux; RFC 6298 suggests 1000) */
+    /* default 200 (as Linux; RFC 6298 suggests 1000) */
+    uint32_t rto_min_ms;
     uint32_t rto_max_ms;        /* default 60000 */
     uint32_t syn_retries;       /* default 6 */
     uint32_t data_retries;      /* default 15 */
     uint32_t delack_ms;         /* default 40 */
     uint32_t msl_ms;            /* TIME_WAIT lasts 2*MSL, default 30000 */
-    uint32_t fin_wait2_ms;      /* FIN_WAIT_2 with nothing heard, default 60000 */
-    uint32_t challenge_ack_limit; /* RFC 5961 §7: per engine per second, default 1000 */
+    /* FIN_WAIT_2 with nothing heard, default 60000 */
+    uint32_t fin_wait2_ms;
+    /* RFC 5961 §7: per engine per second, default 1000 */
+    uint32_t challenge_ack_limit;
     bool keepalive;             /* off by default */
     uint32_t keep_idle_ms, keep_intvl_ms, keep_probes;
-    bool tx_csum_offload;       /* do not compute TX TCP checksums (bench only) */
-    bool rx_csum_offload;       /* do not verify RX TCP checksums (bench only) */
+    /* do not compute TX TCP checksums (bench only) */
+    bool tx_csum_offload;
+    /* do not verify RX TCP checksums (bench only) */
+    bool rx_csum_offload;
 };
 
 struct rnic_tcp_stats {
@@ -125,8 +152,9 @@ struct rnic_tcp_info {
 
 enum rnic_tcp_state {
     RNIC_TCP_CLOSED, RNIC_TCP_LISTEN, RNIC_TCP_SYN_SENT, RNIC_TCP_SYN_RCVD,
-    RNIC_TCP_ESTABLISHED, RNIC_TCP_FIN_WAIT_1, RNIC_TCP_FIN_WAIT_2, RNIC_TCP_CLOSE_WAIT,
-    RNIC_TCP_CLOSING, RNIC_TCP_LAST_ACK, RNIC_TCP_TIME_WAIT,
+    RNIC_TCP_ESTABLISHED, RNIC_TCP_FIN_WAIT_1, RNIC_TCP_FIN_WAIT_2,
+    RNIC_TCP_CLOSE_WAIT, RNIC_TCP_CLOSING, RNIC_TCP_LAST_ACK,
+    RNIC_TCP_TIME_WAIT,
 };
 
 void rnic_tcp_config_default(struct rnic_tcp_config *cfg);
@@ -140,41 +168,64 @@ void rnic_tcp_free(struct rnic_tcp *t);
  * engine (consumed, maybe dropped), false if not ours (ARP, other
  * ethertypes, other addresses): the embedder may handle those.
  */
-bool rnic_tcp_input(struct rnic_tcp *t, const uint8_t *frame, size_t len, uint64_t now_ns);
+bool rnic_tcp_input(struct rnic_tcp *t, const uint8_t *frame, size_t len,
+                    uint64_t now_ns);
 /* Run expired timers. */
 void rnic_tcp_tick(struct rnic_tcp *t, uint64_t now_ns);
 /* Earliest deadline (ns), UINT64_MAX if none. */
 uint64_t rnic_tcp_next_deadline(const struct rnic_tcp *t);
 
-struct rnic_tcp_listener *rnic_tcp_listen(struct rnic_tcp *t, uint16_t port, uint32_t backlog,
+struct rnic_tcp_listener *rnic_tcp_listen(struct rnic_tcp *t, uint16_t port,
+                                          uint32_t backlog,
                                           void *user);
 void rnic_tcp_unlisten(struct rnic_tcp *t, struct rnic_tcp_listener *l);
 
 /* Active open; lport 0 picks an ephemeral port. peer_mac is the next hop. */
-struct rnic_tcp_conn *rnic_tcp_connect(struct rnic_tcp *t, const struct rnic_ipaddr *raddr,
+struct rnic_tcp_conn *rnic_tcp_connect(struct rnic_tcp *t,
+                                       const struct rnic_ipaddr *raddr,
                                        uint16_t rport, uint16_t lport,
-                                       const uint8_t *peer_mac, void *user, uint64_t now_ns);
+                                       const uint8_t *peer_mac, void *user,
+                                       uint64_t now_ns);
 
-/* One record, gathered from iov pieces. All or nothing: EAGAIN if it does not fit. */
+/*
+ * One record, gathered from iov pieces. All or nothing: EAGAIN if it does not
+ * fit.
+ */
 struct rnic_iov { const void *base; size_t len; };
-int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov, int iovcnt,
+int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov,
+                   int iovcnt,
                    uint64_t now_ns);
-int rnic_tcp_send(struct rnic_tcp_conn *c, const void *rec, size_t len, uint64_t now_ns);
-/* Bytes free in the send buffer (the largest record that would be accepted now). */
+int rnic_tcp_send(struct rnic_tcp_conn *c, const void *rec, size_t len,
+                  uint64_t now_ns);
+/*
+ * Bytes free in the send buffer (the largest record that would be accepted
+ * now).
+ */
 size_t rnic_tcp_send_space(const struct rnic_tcp_conn *c);
-/* The upper layer consumed len received bytes: reopen the window by that much. */
+/*
+ * The upper layer consumed len received bytes: reopen the window by that much.
+ */
 void rnic_tcp_recv_done(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns);
-/* Orderly close: FIN after queued data. ops->closed follows when both sides are done. */
+/*
+ * Orderly close: FIN after queued data. ops->closed follows when both sides are
+ * done.
+ */
 int rnic_tcp_close(struct rnic_tcp_conn *c, uint64_t now_ns);
-/* Send RST and forget the connection now; no closed event. Handle invalid after. */
+/*
+ * Send RST and forget the connection now; no closed event. Handle invalid
+ * after.
+ */
 void rnic_tcp_abort(struct rnic_tcp_conn *c, uint64_t now_ns);
 /* Path MTU changed (e.g. ICMP or admin): EMSS is recomputed and reported. */
 void rnic_tcp_set_mtu(struct rnic_tcp_conn *c, uint16_t mtu);
 
 void rnic_tcp_set_user(struct rnic_tcp_conn *c, void *user);
-void rnic_tcp_get_info(const struct rnic_tcp_conn *c, struct rnic_tcp_info *info);
-void rnic_tcp_get_tuple(const struct rnic_tcp_conn *c, struct rnic_ipaddr *laddr,
-                        uint16_t *lport, struct rnic_ipaddr *raddr, uint16_t *rport);
+void rnic_tcp_get_info(const struct rnic_tcp_conn *c,
+                       struct rnic_tcp_info *info);
+void rnic_tcp_get_tuple(const struct rnic_tcp_conn *c,
+                        struct rnic_ipaddr *laddr,
+                        uint16_t *lport, struct rnic_ipaddr *raddr,
+                        uint16_t *rport);
 const struct rnic_tcp_stats *rnic_tcp_get_stats(const struct rnic_tcp *t);
 const char *rnic_tcp_state_name(int state);
 

@@ -28,8 +28,9 @@ void rnic_tcp_config_default(struct rnic_tcp_config *cfg)
 struct rnic_tcp *rnic_tcp_new(const struct rnic_tcp_config *cfg,
                               const struct rnic_tcp_ops *ops, void *opaque)
 {
-    if (!cfg || !ops || !ops->tx || cfg->addr.family != RNIC_AF_INET || cfg->mtu < 576 ||
-        cfg->max_conns == 0 || cfg->sndbuf < 4096 || cfg->rcvbuf < 4096 || cfg->rto_min_ms == 0 ||
+    if (!cfg || !ops || !ops->tx || cfg->addr.family != RNIC_AF_INET ||
+        cfg->mtu < 576 || cfg->max_conns == 0 || cfg->sndbuf < 4096 ||
+        cfg->rcvbuf < 4096 || cfg->rto_min_ms == 0 ||
         cfg->rto_max_ms < cfg->rto_min_ms ||
         cfg->rcvbuf > (1u << 30) || cfg->sndbuf > (1u << 30)) {
         return NULL;
@@ -101,7 +102,8 @@ const struct rnic_tcp_stats *rnic_tcp_get_stats(const struct rnic_tcp *t)
     return &t->st;
 }
 
-struct rnic_tcp_listener *rnic_tcp_listen(struct rnic_tcp *t, uint16_t port, uint32_t backlog,
+struct rnic_tcp_listener *rnic_tcp_listen(struct rnic_tcp *t, uint16_t port,
+                                          uint32_t backlog,
                                           void *user)
 {
     if (port == 0 || tcp_listener_find(t, port)) {
@@ -119,7 +121,10 @@ struct rnic_tcp_listener *rnic_tcp_listen(struct rnic_tcp *t, uint16_t port, uin
     return l;
 }
 
-/* Embryonic children are reset; established ones already belong to the upper layer. */
+/*
+ * Embryonic children are reset; established ones already belong to the upper
+ * layer.
+ */
 void rnic_tcp_unlisten(struct rnic_tcp *t, struct rnic_tcp_listener *l)
 {
     tcp_enter(t, t->now);
@@ -146,7 +151,8 @@ void rnic_tcp_unlisten(struct rnic_tcp *t, struct rnic_tcp_listener *l)
 }
 
 /* RFC 6056-style: start at a keyed hash of the destination, walk the range. */
-static uint16_t pick_port(struct rnic_tcp *t, const struct rnic_ipaddr *raddr, uint16_t rport)
+static uint16_t pick_port(struct rnic_tcp *t, const struct rnic_ipaddr *raddr,
+                          uint16_t rport)
 {
     const uint32_t lo = 32768, n = 61000 - 32768;
     uint32_t off = tcp_tuple_hash(t, raddr, 0, rport);
@@ -160,9 +166,11 @@ static uint16_t pick_port(struct rnic_tcp *t, const struct rnic_ipaddr *raddr, u
     return 0;
 }
 
-struct rnic_tcp_conn *rnic_tcp_connect(struct rnic_tcp *t, const struct rnic_ipaddr *raddr,
+struct rnic_tcp_conn *rnic_tcp_connect(struct rnic_tcp *t,
+                                       const struct rnic_ipaddr *raddr,
                                        uint16_t rport, uint16_t lport,
-                                       const uint8_t *peer_mac, void *user, uint64_t now_ns)
+                                       const uint8_t *peer_mac, void *user,
+                                       uint64_t now_ns)
 {
     if (!raddr || raddr->family != RNIC_AF_INET || rport == 0 || !peer_mac) {
         return NULL;
@@ -186,7 +194,8 @@ struct rnic_tcp_conn *rnic_tcp_connect(struct rnic_tcp *t, const struct rnic_ipa
         c->iss = tcp_isn(t, lport, raddr, rport);
         c->snd_una = c->snd_nxt = c->snd_max = c->iss;
         c->sb_seq = c->iss + 1;
-        c->ts_offset = (uint32_t)tcp_tuple_hash(t, raddr, lport ^ 0x5a5a, rport);
+        c->ts_offset = (uint32_t)tcp_tuple_hash(t, raddr, lport ^ 0x5a5a,
+                                                rport);
         tcp_conn_set_state(c, RNIC_TCP_SYN_SENT);
         tcp_hash_insert(c);
         tcp_send_syn(c);
@@ -203,7 +212,8 @@ size_t rnic_tcp_send_space(const struct rnic_tcp_conn *c)
     return c->sb_size - c->sb_len;
 }
 
-int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov, int iovcnt,
+int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov,
+                   int iovcnt,
                    uint64_t now_ns)
 {
     size_t len = 0;
@@ -251,7 +261,8 @@ int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov, int iovc
     return RNIC_TCP_OK;
 }
 
-int rnic_tcp_send(struct rnic_tcp_conn *c, const void *rec, size_t len, uint64_t now_ns)
+int rnic_tcp_send(struct rnic_tcp_conn *c, const void *rec, size_t len,
+                  uint64_t now_ns)
 {
     struct rnic_iov v = { rec, len };
     return rnic_tcp_sendv(c, &v, 1, now_ns);
@@ -266,12 +277,15 @@ void rnic_tcp_recv_done(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns)
     tcp_enter(t, now_ns);
     uint32_t before = c->rcv_adv - c->rcv_nxt;
     c->rcv_unread -= len > c->rcv_unread ? c->rcv_unread : (uint32_t)len;
-    /* Window update only when it opens meaningfully (receiver SWS avoidance). */
+    /*
+     * Window update only when it opens meaningfully (receiver SWS avoidance).
+     */
     if (c->state >= RNIC_TCP_ESTABLISHED && c->state != RNIC_TCP_TIME_WAIT &&
         tcp_rcv_window(c) > before) {
         uint32_t after = c->rcv_buf - c->rcv_unread;
         /* ... or when the peer could not send one full segment so far */
-        if (before < c->rcv_buf / 4 || before < c->emss || after - before >= c->rcv_buf / 2) {
+        if (before < c->rcv_buf / 4 || before < c->emss ||
+            after - before >= c->rcv_buf / 2) {
             c->ack_now = true;
             tcp_output(c);
         }
@@ -291,8 +305,10 @@ int rnic_tcp_close(struct rnic_tcp_conn *c, uint64_t now_ns)
         tcp_conn_drop(c, RNIC_TCP_OK);
         break;
     case RNIC_TCP_SYN_RCVD:
-        /* RFC 9293: queue the FIN until ESTABLISHED (simultaneous open only:
-         * passive children are not visible before accept) */
+        /*
+         * RFC 9293: queue the FIN until ESTABLISHED (simultaneous open only:
+         * passive children are not visible before accept)
+         */
         c->fin_queued = true;
         c->fin_seq = c->sb_seq + c->sb_len;
         break;
@@ -300,8 +316,8 @@ int rnic_tcp_close(struct rnic_tcp_conn *c, uint64_t now_ns)
     case RNIC_TCP_CLOSE_WAIT:
         c->fin_queued = true;
         c->fin_seq = c->sb_seq + c->sb_len;
-        tcp_conn_set_state(c, c->state == RNIC_TCP_CLOSE_WAIT ? RNIC_TCP_LAST_ACK
-                                                              : RNIC_TCP_FIN_WAIT_1);
+        tcp_conn_set_state(c, c->state == RNIC_TCP_CLOSE_WAIT ?
+                              RNIC_TCP_LAST_ACK : RNIC_TCP_FIN_WAIT_1);
         tcp_output(c);
         break;
     default:
@@ -340,7 +356,8 @@ void rnic_tcp_set_user(struct rnic_tcp_conn *c, void *user)
     c->user = user;
 }
 
-void rnic_tcp_get_info(const struct rnic_tcp_conn *c, struct rnic_tcp_info *info)
+void rnic_tcp_get_info(const struct rnic_tcp_conn *c,
+                       struct rnic_tcp_info *info)
 {
     memset(info, 0, sizeof(*info));
     info->state = c->state;
@@ -364,8 +381,10 @@ void rnic_tcp_get_info(const struct rnic_tcp_conn *c, struct rnic_tcp_info *info
     info->rexmits = c->rexmits;
 }
 
-void rnic_tcp_get_tuple(const struct rnic_tcp_conn *c, struct rnic_ipaddr *laddr,
-                        uint16_t *lport, struct rnic_ipaddr *raddr, uint16_t *rport)
+void rnic_tcp_get_tuple(const struct rnic_tcp_conn *c,
+                        struct rnic_ipaddr *laddr,
+                        uint16_t *lport, struct rnic_ipaddr *raddr,
+                        uint16_t *rport)
 {
     if (laddr) {
         *laddr = c->t->cfg.addr;

@@ -32,7 +32,8 @@ void tcp_cc_init(struct rnic_tcp_conn *c)
 static void rexmit_first(struct rnic_tcp_conn *c)
 {
     uint32_t len = tcp_rexmit_len(c, c->snd_una);
-    bool fin = c->fin_queued && c->snd_una + len == c->fin_seq && SEQ_GT(c->snd_max, c->fin_seq);
+    bool fin = c->fin_queued && c->snd_una + len == c->fin_seq &&
+        SEQ_GT(c->snd_max, c->fin_seq);
     if (!len && !fin) {
         return;
     }
@@ -63,7 +64,9 @@ void tcp_cc_ack(struct rnic_tcp_conn *c, uint32_t acked, uint32_t prev_una)
             c->high_rxt = c->snd_una;
         }
         if (!c->sack_ok) {
-            /* partial ACK: retransmit the next hole, deflate by what was acked */
+            /*
+             * partial ACK: retransmit the next hole, deflate by what was acked
+             */
             rexmit_first(c);
             c->cwnd = c->cwnd > acked ? c->cwnd - acked : 0;
             c->cwnd += c->emss;
@@ -74,10 +77,12 @@ void tcp_cc_ack(struct rnic_tcp_conn *c, uint32_t acked, uint32_t prev_una)
     }
     c->dupacks = 0;
     if (c->cwnd < c->ssthresh) {
-        c->cwnd += acked < c->emss ? acked : c->emss;       /* slow start, L = 1 SMSS */
+        /* slow start, L = 1 SMSS */
+        c->cwnd += acked < c->emss ? acked : c->emss;
     } else {
         c->bytes_acked += acked;
-        if (c->bytes_acked >= c->cwnd) {                    /* ~1 SMSS per RTT */
+        /* ~1 SMSS per RTT */
+        if (c->bytes_acked >= c->cwnd) {
             c->bytes_acked -= c->cwnd;
             c->cwnd += c->emss;
         }
@@ -101,7 +106,9 @@ void tcp_cc_dupack(struct rnic_tcp_conn *c, bool sack_new)
     if (c->sack_ok && tcp_sack_is_lost(c, c->snd_una)) {
         enter = true;                   /* RFC 6675 §5 step 2 */
     }
-    /* RFC 6582 §3.2 step 2: no new recovery for losses from the previous one. */
+    /*
+     * RFC 6582 §3.2 step 2: no new recovery for losses from the previous one.
+     */
     if (!enter || !SEQ_GT(c->snd_una, c->recover)) {
         return;
     }
@@ -136,9 +143,11 @@ void tcp_cc_output_recovery(struct rnic_tcp_conn *c)
         }
         uint32_t seq, len;
         if (!tcp_sack_next_lost(c, &seq, &len)) {
-            break;                      /* rule 2 (new data) is tcp_output's loop */
+            /* rule 2 (new data) is tcp_output's loop */
+            break;
         }
-        bool fin = c->fin_queued && seq + len == c->fin_seq && SEQ_GT(c->snd_max, c->fin_seq);
+        bool fin = c->fin_queued && seq + len == c->fin_seq &&
+            SEQ_GT(c->snd_max, c->fin_seq);
         tcp_xmit(c, seq, len, fin ? TH_FIN : 0);
         c->t->st.tx_rexmit_segs++;
         c->rexmits++;

@@ -48,7 +48,8 @@ struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t)
     c->rto = (uint64_t)t->cfg.rto_init_ms * NS_PER_MS;
     c->peer_mss = 536;          /* RFC 9293 default when no MSS option */
     if (!t->cfg.no_wscale) {
-        while (c->rcv_ws < TCP_MAX_WSCALE && (c->rcv_buf >> c->rcv_ws) > 65535) {
+        while (c->rcv_ws < TCP_MAX_WSCALE &&
+               (c->rcv_buf >> c->rcv_ws) > 65535) {
             c->rcv_ws++;
         }
     }
@@ -88,7 +89,9 @@ void tcp_conn_notify_closed(struct rnic_tcp_conn *c, int err)
     }
 }
 
-/* Remove from every table now; the memory goes back to the pool on tcp_leave(). */
+/*
+ * Remove from every table now; the memory goes back to the pool on tcp_leave().
+ */
 void tcp_conn_drop(struct rnic_tcp_conn *c, int err)
 {
     if (c->dead) {
@@ -115,7 +118,9 @@ void tcp_conn_enter_time_wait(struct rnic_tcp_conn *c)
     tcp_conn_notify_closed(c, RNIC_TCP_OK);
 }
 
-/* EMSS = min(peer MSS, MTU - IP - TCP) minus the options every segment carries. */
+/*
+ * EMSS = min(peer MSS, MTU - IP - TCP) minus the options every segment carries.
+ */
 void tcp_conn_update_emss(struct rnic_tcp_conn *c)
 {
     uint32_t m = c->mtu > 40 ? c->mtu - 40u : 1;
@@ -126,7 +131,8 @@ void tcp_conn_update_emss(struct rnic_tcp_conn *c)
         m -= 12;
     }
     if (m < 64) {
-        m = 64;                 /* floor: a hostile tiny MSS must not make us spin */
+        /* floor: a hostile tiny MSS must not make us spin */
+        m = 64;
     }
     c->emss = m;
     if (c->emss != c->emss_reported && !c->user_gone &&

@@ -6,11 +6,13 @@
  */
 #include "tcp_int.h"
 
-struct rnic_tcp_conn *tcp_lookup(struct rnic_tcp *t, const struct rnic_ipaddr *raddr,
+struct rnic_tcp_conn *tcp_lookup(struct rnic_tcp *t,
+                                 const struct rnic_ipaddr *raddr,
                                  uint16_t lport, uint16_t rport)
 {
     struct rnic_tcp_conn *c = t->last;
-    if (c && c->lport == lport && c->rport == rport && rnic_ipaddr_eq(&c->raddr, raddr)) {
+    if (c && c->lport == lport && c->rport == rport &&
+        rnic_ipaddr_eq(&c->raddr, raddr)) {
         return c;
     }
     uint32_t h = tcp_tuple_hash(t, raddr, lport, rport);

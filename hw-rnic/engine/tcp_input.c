@@ -10,7 +10,10 @@
 
 #define PAWS_IDLE_NS (24ull * 24 * 3600 * 1000000000ull)   /* RFC 7323 §5.5 */
 
-/* RFC 5961 §7: a global budget per second keeps challenge ACKs from being a reflector. */
+/*
+ * RFC 5961 §7: a global budget per second keeps challenge ACKs from being a
+ * reflector.
+ */
 static void challenge_ack(struct rnic_tcp_conn *c)
 {
     struct rnic_tcp *t = c->t;
@@ -18,7 +21,8 @@ static void challenge_ack(struct rnic_tcp_conn *c)
         t->chal_start = t->now;
         t->chal_count = 0;
     }
-    if (t->cfg.challenge_ack_limit && t->chal_count >= t->cfg.challenge_ack_limit) {
+    if (t->cfg.challenge_ack_limit &&
+        t->chal_count >= t->cfg.challenge_ack_limit) {
         return;
     }
     t->chal_count++;
@@ -43,7 +47,8 @@ static void take_syn_options(struct rnic_tcp_conn *c, const struct tcp_seg *s)
 static void keep_arm(struct rnic_tcp_conn *c)
 {
     if (c->t->cfg.keepalive) {
-        tcp_timer_set(c, T_KEEP, c->t->now + (uint64_t)c->t->cfg.keep_idle_ms * NS_PER_MS);
+        tcp_timer_set(c, T_KEEP,
+                      c->t->now + (uint64_t)c->t->cfg.keep_idle_ms * NS_PER_MS);
     }
 }
 
@@ -61,7 +66,8 @@ static void listen_input(struct rnic_tcp *t, struct rnic_tcp_listener *l,
         return;
     }
     if (l->pending >= l->backlog) {
-        return;                         /* backlog full: drop, the peer retries */
+        /* backlog full: drop, the peer retries */
+        return;
     }
     struct rnic_tcp_conn *c = tcp_conn_alloc(t);
     if (!c) {
@@ -84,7 +90,8 @@ static void listen_input(struct rnic_tcp *t, struct rnic_tcp_listener *l,
     c->snd_una = c->snd_nxt = c->snd_max = c->iss;
     c->snd_wl2 = c->iss;
     c->sb_seq = c->iss + 1;
-    c->ts_offset = (uint32_t)tcp_tuple_hash(t, &c->raddr, c->lport ^ 0x5a5a, c->rport);
+    c->ts_offset = (uint32_t)tcp_tuple_hash(t, &c->raddr, c->lport ^ 0x5a5a,
+                                            c->rport);
     tcp_conn_set_state(c, RNIC_TCP_SYN_RCVD);
     tcp_hash_insert(c);
     tcp_conn_update_emss(c);
@@ -97,13 +104,17 @@ static bool established(struct rnic_tcp_conn *c)
     struct rnic_tcp *t = c->t;
     tcp_conn_set_state(c, RNIC_TCP_ESTABLISHED);
     tcp_timer_clear(c, T_REXMT);
-    /* RFC 6298 §5.7: SYN retransmitted and no RTT sample taken: start data at 3 s */
+    /*
+     * RFC 6298 §5.7: SYN retransmitted and no RTT sample taken: start data
+     * at 3 s
+     */
     if (c->syn_rexmit && !c->srtt) {
         c->rto = 3000 * NS_PER_MS;
     }
     c->nrexmit = 0;
     if (c->fin_queued) {
-        tcp_conn_set_state(c, RNIC_TCP_FIN_WAIT_1);     /* close() came in SYN_RCVD */
+        /* close() came in SYN_RCVD */
+        tcp_conn_set_state(c, RNIC_TCP_FIN_WAIT_1);
     }
     tcp_conn_update_emss(c);
     tcp_cc_init(c);
@@ -112,7 +123,8 @@ static bool established(struct rnic_tcp_conn *c)
         struct rnic_tcp_listener *l = c->lis;
         l->pending--;
         c->lis = NULL;
-        void *u = t->ops->accept ? t->ops->accept(t->opaque, l, l->user, c) : NULL;
+        void *u = t->ops->accept ?
+                  t->ops->accept(t->opaque, l, l->user, c) : NULL;
         if (!u || c->dead) {
             if (!c->dead) {
                 tcp_send_rst_conn(c);
@@ -135,7 +147,8 @@ static bool established(struct rnic_tcp_conn *c)
 static void syn_sent_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
 {
     struct rnic_tcp *t = c->t;
-    if ((s->flags & TH_ACK) && (SEQ_LEQ(s->ack, c->iss) || SEQ_GT(s->ack, c->snd_max))) {
+    if ((s->flags & TH_ACK) &&
+        (SEQ_LEQ(s->ack, c->iss) || SEQ_GT(s->ack, c->snd_max))) {
         if (!(s->flags & TH_RST)) {
             tcp_send_rst(t, s->ip, s);
         }
@@ -160,7 +173,8 @@ static void syn_sent_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
     c->snd_wl2 = s->ack;
     if (s->flags & TH_ACK) {
         if (c->ts_ok && s->tsecr && c->nrexmit == 0) {
-            tcp_rtt_sample(c, (uint64_t)(uint32_t)(tcp_ts_now(c) - s->tsecr) * NS_PER_MS);
+            tcp_rtt_sample(c, (uint64_t)(uint32_t)(tcp_ts_now(c) - s->tsecr) *
+                              NS_PER_MS);
         }
         c->snd_una = s->ack;
         c->ack_now = true;
@@ -209,11 +223,13 @@ void tcp_fin_arrived(struct rnic_tcp_conn *c)
     }
 }
 
-static bool seq_acceptable(const struct rnic_tcp_conn *c, const struct tcp_seg *s)
+static bool seq_acceptable(const struct rnic_tcp_conn *c,
+                           const struct tcp_seg *s)
 {
     uint32_t wnd = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
     uint32_t seglen = s->len + !!(s->flags & TH_SYN) + !!(s->flags & TH_FIN);
-    bool in_first = SEQ_GEQ(s->seq, c->rcv_nxt) && SEQ_LT(s->seq, c->rcv_nxt + wnd);
+    bool in_first = SEQ_GEQ(s->seq, c->rcv_nxt) &&
+        SEQ_LT(s->seq, c->rcv_nxt + wnd);
     if (seglen == 0) {
         return wnd == 0 ? s->seq == c->rcv_nxt : in_first;
     }
@@ -221,7 +237,8 @@ static bool seq_acceptable(const struct rnic_tcp_conn *c, const struct tcp_seg *
         return false;
     }
     uint32_t last = s->seq + seglen - 1;
-    return in_first || (SEQ_GEQ(last, c->rcv_nxt) && SEQ_LT(last, c->rcv_nxt + wnd));
+    return in_first ||
+        (SEQ_GEQ(last, c->rcv_nxt) && SEQ_LT(last, c->rcv_nxt + wnd));
 }
 
 /* Cut what lies before rcv_nxt or beyond the window we offered. */
@@ -280,7 +297,8 @@ static void ack_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
             return;
         }
         tcp_timer_clear(c, T_REXMT);
-        tcp_rexmt_arm(c);               /* RFC 6298 5.3: restart for what remains */
+        /* RFC 6298 5.3: restart for what remains */
+        tcp_rexmt_arm(c);
     } else if (s->ack == c->snd_una) {
         bool sack_new = false;
         if (c->sack_ok && s->nsack) {
@@ -289,13 +307,14 @@ static void ack_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
             tcp_sack_update(c, s);
             sack_new = c->n_sacked != before || tcp_sack_pipe(c) != pipe0;
         }
-        bool dup = s->len == 0 && !(s->flags & (TH_SYN | TH_FIN)) && swnd == c->snd_wnd &&
-                   c->snd_max != c->snd_una;
+        bool dup = s->len == 0 && !(s->flags & (TH_SYN | TH_FIN)) &&
+                   swnd == c->snd_wnd && c->snd_max != c->snd_una;
         if (dup || (sack_new && c->snd_max != c->snd_una)) {
             tcp_cc_dupack(c, sack_new);
         }
     }
-    if (SEQ_LT(c->snd_wl1, s->seq) || (c->snd_wl1 == s->seq && SEQ_LEQ(c->snd_wl2, s->ack))) {
+    if (SEQ_LT(c->snd_wl1, s->seq) ||
+        (c->snd_wl1 == s->seq && SEQ_LEQ(c->snd_wl2, s->ack))) {
         c->snd_wnd = swnd;
         c->snd_wl1 = s->seq;
         c->snd_wl2 = s->ack;
@@ -319,14 +338,17 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
         return;
     }
     /* Our SYN-ACK was lost and the peer repeats its SYN: repeat the SYN-ACK. */
-    if (c->state == RNIC_TCP_SYN_RCVD && (s->flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN &&
+    if (c->state == RNIC_TCP_SYN_RCVD &&
+        (s->flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN &&
         s->seq == c->irs) {
-        memcpy(c->rmac, s->ip->src_mac, RNIC_ETH_ALEN);    /* next hop may have changed */
+        /* next hop may have changed */
+        memcpy(c->rmac, s->ip->src_mac, RNIC_ETH_ALEN);
         tcp_send_syn(c);
         return;
     }
     /* PAWS (RFC 7323 §5.3) */
-    if (c->ts_ok && s->has_ts && !(s->flags & TH_RST) && SEQ_LT(s->tsval, c->ts_recent)) {
+    if (c->ts_ok && s->has_ts && !(s->flags & TH_RST) &&
+        SEQ_LT(s->tsval, c->ts_recent)) {
         if (t->now - c->ts_recent_age > PAWS_IDLE_NS) {
             c->ts_recent = s->tsval;    /* ts_recent too old to trust */
         } else {
@@ -338,20 +360,25 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
     if (!seq_acceptable(c, s)) {
         if (!(s->flags & TH_RST)) {
             if (c->state == RNIC_TCP_TIME_WAIT && (s->flags & TH_FIN)) {
-                tcp_timer_set(c, T_2MSL, t->now + 2ull * t->cfg.msl_ms * NS_PER_MS);
+                tcp_timer_set(c, T_2MSL,
+                              t->now + 2ull * t->cfg.msl_ms * NS_PER_MS);
             }
             tcp_send_ack(c);
         }
         return;
     }
-    /* RST is judged on the segment's own SEQ, before any trimming (RFC 5961 §3.2) */
+    /*
+     * RST is judged on the segment's own SEQ, before any trimming (RFC 5961
+     * §3.2)
+     */
     if (s->flags & TH_RST) {
         if (s->seq != c->rcv_nxt) {
             challenge_ack(c);           /* RFC 5961 §3.2 */
             return;
         }
         if (c->state == RNIC_TCP_TIME_WAIT) {
-            return;                     /* RFC 1337: no TIME-WAIT assassination */
+            /* RFC 1337: no TIME-WAIT assassination */
+            return;
         }
         tcp_conn_drop(c, RNIC_TCP_ECONNRESET);
         return;
@@ -374,7 +401,8 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
         c->snd_wl1 = s->seq;
         c->snd_wl2 = s->ack;
         if (c->ts_ok && s->has_ts && s->tsecr) {
-            tcp_rtt_sample(c, (uint64_t)(uint32_t)(tcp_ts_now(c) - s->tsecr) * NS_PER_MS);
+            tcp_rtt_sample(c, (uint64_t)(uint32_t)(tcp_ts_now(c) - s->tsecr) *
+                              NS_PER_MS);
         }
         if (!established(c)) {
             return;
@@ -382,11 +410,15 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
     }
     /* RFC 5961 §5.2: ACKs for data never sent or far in the past */
     if (SEQ_GT(s->ack, c->snd_max) ||
-        SEQ_LT(s->ack, c->snd_una - (c->max_sndwnd > 65535 ? c->max_sndwnd : 65535))) {
+        SEQ_LT(s->ack,
+               c->snd_una - (c->max_sndwnd > 65535 ? c->max_sndwnd : 65535))) {
         challenge_ack(c);
         return;
     }
-    /* RFC 7323 §4.3: remember the timestamp of the segment that matches our last ACK. */
+    /*
+     * RFC 7323 §4.3: remember the timestamp of the segment that matches our
+     * last ACK.
+     */
     if (c->ts_ok && s->has_ts && SEQ_LEQ(s->seq, c->last_ack_sent) &&
         SEQ_GEQ(s->tsval, c->ts_recent)) {
         c->ts_recent = s->tsval;
@@ -401,14 +433,16 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
     case RNIC_TCP_FIN_WAIT_1:
         if (fin_acked) {
             tcp_conn_set_state(c, RNIC_TCP_FIN_WAIT_2);
-            tcp_timer_set(c, T_2MSL, t->now + (uint64_t)t->cfg.fin_wait2_ms * NS_PER_MS);
+            tcp_timer_set(c, T_2MSL,
+                          t->now + (uint64_t)t->cfg.fin_wait2_ms * NS_PER_MS);
         }
         break;
     case RNIC_TCP_CLOSING:
         if (fin_acked) {
             tcp_conn_enter_time_wait(c);
         } else {
-            tcp_output(c);              /* data before our FIN may still be queued */
+            /* data before our FIN may still be queued */
+            tcp_output(c);
         }
         return;
     case RNIC_TCP_LAST_ACK:
@@ -428,20 +462,23 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
         break;
     }
 
-    bool can_rcv = c->state == RNIC_TCP_ESTABLISHED || c->state == RNIC_TCP_FIN_WAIT_1 ||
+    bool can_rcv = c->state == RNIC_TCP_ESTABLISHED ||
+                   c->state == RNIC_TCP_FIN_WAIT_1 ||
                    c->state == RNIC_TCP_FIN_WAIT_2;
     if (s->len && can_rcv) {
         if (s->seq == c->rcv_nxt) {
             tcp_rcv_advance(c, s->len);
             c->rcv_unread += s->len;
             if (!c->user_gone && t->ops->recv) {
-                t->ops->recv(t->opaque, c, c->user, s->data, s->len);   /* zero copy */
+                /* zero copy */
+                t->ops->recv(t->opaque, c, c->user, s->data, s->len);
                 if (c->dead) {
                     return;
                 }
             }
             if (c->n_ooo) {
-                tcp_ooo_deliver(c);     /* a hole filled: ACK at once (RFC 5681 §4.2) */
+                /* a hole filled: ACK at once (RFC 5681 §4.2) */
+                tcp_ooo_deliver(c);
                 if (c->dead) {
                     return;
                 }
@@ -449,7 +486,8 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
             } else if (++c->segs_unacked >= 2) {
                 c->ack_now = true;
             } else if (!c->tm[T_DELACK]) {
-                tcp_timer_set(c, T_DELACK, t->now + (uint64_t)t->cfg.delack_ms * NS_PER_MS);
+                tcp_timer_set(c, T_DELACK,
+                              t->now + (uint64_t)t->cfg.delack_ms * NS_PER_MS);
             }
         } else {
             t->st.rx_ooo++;
@@ -474,13 +512,17 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
     tcp_output(c);
 }
 
-void tcp_input_segment(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip, struct tcp_seg *s)
+void tcp_input_segment(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip,
+                       struct tcp_seg *s)
 {
     struct rnic_ipaddr raddr;
     rnic_ipaddr_v4(&raddr, ip->src[0], ip->src[1], ip->src[2], ip->src[3]);
     struct rnic_tcp_conn *c = tcp_lookup(t, &raddr, s->dport, s->sport);
-    /* A new SYN may reuse a TIME_WAIT tuple if it is clearly newer (RFC 6191). */
-    if (c && c->state == RNIC_TCP_TIME_WAIT && (s->flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN &&
+    /*
+     * A new SYN may reuse a TIME_WAIT tuple if it is clearly newer (RFC 6191).
+     */
+    if (c && c->state == RNIC_TCP_TIME_WAIT &&
+        (s->flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN &&
         (SEQ_GT(s->seq, c->rcv_nxt) ||
          (c->ts_ok && s->has_ts && SEQ_GT(s->tsval, c->ts_recent))) &&
         tcp_listener_find(t, s->dport)) {
@@ -501,7 +543,8 @@ void tcp_input_segment(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip, struct
     conn_input(c, s);
 }
 
-bool rnic_tcp_input(struct rnic_tcp *t, const uint8_t *frame, size_t len, uint64_t now_ns)
+bool rnic_tcp_input(struct rnic_tcp *t, const uint8_t *frame, size_t len,
+                    uint64_t now_ns)
 {
     struct rnic_ip4_pkt ip;
     enum rnic_ip4_err e = rnic_ip4_parse(frame, len, &ip);
@@ -513,11 +556,13 @@ bool rnic_tcp_input(struct rnic_tcp *t, const uint8_t *frame, size_t len, uint64
         t->st.rx_bad++;
         return true;
     }
-    if (memcmp(ip.dst, t->cfg.addr.u.v4, 4) != 0 || ip.proto != RNIC_IPPROTO_TCP) {
+    if (memcmp(ip.dst, t->cfg.addr.u.v4, 4) != 0 ||
+        ip.proto != RNIC_IPPROTO_TCP) {
         return false;
     }
     if (memcmp(frame, t->cfg.mac, RNIC_ETH_ALEN) != 0) {
-        t->st.rx_bad++;                 /* our IP, someone else's MAC: not for us */
+        /* our IP, someone else's MAC: not for us */
+        t->st.rx_bad++;
         return true;
     }
     const uint8_t *th = ip.l4;
@@ -531,7 +576,8 @@ bool rnic_tcp_input(struct rnic_tcp *t, const uint8_t *frame, size_t len, uint64
         return true;
     }
     if (!t->cfg.rx_csum_offload) {
-        uint32_t sum = rnic_csum_pseudo4(ip.src, ip.dst, RNIC_IPPROTO_TCP, ip.l4_len);
+        uint32_t sum = rnic_csum_pseudo4(ip.src, ip.dst, RNIC_IPPROTO_TCP,
+                                         ip.l4_len);
         if (rnic_csum_fold(rnic_csum_add(sum, th, ip.l4_len)) != 0) {
             t->st.rx_csum_err++;
             return true;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Offload TCP internals shared by the tcp_*.c files. Not for the upper layer. */
+/*
+ * Offload TCP internals shared by the tcp_*.c files. Not for the upper layer.
+ */
 #ifndef RNIC_TCP_INT_H
 #define RNIC_TCP_INT_H
 
@@ -23,7 +25,8 @@
 #define TCP_HLEN        20
 #define TCP_MAXOPT      40
 #define TCP_DUPTHRESH   3
-#define TCP_OOO_MAX     16      /* held out-of-order ranges; beyond that, drop */
+/* held out-of-order ranges; beyond that, drop */
+#define TCP_OOO_MAX     16
 #define TCP_SACK_MAX    32      /* scoreboard ranges on the sender */
 #define TCP_MAX_WSCALE  14
 #define NS_PER_MS       1000000ull
@@ -71,12 +74,16 @@ struct rnic_tcp_conn {
     uint8_t rmac[RNIC_ETH_ALEN];
 
     /* send sequence space */
-    uint32_t iss, snd_una, snd_nxt, snd_max, snd_wnd, snd_wl1, snd_wl2, max_sndwnd;
+    uint32_t iss, snd_una, snd_nxt, snd_max, snd_wnd, snd_wl1, snd_wl2,
+             max_sndwnd;
     uint32_t fin_seq;                   /* valid if fin_queued */
-    /* send buffer: ring of bytes starting at sequence sb_seq, plus record ends */
+    /*
+     * send buffer: ring of bytes starting at sequence sb_seq, plus record ends
+     */
     uint8_t *sb;
     uint32_t sb_size, sb_head, sb_len, sb_seq;
-    uint32_t *rec;                      /* ring of record end sequence numbers */
+    /* ring of record end sequence numbers */
+    uint32_t *rec;
     uint32_t rec_cap, rec_head, rec_cnt;
 
     /* receive sequence space */
@@ -86,8 +93,10 @@ struct rnic_tcp_conn {
     uint32_t ob_head;                   /* ring index of sequence rcv_nxt */
     struct tcp_range ooo[TCP_OOO_MAX];
     int n_ooo;
-    uint32_t last_ooo_seq;              /* for SACK block ordering (RFC 2018 §4) */
-    uint32_t segs_unacked;              /* full segments since last ACK (delack) */
+    /* for SACK block ordering (RFC 2018 §4) */
+    uint32_t last_ooo_seq;
+    /* full segments since last ACK (delack) */
+    uint32_t segs_unacked;
 
     /* options */
     uint16_t peer_mss, mtu;
@@ -120,33 +129,40 @@ struct rnic_tcp {
     void *opaque;
     struct rnic_tcp_conn *pool, *free;
     struct rnic_tcp_conn **hash;
-    struct rnic_tcp_conn *last;         /* last demuxed connection: bulk flows skip the hash */
+    /* last demuxed connection: bulk flows skip the hash */
+    struct rnic_tcp_conn *last;
     uint32_t hmask;
     struct rnic_tcp_listener *lhash[64];
     struct rnic_tcp_conn **heap;
     uint32_t heap_n;
     uint64_t now, reported_deadline;
-    uint32_t now_ms;                    /* now / 1 ms, for timestamps (no division per segment) */
-    int depth;                          /* >0 while inside an API call: defer frees */
+    /* now / 1 ms, for timestamps (no division per segment) */
+    uint32_t now_ms;
+    /* >0 while inside an API call: defer frees */
+    int depth;
     struct rnic_tcp_conn *dead;
     uint8_t *scratch;
     uint16_t ip_id;
     uint32_t eph_next;
     uint64_t hash_key[2];
-    uint64_t chal_start;                /* RFC 5961 §7 challenge ACK budget window */
+    /* RFC 5961 §7 challenge ACK budget window */
+    uint64_t chal_start;
     uint32_t chal_count;
     struct rnic_tcp_stats st;
 };
 
 /* tcp_isn.c */
 uint64_t tcp_siphash(const uint64_t key[2], const uint8_t *data, size_t len);
-uint32_t tcp_isn(struct rnic_tcp *t, uint16_t lport, const struct rnic_ipaddr *raddr,
+uint32_t tcp_isn(struct rnic_tcp *t, uint16_t lport,
+                 const struct rnic_ipaddr *raddr,
                  uint16_t rport);
 
 /* tcp_demux.c */
-uint32_t tcp_tuple_hash(const struct rnic_tcp *t, const struct rnic_ipaddr *raddr,
+uint32_t tcp_tuple_hash(const struct rnic_tcp *t,
+                        const struct rnic_ipaddr *raddr,
                         uint16_t lport, uint16_t rport);
-struct rnic_tcp_conn *tcp_lookup(struct rnic_tcp *t, const struct rnic_ipaddr *raddr,
+struct rnic_tcp_conn *tcp_lookup(struct rnic_tcp *t,
+                                 const struct rnic_ipaddr *raddr,
                                  uint16_t lport, uint16_t rport);
 void tcp_hash_insert(struct rnic_tcp_conn *c);
 void tcp_hash_remove(struct rnic_tcp_conn *c);
@@ -155,7 +171,8 @@ struct rnic_tcp_listener *tcp_listener_find(struct rnic_tcp *t, uint16_t port);
 /* tcp_conn.c */
 struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t);
 void tcp_conn_set_state(struct rnic_tcp_conn *c, int state);
-void tcp_conn_drop(struct rnic_tcp_conn *c, int err);   /* -> CLOSED, notify, free */
+/* -> CLOSED, notify, free */
+void tcp_conn_drop(struct rnic_tcp_conn *c, int err);
 void tcp_conn_enter_time_wait(struct rnic_tcp_conn *c);
 void tcp_conn_notify_closed(struct rnic_tcp_conn *c, int err);
 void tcp_conn_update_emss(struct rnic_tcp_conn *c);
@@ -164,27 +181,32 @@ void tcp_leave(struct rnic_tcp *t);
 
 /* tcp_opt.c */
 bool tcp_parse_options(struct tcp_seg *s, const uint8_t *opt, size_t len);
-size_t tcp_build_options(struct rnic_tcp_conn *c, uint8_t *opt, uint8_t flags, size_t room);
+size_t tcp_build_options(struct rnic_tcp_conn *c, uint8_t *opt, uint8_t flags,
+                         size_t room);
 uint32_t tcp_ts_now(const struct rnic_tcp_conn *c);
 
 /* tcp_input.c */
-void tcp_input_segment(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip, struct tcp_seg *s);
+void tcp_input_segment(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip,
+                       struct tcp_seg *s);
 
 /* tcp_output.c */
 void tcp_output(struct rnic_tcp_conn *c);
 void tcp_send_ack(struct rnic_tcp_conn *c);
 void tcp_send_syn(struct rnic_tcp_conn *c);
 void tcp_send_probe(struct rnic_tcp_conn *c);
-void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags);
+void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len,
+              uint8_t flags);
 uint32_t tcp_seg_len_at(const struct rnic_tcp_conn *c, uint32_t seq);
 uint32_t tcp_rexmit_len(const struct rnic_tcp_conn *c, uint32_t seq);
-void tcp_send_rst(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip, const struct tcp_seg *s);
+void tcp_send_rst(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip,
+                  const struct tcp_seg *s);
 void tcp_send_rst_conn(struct rnic_tcp_conn *c);
 uint32_t tcp_rcv_window(struct rnic_tcp_conn *c);
 void tcp_sb_ack(struct rnic_tcp_conn *c, uint32_t ack);
 
 /* tcp_timer.c */
-void tcp_timer_set(struct rnic_tcp_conn *c, enum tcp_timer which, uint64_t when);
+void tcp_timer_set(struct rnic_tcp_conn *c, enum tcp_timer which,
+                   uint64_t when);
 void tcp_timer_clear(struct rnic_tcp_conn *c, enum tcp_timer which);
 void tcp_timer_clear_all(struct rnic_tcp_conn *c);
 void tcp_timers_run(struct rnic_tcp *t, uint64_t now);
@@ -203,15 +225,19 @@ void tcp_cc_output_recovery(struct rnic_tcp_conn *c);
 void tcp_sack_update(struct rnic_tcp_conn *c, const struct tcp_seg *s);
 void tcp_sack_ack(struct rnic_tcp_conn *c);
 void tcp_sack_clear(struct rnic_tcp_conn *c);
-bool tcp_sack_is_sacked(const struct rnic_tcp_conn *c, uint32_t seq, uint32_t *end);
+bool tcp_sack_is_sacked(const struct rnic_tcp_conn *c, uint32_t seq,
+                        uint32_t *end);
 uint32_t tcp_sack_pipe(const struct rnic_tcp_conn *c);
-bool tcp_sack_next_lost(const struct rnic_tcp_conn *c, uint32_t *seq, uint32_t *len);
+bool tcp_sack_next_lost(const struct rnic_tcp_conn *c, uint32_t *seq,
+                        uint32_t *len);
 bool tcp_sack_is_lost(const struct rnic_tcp_conn *c, uint32_t seq);
 /* receiver side: out-of-order reassembly and the SACK blocks we advertise */
-void tcp_ooo_insert(struct rnic_tcp_conn *c, uint32_t seq, const uint8_t *data, uint32_t len);
+void tcp_ooo_insert(struct rnic_tcp_conn *c, uint32_t seq, const uint8_t *data,
+                    uint32_t len);
 void tcp_ooo_deliver(struct rnic_tcp_conn *c);
 void tcp_rcv_advance(struct rnic_tcp_conn *c, uint32_t n);
 void tcp_fin_arrived(struct rnic_tcp_conn *c);
-int tcp_ooo_sack_blocks(const struct rnic_tcp_conn *c, struct tcp_range *out, int max);
+int tcp_ooo_sack_blocks(const struct rnic_tcp_conn *c, struct tcp_range *out,
+                        int max);
 
 #endif

@@ -47,7 +47,8 @@ uint64_t tcp_siphash(const uint64_t key[2], const uint8_t *in, size_t len)
     return v0 ^ v1 ^ v2 ^ v3;
 }
 
-static size_t tuple_bytes(const struct rnic_tcp *t, uint8_t *buf, uint16_t lport,
+static size_t tuple_bytes(const struct rnic_tcp *t, uint8_t *buf,
+                          uint16_t lport,
                           const struct rnic_ipaddr *raddr, uint16_t rport)
 {
     size_t n = raddr->family == RNIC_AF_INET ? 4 : 16;
@@ -58,7 +59,8 @@ static size_t tuple_bytes(const struct rnic_tcp *t, uint8_t *buf, uint16_t lport
     return 2 * n + 4;
 }
 
-uint32_t tcp_isn(struct rnic_tcp *t, uint16_t lport, const struct rnic_ipaddr *raddr,
+uint32_t tcp_isn(struct rnic_tcp *t, uint16_t lport,
+                 const struct rnic_ipaddr *raddr,
                  uint16_t rport)
 {
     uint8_t buf[40];
@@ -67,7 +69,8 @@ uint32_t tcp_isn(struct rnic_tcp *t, uint16_t lport, const struct rnic_ipaddr *r
     return (uint32_t)(t->now / 4000) + (uint32_t)tcp_siphash(key, buf, n);
 }
 
-uint32_t tcp_tuple_hash(const struct rnic_tcp *t, const struct rnic_ipaddr *raddr,
+uint32_t tcp_tuple_hash(const struct rnic_tcp *t,
+                        const struct rnic_ipaddr *raddr,
                         uint16_t lport, uint16_t rport)
 {
     uint8_t buf[40];

@@ -11,7 +11,10 @@
 #define OPT_SACK 5
 #define OPT_TS 8
 
-/* Malformed options end parsing (what was read so far stays); they never drop the segment. */
+/*
+ * Malformed options end parsing (what was read so far stays); they never drop
+ * the segment.
+ */
 bool tcp_parse_options(struct tcp_seg *s, const uint8_t *o, size_t len)
 {
     size_t i = 0;
@@ -42,7 +45,8 @@ bool tcp_parse_options(struct tcp_seg *s, const uint8_t *o, size_t len)
         case OPT_WS:
             if (ol == 3 && (s->flags & TH_SYN)) {
                 s->has_ws = true;
-                s->ws = p[0] > TCP_MAX_WSCALE ? TCP_MAX_WSCALE : p[0];   /* RFC 7323 §2.3 */
+                /* RFC 7323 §2.3 */
+                s->ws = p[0] > TCP_MAX_WSCALE ? TCP_MAX_WSCALE : p[0];
             }
             break;
         case OPT_SACKOK:
@@ -98,7 +102,8 @@ static uint8_t *put_ts(struct rnic_tcp_conn *c, uint8_t *p, bool with_nops)
  * room: option bytes that still fit the MTU next to the payload. Only SACK
  * blocks are shed to fit, so a data segment keeps its record boundaries.
  */
-size_t tcp_build_options(struct rnic_tcp_conn *c, uint8_t *opt, uint8_t flags, size_t room)
+size_t tcp_build_options(struct rnic_tcp_conn *c, uint8_t *opt, uint8_t flags,
+                         size_t room)
 {
     const struct rnic_tcp_config *cfg = &c->t->cfg;
     uint8_t *p = opt;

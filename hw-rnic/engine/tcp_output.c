@@ -69,15 +69,21 @@ uint32_t tcp_rexmit_len(const struct rnic_tcp_conn *c, uint32_t seq)
     return len;
 }
 
-/* Window we can advertise: never shrinks what was offered, grows in useful steps. */
+/*
+ * Window we can advertise: never shrinks what was offered, grows in useful
+ * steps.
+ */
 uint32_t tcp_rcv_window(struct rnic_tcp_conn *c)
 {
-    uint32_t avail = c->rcv_unread < c->rcv_buf ? c->rcv_buf - c->rcv_unread : 0;
+    uint32_t avail = c->rcv_unread < c->rcv_buf ?
+                     c->rcv_buf - c->rcv_unread : 0;
     uint32_t cur = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
     uint32_t step = c->rcv_buf / 2 < c->emss ? c->rcv_buf / 2 : c->emss;
-    /* RFC 1122 receiver SWS avoidance, except that an empty buffer is always
-     * offered whole: a record-aware sender waits for room for a whole
-     * segment, and holding a small window would then deadlock both sides. */
+    /*
+     * RFC 1122 receiver SWS avoidance, except that an empty buffer is always
+     * offered whole: a record-aware sender waits for room for a whole segment,
+     * and holding a small window would then deadlock both sides.
+     */
     if (avail < cur || (avail - cur < step && c->rcv_unread)) {
         avail = cur;
     }
@@ -85,7 +91,8 @@ uint32_t tcp_rcv_window(struct rnic_tcp_conn *c)
     return avail > max ? max : avail;
 }
 
-static void copy_payload(const struct rnic_tcp_conn *c, uint8_t *dst, uint32_t seq, uint32_t len)
+static void copy_payload(const struct rnic_tcp_conn *c, uint8_t *dst,
+                         uint32_t seq, uint32_t len)
 {
     uint32_t pos = (c->sb_head + (seq - c->sb_seq)) % c->sb_size;
     uint32_t k = c->sb_size - pos;
@@ -97,13 +104,18 @@ static void copy_payload(const struct rnic_tcp_conn *c, uint8_t *dst, uint32_t s
     }
 }
 
-/* Build and send one segment of this connection; payload comes from the send ring. */
-void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags)
+/*
+ * Build and send one segment of this connection; payload comes from the send
+ * ring.
+ */
+void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len,
+              uint8_t flags)
 {
     struct rnic_tcp *t = c->t;
     uint8_t *f = frame_buf(t, RNIC_ETH_HLEN + (size_t)c->mtu);
     if (!f) {
-        return;                         /* embedder out of buffers: as if lost */
+        /* embedder out of buffers: as if lost */
+        return;
     }
     if (c->state != RNIC_TCP_SYN_SENT) {
         flags |= TH_ACK;
@@ -126,13 +138,15 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags
     th[13] = flags | (len ? TH_PSH : 0);
     uint32_t win;
     if (flags & TH_SYN) {
-        win = c->rcv_buf > 65535 ? 65535 : c->rcv_buf;     /* never scaled in SYNs */
+        /* never scaled in SYNs */
+        win = c->rcv_buf > 65535 ? 65535 : c->rcv_buf;
         rnic_put16(th + 14, (uint16_t)win);
         c->rcv_adv = c->rcv_nxt + win;
     } else {
         uint8_t ws = c->ws_ok ? c->rcv_ws : 0;
         win = tcp_rcv_window(c);
-        uint32_t field = (win + (1u << ws) - 1) >> ws;      /* round up: never shrink */
+        /* round up: never shrink */
+        uint32_t field = (win + (1u << ws) - 1) >> ws;
         if (field > 65535) {
             field = 65535;
         }
@@ -148,14 +162,17 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags
         copy_payload(c, th + thlen, seq, len);
     }
     if (!t->cfg.tx_csum_offload) {
-        uint32_t sum = rnic_csum_pseudo4(t->cfg.addr.u.v4, c->raddr.u.v4, RNIC_IPPROTO_TCP, l4len);
+        uint32_t sum = rnic_csum_pseudo4(t->cfg.addr.u.v4, c->raddr.u.v4,
+                                         RNIC_IPPROTO_TCP, l4len);
         sum = rnic_csum_add(sum, th, thlen);
         sum = rnic_csum_add(sum, th + thlen, len);
         rnic_put16(th + 16, rnic_csum_fold(sum));
     }
-    /* A retransmission can carry more than was sent before (records queued since
-     * get packed in): whatever goes out extends snd_max, or its ACK would look
-     * like an ACK for unsent data. */
+    /*
+     * A retransmission can carry more than was sent before (records queued
+     * since get packed in): whatever goes out extends snd_max, or its ACK would
+     * look like an ACK for unsent data.
+     */
     if (!(flags & TH_RST)) {
         uint32_t end = seq + len + !!(flags & TH_SYN) + !!(flags & TH_FIN);
         if (SEQ_GT(end, c->snd_max)) {
@@ -178,15 +195,19 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags
     t->ops->tx(t->opaque, f, RNIC_ETH_HLEN + RNIC_IP4_HLEN + l4len);
 }
 
-/* snd_max, not snd_nxt: after an RTO rewinds snd_nxt, a bare ACK below what the
- * peer already has would be unacceptable to it and its ACK field ignored. */
+/*
+ * snd_max, not snd_nxt: after an RTO rewinds snd_nxt, a bare ACK below what the
+ * peer already has would be unacceptable to it and its ACK field ignored.
+ */
 void tcp_send_ack(struct rnic_tcp_conn *c)
 {
     tcp_xmit(c, c->snd_max, 0, TH_ACK);
 }
 
-/* Zero-window probe / keepalive: an old sequence number elicits an ACK with
- * the current window without splitting a record (as Linux does). */
+/*
+ * Zero-window probe / keepalive: an old sequence number elicits an ACK with the
+ * current window without splitting a record (as Linux does).
+ */
 void tcp_send_probe(struct rnic_tcp_conn *c)
 {
     tcp_xmit(c, c->snd_una - 1, 0, TH_ACK);
@@ -209,7 +230,8 @@ void tcp_send_rst_conn(struct rnic_tcp_conn *c)
 }
 
 /* RFC 9293 §3.10.7.1: reset for a segment that matches no connection. */
-void tcp_send_rst(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip, const struct tcp_seg *s)
+void tcp_send_rst(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip,
+                  const struct tcp_seg *s)
 {
     if (s->flags & TH_RST) {
         return;
@@ -219,8 +241,8 @@ void tcp_send_rst(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip, const struc
         return;
     }
     uint8_t *th = f + RNIC_ETH_HLEN + RNIC_IP4_HLEN;
-    rnic_ip4_build(f, ip->src_mac, t->cfg.mac, t->cfg.addr.u.v4, ip->src, RNIC_IPPROTO_TCP,
-                   TCP_HLEN, t->ip_id++);
+    rnic_ip4_build(f, ip->src_mac, t->cfg.mac, t->cfg.addr.u.v4, ip->src,
+                   RNIC_IPPROTO_TCP, TCP_HLEN, t->ip_id++);
     memset(th, 0, TCP_HLEN);
     rnic_put16(th, s->dport);
     rnic_put16(th + 2, s->sport);
@@ -228,12 +250,14 @@ void tcp_send_rst(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip, const struc
         rnic_put32(th + 4, s->ack);
         th[13] = TH_RST;
     } else {
-        uint32_t seglen = s->len + !!(s->flags & TH_SYN) + !!(s->flags & TH_FIN);
+        uint32_t seglen = s->len + !!(s->flags & TH_SYN) +
+            !!(s->flags & TH_FIN);
         rnic_put32(th + 8, s->seq + seglen);
         th[13] = TH_RST | TH_ACK;
     }
     th[12] = 5 << 4;
-    uint32_t sum = rnic_csum_pseudo4(t->cfg.addr.u.v4, ip->src, RNIC_IPPROTO_TCP, TCP_HLEN);
+    uint32_t sum = rnic_csum_pseudo4(t->cfg.addr.u.v4, ip->src,
+                                     RNIC_IPPROTO_TCP, TCP_HLEN);
     rnic_put16(th + 16, rnic_csum_fold(rnic_csum_add(sum, th, TCP_HLEN)));
     t->st.tx_frames++;
     t->st.tx_rst++;
@@ -261,7 +285,8 @@ void tcp_sb_ack(struct rnic_tcp_conn *c, uint32_t ack)
     }
 }
 
-static bool fin_pending_at(const struct rnic_tcp_conn *c, uint32_t seq, uint32_t len)
+static bool fin_pending_at(const struct rnic_tcp_conn *c, uint32_t seq,
+                           uint32_t len)
 {
     return c->fin_queued && seq + len == c->fin_seq;
 }
@@ -295,28 +320,34 @@ void tcp_output(struct rnic_tcp_conn *c)
         if (len == 0 && !fin) {
             break;
         }
-        /* The peer's right edge is the ACK + window of the segment that last
+        /*
+         * The peer's right edge is the ACK + window of the segment that last
          * updated the window (snd_wl2), not snd_una; cwnd is measured against
-         * what is in flight (the RFC 6675 pipe during SACK recovery). */
+         * what is in flight (the RFC 6675 pipe during SACK recovery).
+         */
         uint32_t right = c->snd_wl2 + c->snd_wnd;
         uint32_t usable = SEQ_GT(right, c->snd_nxt) ? right - c->snd_nxt : 0;
-        uint32_t flight = c->in_recovery && c->sack_ok ? tcp_sack_pipe(c)
-                                                       : c->snd_nxt - c->snd_una;
+        uint32_t flight = c->in_recovery && c->sack_ok ?
+                          tcp_sack_pipe(c) : c->snd_nxt - c->snd_una;
         uint32_t cw = c->cwnd > flight ? c->cwnd - flight : 0;
         if (cw < usable) {
             usable = cw;
         }
         if (len > usable) {
-            /* Split a record only if the peer has never offered a window that
+            /*
+             * Split a record only if the peer has never offered a window that
              * could hold this segment; otherwise wait for the window to open
-             * (ACKs, or the persist timer's probe) and keep records whole. */
+             * (ACKs, or the persist timer's probe) and keep records whole.
+             */
             if (c->snd_max == c->snd_una && usable > 0 && c->snd_wnd < len &&
                 c->max_sndwnd < len) {
                 len = usable;
                 fin = false;
             } else {
-                /* window-limited with nothing in flight: only the persist timer
-                 * (zero-window probe) can learn that the window opened */
+                /*
+                 * window-limited with nothing in flight: only the persist timer
+                 * (zero-window probe) can learn that the window opened
+                 */
                 if (c->snd_max == c->snd_una && !c->tm[T_PERSIST]) {
                     c->persist_backoff = 0;
                     tcp_timer_set(c, T_PERSIST, c->t->now + c->rto);

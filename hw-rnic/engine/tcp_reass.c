@@ -15,7 +15,8 @@ void tcp_rcv_advance(struct rnic_tcp_conn *c, uint32_t n)
     c->ob_head = (uint32_t)(((uint64_t)c->ob_head + n) % c->rcv_buf);
 }
 
-void tcp_ooo_insert(struct rnic_tcp_conn *c, uint32_t seq, const uint8_t *data, uint32_t len)
+void tcp_ooo_insert(struct rnic_tcp_conn *c, uint32_t seq, const uint8_t *data,
+                    uint32_t len)
 {
     /* Only hold what fits the ring: never more than rcv_buf beyond rcv_nxt. */
     uint32_t off = seq - c->rcv_nxt;
@@ -42,10 +43,12 @@ void tcp_ooo_insert(struct rnic_tcp_conn *c, uint32_t seq, const uint8_t *data, 
         j++;
     }
     if (j == i && n == TCP_OOO_MAX) {
-        return;                         /* no slot: drop, the sender will resend */
+        /* no slot: drop, the sender will resend */
+        return;
     }
     if (!c->ob) {
-        c->ob = malloc(c->rcv_buf);     /* first reordering on this connection */
+        /* first reordering on this connection */
+        c->ob = malloc(c->rcv_buf);
         if (!c->ob) {
             return;
         }
@@ -78,7 +81,8 @@ void tcp_ooo_deliver(struct rnic_tcp_conn *c)
 {
     while (c->n_ooo && !c->dead && SEQ_LEQ(c->ooo[0].s, c->rcv_nxt)) {
         uint32_t e = c->ooo[0].e;
-        memmove(&c->ooo[0], &c->ooo[1], sizeof(c->ooo[0]) * (size_t)(c->n_ooo - 1));
+        memmove(&c->ooo[0], &c->ooo[1],
+                sizeof(c->ooo[0]) * (size_t)(c->n_ooo - 1));
         c->n_ooo--;
         if (!SEQ_GT(e, c->rcv_nxt)) {
             continue;
@@ -103,11 +107,13 @@ void tcp_ooo_deliver(struct rnic_tcp_conn *c)
 }
 
 /* RFC 2018 §4: the block with the latest segment first, then the others. */
-int tcp_ooo_sack_blocks(const struct rnic_tcp_conn *c, struct tcp_range *out, int max)
+int tcp_ooo_sack_blocks(const struct rnic_tcp_conn *c, struct tcp_range *out,
+                        int max)
 {
     int n = 0, first = -1;
     for (int i = 0; i < c->n_ooo; i++) {
-        if (SEQ_GEQ(c->last_ooo_seq, c->ooo[i].s) && SEQ_LT(c->last_ooo_seq, c->ooo[i].e)) {
+        if (SEQ_GEQ(c->last_ooo_seq, c->ooo[i].s) &&
+            SEQ_LT(c->last_ooo_seq, c->ooo[i].e)) {
             first = i;
         }
     }

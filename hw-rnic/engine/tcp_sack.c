@@ -27,7 +27,8 @@ static void sack_add(struct rnic_tcp_conn *c, uint32_t s, uint32_t e)
         j++;
     }
     if (j == i && n == TCP_SACK_MAX) {
-        return;                         /* full: forget it, the RTO still covers us */
+        /* full: forget it, the RTO still covers us */
+        return;
     }
     memmove(&b[i + 1], &b[j], sizeof(*b) * (size_t)(n - j));
     b[i].s = s;
@@ -35,14 +36,17 @@ static void sack_add(struct rnic_tcp_conn *c, uint32_t s, uint32_t e)
     c->n_sacked = n - (j - i) + 1;
 }
 
-/* Take the SACK blocks of an incoming ACK; stale or bogus blocks are ignored. */
+/*
+ * Take the SACK blocks of an incoming ACK; stale or bogus blocks are ignored.
+ */
 void tcp_sack_update(struct rnic_tcp_conn *c, const struct tcp_seg *s)
 {
     for (int k = 0; k < s->nsack; k++) {
         uint32_t bs = s->sack[k].s, be = s->sack[k].e;
-        if (!SEQ_LT(bs, be) || !SEQ_GT(be, c->snd_una) || SEQ_GT(be, c->snd_max) ||
-            be - bs > c->snd_max - c->snd_una) {
-            continue;                   /* D-SACK, below ack, or beyond what we sent */
+        if (!SEQ_LT(bs, be) || !SEQ_GT(be, c->snd_una) ||
+            SEQ_GT(be, c->snd_max) || be - bs > c->snd_max - c->snd_una) {
+            /* D-SACK, below ack, or beyond what we sent */
+            continue;
         }
         if (SEQ_LT(bs, c->snd_una)) {
             bs = c->snd_una;
@@ -68,7 +72,8 @@ void tcp_sack_ack(struct rnic_tcp_conn *c)
     c->n_sacked = k;
 }
 
-bool tcp_sack_is_sacked(const struct rnic_tcp_conn *c, uint32_t seq, uint32_t *end)
+bool tcp_sack_is_sacked(const struct rnic_tcp_conn *c, uint32_t seq,
+                        uint32_t *end)
 {
     for (int i = 0; i < c->n_sacked; i++) {
         if (SEQ_GEQ(seq, c->sacked[i].s) && SEQ_LT(seq, c->sacked[i].e)) {
@@ -90,7 +95,8 @@ static bool hole_lost(const struct rnic_tcp_conn *c, int i)
     for (int k = i; k < c->n_sacked; k++) {
         above += c->sacked[k].e - c->sacked[k].s;
     }
-    return above > (TCP_DUPTHRESH - 1) * c->emss || c->n_sacked - i >= TCP_DUPTHRESH;
+    return above > (TCP_DUPTHRESH - 1) * c->emss ||
+        c->n_sacked - i >= TCP_DUPTHRESH;
 }
 
 bool tcp_sack_is_lost(const struct rnic_tcp_conn *c, uint32_t seq)
@@ -106,8 +112,10 @@ bool tcp_sack_is_lost(const struct rnic_tcp_conn *c, uint32_t seq)
     return false;
 }
 
-/* RFC 6675 pipe: octets believed in the network. Hole i lies below range i;
- * the last hole (above every range) is never lost. */
+/*
+ * RFC 6675 pipe: octets believed in the network. Hole i lies below range i; the
+ * last hole (above every range) is never lost.
+ */
 uint32_t tcp_sack_pipe(const struct rnic_tcp_conn *c)
 {
     uint32_t pipe = 0, s = c->snd_una;
@@ -117,7 +125,8 @@ uint32_t tcp_sack_pipe(const struct rnic_tcp_conn *c)
             if (i == c->n_sacked || !hole_lost(c, i)) {
                 pipe += e - s;
             } else if (SEQ_GT(c->high_rxt, s)) {
-                pipe += SEQ_MIN(e, c->high_rxt) - s;    /* retransmitted, in flight again */
+                /* retransmitted, in flight again */
+                pipe += SEQ_MIN(e, c->high_rxt) - s;
             }
         }
         if (i < c->n_sacked) {
@@ -127,8 +136,12 @@ uint32_t tcp_sack_pipe(const struct rnic_tcp_conn *c)
     return pipe;
 }
 
-/* NextSeg rule 1: the first lost, not yet retransmitted octet and how much to send. */
-bool tcp_sack_next_lost(const struct rnic_tcp_conn *c, uint32_t *seq, uint32_t *len)
+/*
+ * NextSeg rule 1: the first lost, not yet retransmitted octet and how much to
+ * send.
+ */
+bool tcp_sack_next_lost(const struct rnic_tcp_conn *c, uint32_t *seq,
+                        uint32_t *len)
 {
     uint32_t s = c->snd_una;
     for (int i = 0; i < c->n_sacked; i++) {

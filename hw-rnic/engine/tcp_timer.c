@@ -176,7 +176,10 @@ static void rexmt_fire(struct rnic_tcp_conn *c)
     if (c->snd_max == c->snd_una) {
         return;
     }
-    /* A zero window is the peer's flow control, not loss: probe without giving up. */
+    /*
+     * A zero window is the peer's flow control, not loss: probe without giving
+     * up.
+     */
     if (c->snd_wnd != 0 && ++c->nrexmit > t->cfg.data_retries) {
         tcp_send_rst_conn(c);
         tcp_conn_drop(c, RNIC_TCP_ETIMEDOUT);
@@ -185,11 +188,14 @@ static void rexmt_fire(struct rnic_tcp_conn *c)
     tcp_cc_rto(c);
     c->rtt_timing = false;
     c->snd_nxt = c->snd_una;
-    /* Resend the first segment if the peer's window takes all of it; otherwise
+    /*
+     * Resend the first segment if the peer's window takes all of it; otherwise
      * probe: a receiver trimming the segment to its window would ACK inside a
-     * record, and every later segment would start mid-record. */
+     * record, and every later segment would start mid-record.
+     */
     uint32_t len = tcp_rexmit_len(c, c->snd_una);
-    bool fin = c->fin_queued && c->snd_una + len == c->fin_seq && SEQ_GT(c->snd_max, c->fin_seq);
+    bool fin = c->fin_queued && c->snd_una + len == c->fin_seq &&
+        SEQ_GT(c->snd_max, c->fin_seq);
     uint32_t right = c->snd_wl2 + c->snd_wnd;
     if (len && SEQ_GT(c->snd_una + len, right)) {
         t->st.persist_probes++;
@@ -262,7 +268,10 @@ static void fire(struct rnic_tcp_conn *c, int which)
         keep_fire(c);
         break;
     case T_2MSL:
-        /* TIME_WAIT over, or FIN_WAIT_2 heard nothing from the peer for fin_wait2_ms. */
+        /*
+         * TIME_WAIT over, or FIN_WAIT_2 heard nothing from the peer for
+         * fin_wait2_ms.
+         */
         if (c->state == RNIC_TCP_FIN_WAIT_2) {
             uint64_t lim = (uint64_t)c->t->cfg.fin_wait2_ms * NS_PER_MS;
             if (c->t->now - c->last_rx < lim) {
@@ -270,7 +279,8 @@ static void fire(struct rnic_tcp_conn *c, int which)
                 break;
             }
         }
-        tcp_conn_drop(c, c->state == RNIC_TCP_TIME_WAIT ? RNIC_TCP_OK : RNIC_TCP_ETIMEDOUT);
+        tcp_conn_drop(c, c->state == RNIC_TCP_TIME_WAIT ? RNIC_TCP_OK
+                                                        : RNIC_TCP_ETIMEDOUT);
         break;
     }
 }
