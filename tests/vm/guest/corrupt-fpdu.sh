@@ -22,7 +22,7 @@ if [ "$RNIC_ROLE" = server ]; then
 	rc=$?
 else
 	sleep 1
-	rping_client -a "$RNIC_PEER" -C 200 -S 1024 -v -V
+	rping_client -a "$RNIC_PEER" -C 200 -S 1024 -v -V || fail "rping never connected"
 	out=$RPING_OUT rc=$RPING_RC
 fi
 echo "$out" | tail -5
@@ -36,6 +36,8 @@ echo "$out" | grep -q "DISCONNECT EVENT\|state 10\|error" ||
 if [ "$RNIC_ROLE" = client ]; then
 	pings=$(echo "$out" | grep -c "ping data")
 	[ "$pings" -lt 200 ] || fail "all 200 pings completed although an FPDU was corrupted"
+	# The 40th large frame is corrupted: pings before it prove the connection was up.
+	[ "$pings" -gt 0 ] || fail "no ping got through before the corruption: nothing was tested"
 	result corrupt-fpdu pings_before_failure="$pings"
 fi
 say "the connection failed as it must, no corrupted data delivered"

@@ -2,7 +2,8 @@
 # Helpers for lab guest scripts (sourced; bash). The lab sets RNIC_IP, RNIC_PEER,
 # RNIC_ROLE, RNIC_MTU, RNIC_NIC, RNIC_STAGE, RNIC_CACHE, RNIC_OUT, RNIC_KVER.
 
-say() { echo "[guest$RNIC_GUEST_ID] $*"; }
+# Each line carries the guest's uptime: when a guest stalls, the log shows where.
+say() { echo "[guest$RNIC_GUEST_ID $(cut -d' ' -f1 /proc/uptime)s] $*"; }
 fail() { say "FAIL: $*"; exit 1; }
 # Lines the host-side tests parse: RESULT <name> <key>=<value> ...
 result() { echo "RESULT $*"; }
@@ -54,7 +55,8 @@ pin_peer_neigh() {
 
 # rping_client ARGS...: rping's client can hang when it connects before the
 # server listens (and exits 0 when its connection dies), so each attempt is
-# bounded and retried while the server was not there yet. Sets RPING_OUT/RPING_RC.
+# bounded and retried while the server was not there yet. Sets RPING_OUT/RPING_RC;
+# fails if no attempt ever got a ping through.
 rping_client() {
 	local end=$((SECONDS + 180))
 	while [ $SECONDS -lt $end ]; do
@@ -65,6 +67,8 @@ rping_client() {
 			[ $RPING_RC = 124 ] || return 0
 		sleep 2
 	done
+	say "rping: no connection to the server in 180 s"
+	return 1
 }
 
 # retry SECONDS CMD...: the client side retries while the server is not yet

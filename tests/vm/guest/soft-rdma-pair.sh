@@ -43,7 +43,7 @@ if [ "$RNIC_ROLE" = server ]; then
 fi
 
 sleep 1
-rping_client -a "$RNIC_PEER" -C 100 -v -V
+rping_client -a "$RNIC_PEER" -C 100 -v -V || fail "rping client"
 echo "$RPING_OUT" | tail -3
 pings=$(echo "$RPING_OUT" | grep -c "ping data")
 result rping-$RNIC_SOFT pings=$pings
