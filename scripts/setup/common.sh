@@ -24,6 +24,15 @@ die() { printf '[rnic setup] error: %s\n' "$*" >&2; exit 1; }
 stamp_matches() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 stamp_write() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" >"$1"; }
 
+# Copy a file only when its content differs, so incremental builds (ninja, Kbuild)
+# rebuild just what changed in a graft or mirror.
+sync_file() {
+	if ! cmp -s "$1" "$2"; then
+		mkdir -p "$(dirname "$2")"
+		cp "$1" "$2"
+	fi
+}
+
 # One build of a kind at a time per cache: concurrent runs (two clones, CI and a
 # developer) would otherwise race in the same build trees.
 mkdir -p "$RNIC_CACHE/locks"

@@ -14,7 +14,7 @@ build_module() { # build_module SRC_DIR SERIES OUT_DIR
 	# Kbuild writes next to the sources: build in a mirror of them.
 	for f in "$src"/*; do
 		[ -f "$f" ] || continue
-		cmp -s "$f" "$out/${f##*/}" || cp "$f" "$out/"
+		sync_file "$f" "$out/${f##*/}"
 	done
 	rm -f "$out/include"
 	ln -s "$RNIC_TOP/include" "$out/include"

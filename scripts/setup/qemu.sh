@@ -26,14 +26,6 @@ fetch_and_unpack() {
 	fi
 }
 
-# Copy a file only when its content differs, so ninja rebuilds just what changed.
-sync_file() {
-	if ! cmp -s "$1" "$2"; then
-		mkdir -p "$(dirname "$2")"
-		cp "$1" "$2"
-	fi
-}
-
 graft() {
 	local dst=$SRC/hw/rnic f rel
 	# hw-rnic/ (adapter + engine) and include/rnic/ become hw/rnic in the tree.

@@ -42,13 +42,12 @@ unpack() {
 graft() {
 	local dst=$SRC/providers/rnic f rel
 	[ -f "$RNIC_TOP/provider/CMakeLists.txt" ] || return 0
-	mkdir -p "$dst/include"
 	while IFS= read -r -d '' f; do
 		rel=${f#"$RNIC_TOP/provider/"}
-		cmp -s "$f" "$dst/$rel" || { mkdir -p "$(dirname "$dst/$rel")"; cp "$f" "$dst/$rel"; }
+		sync_file "$f" "$dst/$rel"
 	done < <(find "$RNIC_TOP/provider" -type f -print0)
 	while IFS= read -r -d '' f; do
-		cmp -s "$f" "$dst/include/rnic/${f##*/}" || { mkdir -p "$dst/include/rnic"; cp "$f" "$dst/include/rnic/"; }
+		sync_file "$f" "$dst/include/rnic/${f##*/}"
 	done < <(find "$RNIC_TOP/include/rnic" -type f -name '*.h' -print0)
 	grep -q 'add_subdirectory(providers/rnic)' "$SRC/CMakeLists.txt" ||
 		sed -i 's|^add_subdirectory(providers/siw)|add_subdirectory(providers/siw)\nadd_subdirectory(providers/rnic)|' \
