@@ -147,11 +147,14 @@ def write_env(a, i, kroot, kver):
 
 
 def netdevs(a, lab):
-    """One netdev argument per guest: cross-pointed unix dgram sockets for two
-    guests (optionally through the impairment relay), a guest-less QEMU hub for more."""
+    """One netdev argument per guest: a lone guest's socket points nowhere,
+    two guests get cross-pointed unix dgram sockets (optionally through the
+    impairment relay), more are joined by a guest-less QEMU hub."""
     d = a.out
     sock = lambda name: os.path.join(d, name)
     dgram = 'dgram,id=n0,local.type=unix,local.path=%s,remote.type=unix,remote.path=%s'
+    if a.guests == 1:
+        return [dgram % (sock('g1.sock'), sock('none.sock'))]
     if a.guests == 2 and not a.relay:
         return [dgram % (sock('g1.sock'), sock('g2.sock')), dgram % (sock('g2.sock'), sock('g1.sock'))]
     if a.guests == 2:
@@ -273,9 +276,7 @@ def main():
     t0 = time.time()
     rcs = {}
     try:
-        nets = netdevs(a, lab) if a.guests > 1 else [
-            'dgram,id=n0,local.type=unix,local.path=%s,remote.type=unix,remote.path=%s'
-            % (os.path.join(a.out, 'g1.sock'), os.path.join(a.out, 'none.sock'))]
+        nets = netdevs(a, lab)
         guests = []
         for i in range(1, a.guests + 1):
             write_env(a, i, kroot, kver)
