@@ -29,6 +29,17 @@ def pcap_write(f, frame):
     f.write(frame)
 
 
+def tcp_payload(frame):
+    """(TCP header offset, payload offset, payload end) of an IPv4/TCP frame
+    with payload, else None. The end comes from the IP length: Ethernet pads."""
+    if len(frame) < 14 + 20 + 20 + 1 or frame[12:14] != b'\x08\x00' or frame[23] != 6:
+        return None
+    tcp = 14 + (frame[14] & 0xf) * 4
+    off = tcp + (frame[tcp + 12] >> 4) * 4
+    end = min(len(frame), 14 + struct.unpack('!H', frame[16:18])[0])
+    return (tcp, off, end) if off < end else None
+
+
 def inet_csum(data):
     if len(data) % 2:
         data += b'\0'
@@ -75,16 +86,13 @@ def main():
     last_report = time.time()
 
     def corrupt(frame):
-        """Flip one byte past the TCP header and fix the TCP checksum, so the frame
-        reaches the layer above TCP (MPA) instead of being dropped by TCP."""
-        if len(frame) < 14 + 20 + 20 + 1 or frame[12:14] != b'\x08\x00' or frame[23] != 6:
-            return frame
-        ihl = (frame[14] & 0xf) * 4
-        tcp = 14 + ihl
-        off = tcp + (frame[tcp + 12] >> 4) * 4
-        end = 14 + struct.unpack('!H', frame[16:18])[0]
-        if off >= end:
-            return frame
+        """Flip one byte of the TCP payload and fix the TCP checksum, so the frame
+        reaches the layer above TCP (MPA) instead of being dropped by TCP.
+        Returns None for a frame without TCP payload."""
+        t = tcp_payload(frame)
+        if not t:
+            return None
+        tcp, off, end = t
         b = bytearray(frame)
         b[rng.randrange(off, end)] ^= 0x5a
         b[tcp + 16:tcp + 18] = b'\0\0'
@@ -111,17 +119,17 @@ def main():
                 copies = 2
                 c['dup'] += 1
             if impair and a.corrupt and rng.random() < a.corrupt:
-                frame = corrupt(frame)
-                c['corrupt'] += 1
-            if a.corrupt_nth_tcp and et == 0x0800 and len(frame) > 14 + 20 and frame[23] == 6:
-                ihl = (frame[14] & 0xf) * 4
-                thl = (frame[14 + ihl + 12] >> 4) * 4
-                if len(frame) - (14 + ihl + thl) >= 64:
-                    tcp_big += 1
-                    if tcp_big == a.corrupt_nth_tcp:
-                        frame = corrupt(frame)
-                        c['corrupt'] += 1
-                        print('relay: corrupted TCP frame #%d' % tcp_big, file=sys.stderr, flush=True)
+                bad = corrupt(frame)
+                if bad:
+                    frame = bad
+                    c['corrupt'] += 1
+            t = tcp_payload(frame) if a.corrupt_nth_tcp else None
+            if t and t[2] - t[1] >= 64:
+                tcp_big += 1
+                if tcp_big == a.corrupt_nth_tcp:
+                    frame = corrupt(frame)
+                    c['corrupt'] += 1
+                    print('relay: corrupted TCP frame #%d' % tcp_big, file=sys.stderr, flush=True)
             for _ in range(copies):
                 due = now + a.delay
                 if impair and rng.random() < a.reorder:
