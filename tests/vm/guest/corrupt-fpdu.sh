@@ -6,12 +6,7 @@
 # no corrupted data may be delivered: rping -V would report a mismatch if it were.
 . "$RNIC_LAB_DIR/guest/lib.sh"
 net_up
-modprobe ib_uverbs || fail "ib_uverbs"
-modprobe rdma_ucm || fail "rdma_ucm"
-modprobe libcrc32c
-modprobe crc32c_generic
-insmod "$RNIC_CACHE/kernel/6.12/siw-crc/siw.ko" || fail "insmod siw-crc"
-rdma link add siw0 type siw netdev "$NETDEV" || fail "rdma link add"
+soft_rdma_up siw siw-crc
 use_staged_rdma_core
 wait_peer
 pin_peer_neigh

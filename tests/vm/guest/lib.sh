@@ -45,6 +45,24 @@ wait_peer() {
 	fail "peer $RNIC_PEER does not answer ping"
 }
 
+# soft_rdma_up siw|rxe [SIW_VARIANT]: a software RDMA device on $NETDEV, named
+# siw0/rxe0 (DEV). siw comes from the variants kernel.sh builds (default: siw).
+soft_rdma_up() {
+	modprobe ib_uverbs || fail "ib_uverbs"
+	modprobe rdma_ucm || fail "rdma_ucm"
+	case "$1" in
+	siw)
+		modprobe libcrc32c
+		modprobe crc32c_generic
+		insmod "$RNIC_CACHE/kernel/6.12/${2:-siw}/siw.ko" || fail "insmod ${2:-siw}"
+		;;
+	rxe) modprobe rdma_rxe || fail "rdma_rxe" ;;
+	*) fail "soft_rdma_up: $1 is neither siw nor rxe" ;;
+	esac
+	DEV=${1}0
+	rdma link add "$DEV" type "$1" netdev "$NETDEV" || fail "rdma link add $DEV"
+}
+
 # The lab's MACs are fixed (52:54:00:00:00:0N for 10.77.0.N): a permanent
 # neighbour entry keeps ARP retries of a CPU-starved TCG peer out of RDMA tests.
 pin_peer_neigh() {

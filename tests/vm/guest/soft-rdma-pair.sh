@@ -7,19 +7,7 @@
 . "$RNIC_LAB_DIR/guest/lib.sh"
 set -o pipefail
 net_up
-modprobe ib_uverbs || fail "ib_uverbs"
-modprobe rdma_ucm || fail "rdma_ucm"
-case "$RNIC_SOFT" in
-siw)
-	modprobe libcrc32c
-	modprobe crc32c_generic
-	insmod "$RNIC_CACHE/kernel/6.12/${RNIC_SIW:-siw}/siw.ko" || fail "insmod ${RNIC_SIW:-siw}"
-	;;
-rxe) modprobe rdma_rxe || fail "rdma_rxe" ;;
-*) fail "RNIC_SOFT must be siw or rxe" ;;
-esac
-DEV=${RNIC_SOFT}0
-rdma link add "$DEV" type "$RNIC_SOFT" netdev "$NETDEV" || fail "rdma link add $DEV"
+soft_rdma_up "$RNIC_SOFT" "$RNIC_SIW"
 rdma link show
 use_staged_rdma_core
 wait_peer
