@@ -9,6 +9,7 @@
 #include "eq.h"
 #include "l2.h"
 #include "le.h"
+#include "rdma.h"
 
 void rnic_admin_enable(struct rnic_dev *d)
 {
@@ -266,7 +267,6 @@ unsigned rnic_admin_execute(struct rnic_dev *d,
     const struct rnic_cmd_obj *obj = &cmd->u.obj;
     uint32_t id = rnic_ld32(obj->id);
 
-    (void)cqe;      /* no command of this layer returns results yet */
     if (cmd->hdr.flags || cmd->hdr.rsvd) {
         return RNIC_STS_BAD_PARAM;
     }
@@ -310,6 +310,7 @@ unsigned rnic_admin_execute(struct rnic_dev *d,
     case RNIC_CMD_REG_MR:
     case RNIC_CMD_ALLOC_MR:
     case RNIC_CMD_DEREG_MR:
+        return rnic_rdma_admin(d, cmd, cqe);
     case RNIC_CMD_CM_LISTEN:
     case RNIC_CMD_CM_DESTROY_LISTEN:
     case RNIC_CMD_CM_CONNECT:
@@ -317,7 +318,7 @@ unsigned rnic_admin_execute(struct rnic_dev *d,
     case RNIC_CMD_CM_REJECT:
     case RNIC_CMD_CM_DISCONNECT:
     case RNIC_CMD_CM_ABORT:
-        return RNIC_STS_UNSUPPORTED;
+        return rnic_iw_admin(d, cmd, cqe);
     default:
         return RNIC_STS_BAD_OPCODE;
     }

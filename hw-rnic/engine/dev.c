@@ -10,6 +10,7 @@
 #include "eq.h"
 #include "l2.h"
 #include "le.h"
+#include "rdma.h"
 
 void rnic_dev_config_default(struct rnic_dev_config *cfg)
 {
@@ -117,6 +118,9 @@ static void dev_clear(struct rnic_dev *d)
     memset(&d->stats, 0, sizeof(d->stats));
     memset(d->uctx_live, 0, d->cfg.max_uctx + 1);
     memset(d->pd_owner, 0, d->cfg.max_pd * sizeof(d->pd_owner[0]));
+    /* Connections go first: they reference QPs, CQs and MRs. */
+    rnic_iw_reset(d);
+    rnic_rdma_reset(d);
     rnic_steer_clear(d->steer);
 }
 
@@ -130,7 +134,8 @@ int rnic_dev_init(struct rnic_dev *d, const struct rnic_dev_config *cfg,
     d->uctx_live = calloc(cfg->max_uctx + 1, 1);
     d->pd_owner = calloc(cfg->max_pd, sizeof(d->pd_owner[0]));
     d->steer = calloc(1, sizeof(*d->steer));
-    if (!d->uctx_live || !d->pd_owner || !d->steer) {
+    if (!d->uctx_live || !d->pd_owner || !d->steer ||
+        rnic_rdma_init(d) || rnic_iw_init(d)) {
         rnic_dev_fini(d);
         return -1;
     }
@@ -142,6 +147,8 @@ int rnic_dev_init(struct rnic_dev *d, const struct rnic_dev_config *cfg,
 
 void rnic_dev_fini(struct rnic_dev *d)
 {
+    rnic_iw_fini(d);
+    rnic_rdma_fini(d);
     free(d->uctx_live);
     free(d->pd_owner);
     free(d->steer);
@@ -333,8 +340,12 @@ bool rnic_dev_doorbell(struct rnic_dev *d, uint32_t page, uint32_t off,
         }
         return true;
     }
+    case RNIC_DB_SQ:
+    case RNIC_DB_RQ:
+    case RNIC_DB_SRQ:
+    case RNIC_DB_CQ:
+        return rnic_rdma_doorbell(d, page, off, val);
     default:
-        /* SQ/RQ/SRQ/CQ: no RDMA objects exist on this device yet. */
         return db_reject(d, page, off, obj);
     }
 }
@@ -428,6 +439,14 @@ void rnic_dev_process(struct rnic_dev *d)
                            d->db_err_off);
     }
     run_doorbells(d);
+    rnic_rdma_run(d);
+}
+
+void rnic_dev_timer(struct rnic_dev *d)
+{
+    if (d->status & RNIC_STATUS_READY) {
+        rnic_iw_timer(d);
+    }
 }
 
 bool rnic_dev_can_receive(const struct rnic_dev *d)
@@ -453,8 +472,8 @@ bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len)
         d->stats.rx_filtered++;
         return true;
     case RNIC_RX_TO_ENGINE:
-        /* No offloaded endpoint can exist before the CM commands do. */
         d->stats.rx_offload++;
+        rnic_iw_receive(d, frame, len);
         return true;
     case RNIC_RX_TO_L2:
     default:

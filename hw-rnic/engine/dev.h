@@ -147,6 +147,9 @@ struct rnic_dev {
     uint16_t *pd_owner;         /* [max_pd], uctx + 1, 0 = free */
     struct rnic_steer *steer;
 
+    struct rnic_rdma *rdma;     /* PD/CQ/SRQ/QP/MR tables (rdma.h) */
+    struct rnic_iw *iw;         /* offload TCP, CM, connections (iw.h) */
+
     uint8_t frame[RNIC_L2_MAX_FRAME];   /* TX gather buffer */
 };
 
@@ -166,6 +169,8 @@ bool rnic_dev_set_link(struct rnic_dev *d, bool up);
 /* The wire took the frame send_frame() queued: TX may go on. */
 bool rnic_dev_tx_resume(struct rnic_dev *d);
 void rnic_dev_process(struct rnic_dev *d);
+/* The deadline requested through host timer_mod passed. */
+void rnic_dev_timer(struct rnic_dev *d);
 
 /* Receive side, called by the net layer with one frame (no FCS). */
 bool rnic_dev_can_receive(const struct rnic_dev *d);

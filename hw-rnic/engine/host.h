@@ -29,6 +29,15 @@ struct rnic_host_ops {
     /* An admin command finished (tracing). */
     void (*cmd_done)(void *opaque, unsigned opcode, unsigned tag,
                      unsigned status);
+    /*
+     * Time, for the offload TCP and MPA timers: the engine has no clock of
+     * its own.  now_ns is monotonic nanoseconds (QEMU: QEMU_CLOCK_VIRTUAL;
+     * tests: simulated time).  timer_mod asks for one rnic_dev_timer() call
+     * at or after deadline_ns (UINT64_MAX: none needed); a new request
+     * replaces the previous one.
+     */
+    uint64_t (*now_ns)(void *opaque);
+    void (*timer_mod)(void *opaque, uint64_t deadline_ns);
     /* The guest did something invalid; a and b give detail. */
     void (*guest_error)(void *opaque, const char *what, uint64_t a,
                         uint64_t b);
