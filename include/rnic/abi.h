@@ -33,7 +33,7 @@ struct rnic_alloc_ucontext_resp {
 	__u32 max_send_sge;
 	__u32 max_recv_sge;
 	__u32 max_inline;
-	__u32 rsvd;
+	__u32 features;		/* RNIC_REG_FEATURES (RNIC_FEAT_*); was rsvd */
 };
 
 struct rnic_alloc_pd_resp {
