@@ -458,6 +458,11 @@ struct rnic_cmd_cm_listen {
 #define RNIC_MPA_P2P_WRITE	(1u << 2)	/* RTR by zero-length Write */
 #define RNIC_MPA_P2P_READ	(1u << 3)	/* RTR by zero-length Read */
 #define RNIC_MPA_P2P_SEND	(1u << 4)	/* RTR by zero-length Send */
+/*
+ * RFC 7306 (Immediate Data, Atomics) on this connection: not negotiated on
+ * the wire, both ULPs must agree (siw and most peers lack it).
+ */
+#define RNIC_MPA_RFC7306	(1u << 5)
 #define RNIC_MPA_MAX_PDATA	512
 
 #define RNIC_CONNECT_F_VLAN	(1u << 0)
