@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Seeded impairment link between two endpoints (see simlink.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "pcapw.h"
+#include "simlink.h"
+
+static uint64_t sl_rng(struct simlink *sl)
+{
+    uint64_t z = (sl->rng += 0x9e3779b97f4a7c15ull);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static double sl_unit(struct simlink *sl)
+{
+    return (double)(sl_rng(sl) >> 11) / 9007199254740992.0;
+}
+
+void sl_init(struct simlink *sl, uint64_t seed)
+{
+    memset(sl, 0, sizeof(*sl));
+    sl->rng = seed * 0x2545f4914f6cdd1dull + 1;
+    sl->now = SL_SEC;           /* time 0 is special to some timers */
+}
+
+void sl_fini(struct simlink *sl)
+{
+    size_t i;
+
+    for (i = 0; i < sl->nheap; i++) {
+        free(sl->heap[i].frame);
+    }
+    free(sl->heap);
+    if (sl->pcap) {
+        pcapw_close(sl->pcap);
+    }
+    sl->heap = NULL;
+    sl->nheap = sl->capheap = 0;
+    sl->pcap = NULL;
+}
+
+bool sl_pcap(struct simlink *sl, const char *path)
+{
+    sl->pcap = pcapw_open(path);
+    return sl->pcap != NULL;
+}
+
+static bool ev_before(const struct sl_ev *a, const struct sl_ev *b)
+{
+    return a->at < b->at || (a->at == b->at && a->order < b->order);
+}
+
+static void heap_push(struct simlink *sl, struct sl_ev e)
+{
+    size_t i;
+
+    if (sl->nheap == sl->capheap) {
+        sl->capheap = sl->capheap ? 2 * sl->capheap : 1024;
+        sl->heap = realloc(sl->heap, sl->capheap * sizeof(*sl->heap));
+        if (!sl->heap) {
+            abort();
+        }
+    }
+    i = sl->nheap++;
+    while (i > 0 && ev_before(&e, &sl->heap[(i - 1) / 2])) {
+        sl->heap[i] = sl->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    sl->heap[i] = e;
+}
+
+static struct sl_ev heap_pop(struct simlink *sl)
+{
+    struct sl_ev top = sl->heap[0];
+    struct sl_ev last = sl->heap[--sl->nheap];
+    size_t i = 0;
+
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        const struct sl_ev *mv = &last;
+
+        if (l < sl->nheap && ev_before(&sl->heap[l], mv)) {
+            m = l;
+            mv = &sl->heap[l];
+        }
+        if (r < sl->nheap && ev_before(&sl->heap[r], mv)) {
+            m = r;
+        }
+        if (m == i) {
+            break;
+        }
+        sl->heap[i] = sl->heap[m];
+        i = m;
+    }
+    if (sl->nheap) {
+        sl->heap[i] = last;
+    }
+    return top;
+}
+
+void sl_send(struct simlink *sl, int from, const uint8_t *frame, size_t len)
+{
+    struct sl_params *p = &sl->p[from];
+    struct sl_stats *st = &sl->st[from];
+    uint8_t *copy = malloc(len ? len : 1);
+    uint64_t start, ser = 0;
+    int copies, i;
+
+    if (!copy) {
+        abort();
+    }
+    memcpy(copy, frame, len);
+    st->sent++;
+    if (sl->tap && !sl->tap(sl->tap_opaque, from, copy, &len)) {
+        st->lost++;
+        free(copy);
+        return;
+    }
+    start = sl->busy_until[from] > sl->now ? sl->busy_until[from] : sl->now;
+    if (p->rate_bps) {
+        if (p->qlimit_bytes &&
+            (start - sl->now) * p->rate_bps / (8 * SL_SEC) > p->qlimit_bytes) {
+            st->queue_drops++;
+            free(copy);
+            return;
+        }
+        ser = (uint64_t)len * 8 * SL_SEC / p->rate_bps;
+        sl->busy_until[from] = start + ser;
+    }
+    if (p->loss > 0 && sl_unit(sl) < p->loss) {
+        st->lost++;
+        free(copy);
+        return;
+    }
+    copies = (p->dup > 0 && sl_unit(sl) < p->dup) ? 2 : 1;
+    if (copies == 2) {
+        st->duplicated++;
+    }
+    for (i = 0; i < copies; i++) {
+        struct sl_ev e;
+
+        e.at = start + ser + p->delay_ns +
+               (p->jitter_ns ? sl_rng(sl) % p->jitter_ns : 0);
+        if (p->reorder > 0 && p->reorder_ns && sl_unit(sl) < p->reorder) {
+            e.at += 1 + sl_rng(sl) % p->reorder_ns;
+            st->reordered++;
+        }
+        e.order = sl->order++;
+        e.dst = 1 - from;
+        e.len = len;
+        if (i == 0) {
+            e.frame = copy;
+        } else {
+            e.frame = malloc(len ? len : 1);
+            if (!e.frame) {
+                abort();
+            }
+            memcpy(e.frame, copy, len);
+        }
+        heap_push(sl, e);
+    }
+}
+
+static void poll_ports(struct simlink *sl)
+{
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        if (sl->port[i].poll) {
+            sl->port[i].poll(sl->port[i].opaque);
+        }
+    }
+}
+
+bool sl_step(struct simlink *sl)
+{
+    uint64_t next = UINT64_MAX;
+    int i;
+
+    poll_ports(sl);
+    if (sl->nheap) {
+        next = sl->heap[0].at;
+    }
+    for (i = 0; i < 2; i++) {
+        uint64_t d = sl->port[i].deadline ?
+                     sl->port[i].deadline(sl->port[i].opaque) : UINT64_MAX;
+
+        if (d < next) {
+            next = d;
+        }
+    }
+    if (next == UINT64_MAX) {
+        return false;
+    }
+    if (next > sl->now) {
+        sl->now = next;
+    }
+    while (sl->nheap && sl->heap[0].at <= sl->now) {
+        struct sl_ev e = heap_pop(sl);
+        struct sl_stats *st = &sl->st[1 - e.dst];
+
+        if (sl->pcap) {
+            pcapw_frame(sl->pcap, sl->now, e.frame, e.len);
+        }
+        if (sl->port[e.dst].deliver(sl->port[e.dst].opaque, e.frame, e.len)) {
+            st->delivered++;
+            st->bytes += e.len;
+        } else {
+            st->refused++;
+        }
+        free(e.frame);
+    }
+    for (i = 0; i < 2; i++) {
+        if (sl->port[i].deadline && sl->port[i].tick &&
+            sl->port[i].deadline(sl->port[i].opaque) <= sl->now) {
+            sl->port[i].tick(sl->port[i].opaque);
+        }
+    }
+    poll_ports(sl);
+    return true;
+}
+
+bool sl_run(struct simlink *sl, bool (*done)(void *ctx), void *ctx,
+            uint64_t max_ns)
+{
+    uint64_t end = sl->now + max_ns;
+
+    poll_ports(sl);
+    while (!done(ctx)) {
+        if (sl->now > end || !sl_step(sl)) {
+            return done(ctx);
+        }
+    }
+    return true;
+}
+
+/* ---- a simdev as a port ---- */
+
+static void env_tx(void *opaque, int side, const uint8_t *frame, size_t len)
+{
+    sl_send(opaque, side, frame, len);
+}
+
+static bool env_step(void *opaque)
+{
+    return sl_step(opaque);
+}
+
+struct sd_env sl_env(struct simlink *sl)
+{
+    struct sd_env e = {
+        .now = &sl->now,
+        .tx = env_tx,
+        .opaque = sl,
+        .step = env_step,
+    };
+
+    return e;
+}
+
+static bool sd_deliver(void *opaque, const uint8_t *frame, size_t len)
+{
+    struct simdev *sd = opaque;
+
+    if (rnic_dev_receive(&sd->dev, frame, len)) {
+        return true;
+    }
+    /* no L2 buffer: let the guest repost and offer it once more */
+    sd_poll_events(sd);
+    return rnic_dev_receive(&sd->dev, frame, len);
+}
+
+static uint64_t sd_deadline(void *opaque)
+{
+    return ((struct simdev *)opaque)->timer_deadline;
+}
+
+static void sd_tick(void *opaque)
+{
+    struct simdev *sd = opaque;
+
+    sd->timer_deadline = UINT64_MAX;
+    rnic_dev_timer(&sd->dev);
+}
+
+static void sd_poll(void *opaque)
+{
+    struct simdev *sd = opaque;
+
+    sd_run(sd);
+    sd_poll_events(sd);
+}
+
+void sl_port_simdev(struct simlink *sl, int side, struct simdev *sd)
+{
+    sl->port[side].opaque = sd;
+    sl->port[side].deliver = sd_deliver;
+    sl->port[side].deadline = sd_deadline;
+    sl->port[side].tick = sd_tick;
+    sl->port[side].poll = sd_poll;
+}
