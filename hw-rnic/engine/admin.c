@@ -214,6 +214,9 @@ static unsigned cmd_free_uctx(struct rnic_dev *d, uint32_t uctx)
             return RNIC_STS_BUSY;
         }
     }
+    if (rnic_rdma_uctx_busy(d, uctx)) {
+        return RNIC_STS_BUSY;
+    }
     d->uctx_live[uctx] = 0;
     return RNIC_STS_OK;
 }
@@ -243,6 +246,9 @@ static unsigned cmd_destroy_pd(struct rnic_dev *d, uint32_t pdn)
     }
     if (!d->pd_owner[pdn]) {
         return RNIC_STS_NOT_FOUND;
+    }
+    if (rnic_rdma_pd_busy(d, pdn)) {
+        return RNIC_STS_BUSY;
     }
     d->pd_owner[pdn] = 0;
     return RNIC_STS_OK;

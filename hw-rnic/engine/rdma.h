@@ -54,6 +54,7 @@ struct rnic_cq {
     struct rnic_qring ring;
     uint64_t dbrec_addr;        /* consumer's free-running index (LE u32) */
     uint32_t pidx;              /* next CQE slot (free-running) */
+    uint32_t cidx;              /* consumer index last seen (doorbell/dbrec) */
     bool arm, arm_solicited;    /* from the CQ doorbell */
     bool overflow;              /* CQ in error: no more CQEs are written */
     uint32_t users;             /* QPs bound to it */
@@ -223,11 +224,24 @@ void rnic_qp_to_error(struct rnic_dev *d, struct rnic_qp *qp,
 
 /* The SQ doorbell advanced qp->sq.pidx: send what the window allows. */
 void rnic_iw_sq_kick(struct rnic_dev *d, struct rnic_qp *qp);
-/* The QP leaves RTS for ERROR (MODIFY_QP, destroy, fatal): abort the
- * connection (RST) if any, drop protocol state. */
+/*
+ * The QP leaves RTS for ERROR (MODIFY_QP, destroy, fatal): abort the
+ * connection (RST) if any, drop protocol state.  Called once per entry to
+ * ERROR (and by DESTROY_QP), before the flush; it must not call
+ * rnic_qp_to_error() itself.
+ */
 void rnic_iw_qp_error(struct rnic_dev *d, struct rnic_qp *qp);
-/* MODIFY_QP to CLOSING: graceful close after the SQ drains. */
+/*
+ * MODIFY_QP to CLOSING (qp->state is already CLOSING): graceful close
+ * after the SQ drains.
+ */
 void rnic_iw_qp_close(struct rnic_dev *d, struct rnic_qp *qp);
+/*
+ * QUERY_QP: fill the connection part of *attr (conn_id, MPA, tuple, TCP);
+ * the resources filled the rest and conn_id 0xffffffff.
+ */
+void rnic_iw_qp_query(struct rnic_dev *d, struct rnic_qp *qp,
+                      struct rnic_qp_attr *attr);
 
 /* ------------------------------------------------------------------ */
 /* Device entry points (called from dev.c / admin.c)                   */
@@ -241,6 +255,9 @@ void rnic_rdma_reset(struct rnic_dev *d);
 /* PD/CQ/SRQ/QP/MR admin commands; returns RNIC_STS_*. */
 unsigned rnic_rdma_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
                          struct rnic_admin_cqe *cqe);
+/* DESTROY_PD / FREE_UCTX: BUSY while RDMA objects still use them. */
+bool rnic_rdma_pd_busy(struct rnic_dev *d, uint32_t pdn);
+bool rnic_rdma_uctx_busy(struct rnic_dev *d, uint32_t uctx);
 /* SQ/RQ/SRQ/CQ doorbell (MMIO context: latch only). true if work latched. */
 bool rnic_rdma_doorbell(struct rnic_dev *d, uint32_t page, uint32_t off,
                         uint64_t val);

@@ -1,45 +1,356 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * RDMA resources: placeholder entry points until the PD/CQ/SRQ/QP/MR
- * objects land; every command answers UNSUPPORTED as FEATURES says.
+ * RDMA resources: the object tables, their life cycle with the device,
+ * admin command dispatch and the SQ/RQ/SRQ/CQ doorbells (latched in MMIO
+ * context, applied in rnic_dev_process context).
  */
-#include "dev.h"
-#include "rdma.h"
+#include <stdlib.h>
+#include <string.h>
+#include "rdma_int.h"
+#include "eq.h"
+#include "le.h"
 
 int rnic_rdma_init(struct rnic_dev *d)
 {
-    (void)d;
+    const struct rnic_dev_config *c = &d->cfg;
+    struct rnic_rdma *r = calloc(1, sizeof(*r));
+    int k;
+
+    d->rdma = r;
+    if (!r) {
+        return -1;
+    }
+    r->nobj[RNIC_DBK_SQ] = c->max_qp;
+    r->nobj[RNIC_DBK_RQ] = c->max_qp;
+    r->nobj[RNIC_DBK_SRQ] = c->max_srq;
+    r->nobj[RNIC_DBK_CQ] = c->max_cq;
+    r->cq = calloc(c->max_cq, sizeof(*r->cq));
+    r->srq = calloc(c->max_srq ? c->max_srq : 1, sizeof(*r->srq));
+    r->qp = calloc(c->max_qp, sizeof(*r->qp));
+    r->mr = calloc(c->max_mr, sizeof(*r->mr));
+    r->pd_users = calloc(c->max_pd, sizeof(*r->pd_users));
+    r->uctx_users = calloc(c->max_uctx + 1, sizeof(*r->uctx_users));
+    r->db_cap = 0;
+    for (k = 0; k < RNIC_DBK_NUM; k++) {
+        r->latch[k] = calloc(r->nobj[k] ? r->nobj[k] : 1,
+                             sizeof(*r->latch[k]));
+        if (!r->latch[k]) {
+            return -1;
+        }
+        r->db_cap += r->nobj[k];
+    }
+    r->db_list = calloc(r->db_cap, sizeof(*r->db_list));
+    if (!r->cq || !r->srq || !r->qp || !r->mr || !r->pd_users ||
+        !r->uctx_users || !r->db_list) {
+        return -1;
+    }
     return 0;
+}
+
+/* Free every object's device memory (page lists); tables stay. */
+static void free_objects(struct rnic_dev *d)
+{
+    struct rnic_rdma *r = d->rdma;
+    uint32_t i;
+
+    for (i = 0; i < d->cfg.max_qp; i++) {
+        if (r->qp[i].live) {
+            rnic_qp_free(d, i);
+        }
+    }
+    for (i = 0; i < d->cfg.max_srq; i++) {
+        if (r->srq[i].live) {
+            rnic_srq_free(d, i);
+        }
+    }
+    for (i = 0; i < d->cfg.max_cq; i++) {
+        if (r->cq[i].live) {
+            rnic_cq_free(d, i);
+        }
+    }
+    for (i = 0; i < d->cfg.max_mr; i++) {
+        if (r->mr[i].state != RNIC_MR_FREE) {
+            rnic_mr_free(d, i);
+        }
+    }
 }
 
 void rnic_rdma_fini(struct rnic_dev *d)
 {
-    (void)d;
+    struct rnic_rdma *r = d->rdma;
+    int k;
+
+    if (!r) {
+        return;
+    }
+    if (r->cq && r->srq && r->qp && r->mr && r->pd_users && r->uctx_users) {
+        free_objects(d);
+    }
+    free(r->cq);
+    free(r->srq);
+    free(r->qp);
+    free(r->mr);
+    free(r->pd_users);
+    free(r->uctx_users);
+    for (k = 0; k < RNIC_DBK_NUM; k++) {
+        free(r->latch[k]);
+    }
+    free(r->db_list);
+    free(r);
+    d->rdma = NULL;
 }
 
 void rnic_rdma_reset(struct rnic_dev *d)
 {
-    (void)d;
+    struct rnic_rdma *r = d->rdma;
+    int k;
+
+    free_objects(d);
+    memset(r->pd_users, 0, d->cfg.max_pd * sizeof(*r->pd_users));
+    memset(r->uctx_users, 0, (d->cfg.max_uctx + 1) * sizeof(*r->uctx_users));
+    for (k = 0; k < RNIC_DBK_NUM; k++) {
+        memset(r->latch[k], 0, r->nobj[k] * sizeof(*r->latch[k]));
+    }
+    r->db_head = 0;
+    r->db_count = 0;
+}
+
+bool rnic_rdma_pd_busy(struct rnic_dev *d, uint32_t pdn)
+{
+    return pdn < d->cfg.max_pd && d->rdma->pd_users[pdn];
+}
+
+bool rnic_rdma_uctx_busy(struct rnic_dev *d, uint32_t uctx)
+{
+    return uctx <= d->cfg.max_uctx && d->rdma->uctx_users[uctx];
+}
+
+unsigned rnic_rdma_check_uctx(struct rnic_dev *d, uint32_t uctx)
+{
+    if (uctx > d->cfg.max_uctx) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    if (uctx && !d->uctx_live[uctx]) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    return RNIC_STS_OK;
+}
+
+/* A PD a context may use: live and created for the same context. */
+unsigned rnic_rdma_check_pd(struct rnic_dev *d, uint32_t pdn, uint32_t uctx)
+{
+    if (pdn >= d->cfg.max_pd) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    if (d->pd_owner[pdn] != uctx + 1) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    return RNIC_STS_OK;
+}
+
+/* pdn UINT32_MAX: the object has no PD (CQ). */
+void rnic_rdma_hold(struct rnic_dev *d, uint32_t pdn, uint32_t uctx)
+{
+    if (pdn != UINT32_MAX) {
+        d->rdma->pd_users[pdn]++;
+    }
+    d->rdma->uctx_users[uctx]++;
+}
+
+void rnic_rdma_release(struct rnic_dev *d, uint32_t pdn, uint32_t uctx)
+{
+    if (pdn != UINT32_MAX) {
+        d->rdma->pd_users[pdn]--;
+    }
+    d->rdma->uctx_users[uctx]--;
 }
 
 unsigned rnic_rdma_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
                          struct rnic_admin_cqe *cqe)
 {
-    (void)d;
-    (void)cmd;
+    const struct rnic_cmd_obj *obj = &cmd->u.obj;
+    uint32_t id = rnic_ld32(obj->id);
+
     (void)cqe;
-    return RNIC_STS_UNSUPPORTED;
+    switch (cmd->hdr.opcode) {
+    case RNIC_CMD_CREATE_CQ:
+        return rnic_cq_create(d, &cmd->u.create_cq);
+    case RNIC_CMD_CREATE_SRQ:
+        return rnic_srq_create(d, &cmd->u.create_srq);
+    case RNIC_CMD_MODIFY_SRQ:
+        return rnic_srq_modify(d, &cmd->u.modify_srq);
+    case RNIC_CMD_CREATE_QP:
+        return rnic_qp_create(d, &cmd->u.create_qp);
+    case RNIC_CMD_MODIFY_QP:
+        return rnic_qp_modify(d, &cmd->u.modify_qp);
+    case RNIC_CMD_QUERY_QP:
+        return rnic_qp_query(d, &cmd->u.query_qp);
+    case RNIC_CMD_REG_MR:
+        return rnic_mr_reg(d, &cmd->u.reg_mr);
+    case RNIC_CMD_ALLOC_MR:
+        return rnic_mr_alloc(d, &cmd->u.alloc_mr);
+    default:
+        break;
+    }
+    /* The rest name one object. */
+    if (obj->rsvd) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    switch (cmd->hdr.opcode) {
+    case RNIC_CMD_DESTROY_CQ:
+        return rnic_cq_destroy(d, id);
+    case RNIC_CMD_DESTROY_SRQ:
+        return rnic_srq_destroy(d, id);
+    case RNIC_CMD_DESTROY_QP:
+        return rnic_qp_destroy(d, id);
+    case RNIC_CMD_DEREG_MR:
+        return rnic_mr_dereg(d, id);
+    default:
+        return RNIC_STS_BAD_OPCODE;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Doorbells                                                           */
+/* ------------------------------------------------------------------ */
+
+static enum rnic_db_kind db_kind(uint32_t off)
+{
+    switch (off) {
+    case RNIC_DB_SQ:
+        return RNIC_DBK_SQ;
+    case RNIC_DB_RQ:
+        return RNIC_DBK_RQ;
+    case RNIC_DB_SRQ:
+        return RNIC_DBK_SRQ;
+    default:
+        return RNIC_DBK_CQ;
+    }
+}
+
+static const uint32_t db_offset[RNIC_DBK_NUM] = {
+    [RNIC_DBK_SQ] = RNIC_DB_SQ,
+    [RNIC_DBK_RQ] = RNIC_DB_RQ,
+    [RNIC_DBK_SRQ] = RNIC_DB_SRQ,
+    [RNIC_DBK_CQ] = RNIC_DB_CQ,
+};
+
+/* Owner context of a live object, or -1. */
+static int64_t db_owner(struct rnic_dev *d, enum rnic_db_kind kind,
+                        uint32_t obj)
+{
+    struct rnic_rdma *r = d->rdma;
+
+    switch (kind) {
+    case RNIC_DBK_SQ:
+    case RNIC_DBK_RQ:
+        if (!r->qp[obj].live ||
+            (kind == RNIC_DBK_RQ && r->qp[obj].srqn != RNIC_NO_SRQ)) {
+            return -1;
+        }
+        return r->qp[obj].uctx;
+    case RNIC_DBK_SRQ:
+        return r->srq[obj].live ? (int64_t)r->srq[obj].uctx : -1;
+    default:
+        return r->cq[obj].live ? (int64_t)r->cq[obj].uctx : -1;
+    }
+}
+
+/* Record the first refused doorbell for the DB_ERROR event. */
+static bool db_refuse(struct rnic_dev *d, uint32_t page, uint32_t off,
+                      uint32_t obj)
+{
+    rnic_guest_error(&d->host, "RDMA doorbell rejected",
+                     (uint64_t)page << 32 | off, obj);
+    d->db_err_obj = obj;
+    d->db_err_off = off;
+    d->pending |= RNIC_PEND_DB_ERROR;
+    return true;
 }
 
 bool rnic_rdma_doorbell(struct rnic_dev *d, uint32_t page, uint32_t off,
                         uint64_t val)
 {
-    rnic_guest_error(&d->host, "RDMA doorbell without RDMA objects",
-                     (uint64_t)page << 32 | off, val);
-    return false;
+    struct rnic_rdma *r = d->rdma;
+    enum rnic_db_kind kind = db_kind(off);
+    uint32_t obj = RNIC_DB_GET_OBJ(val);
+    struct rnic_db_latch *l;
+
+    /* Only this context's live objects; a refusal latches no work. */
+    if (obj >= r->nobj[kind] || db_owner(d, kind, obj) != page) {
+        return db_refuse(d, page, off, obj);
+    }
+    l = &r->latch[kind][obj];
+    l->idx = RNIC_DB_GET_IDX(val);
+    if (kind == RNIC_DBK_CQ) {
+        /* Coalesced doorbells never lose an arm. */
+        l->flags |= RNIC_DB_GET_FLAGS(val) &
+                    (RNIC_DB_ARM | RNIC_DB_ARM_SOLICITED);
+    }
+    l->set = true;
+    if (!l->queued) {
+        l->queued = true;
+        r->db_list[(r->db_head + r->db_count) % r->db_cap] =
+            (uint32_t)kind << 24 | obj;
+        r->db_count++;
+    }
+    return true;
+}
+
+void rnic_rdma_unlatch(struct rnic_dev *d, enum rnic_db_kind kind,
+                       uint32_t obj)
+{
+    struct rnic_db_latch *l = &d->rdma->latch[kind][obj];
+
+    l->set = false;
+    l->flags = 0;
+}
+
+void rnic_rdma_db_error(struct rnic_dev *d, uint32_t obj, uint32_t off,
+                        const char *what)
+{
+    rnic_guest_error(&d->host, what, obj, off);
+    rnic_eq_post_async(d, RNIC_ASYNC_DB_ERROR, obj, off);
 }
 
 void rnic_rdma_run(struct rnic_dev *d)
 {
-    (void)d;
+    struct rnic_rdma *r = d->rdma;
+    uint32_t n = r->db_count;
+
+    /* Only what was latched before this pass: kicks may latch more. */
+    while (n-- && r->db_count) {
+        uint32_t e = r->db_list[r->db_head];
+        enum rnic_db_kind kind = (enum rnic_db_kind)(e >> 24);
+        uint32_t obj = e & RNIC_DB_OBJ_MASK;
+        struct rnic_db_latch l = r->latch[kind][obj];
+
+        r->db_head = (r->db_head + 1) % r->db_cap;
+        r->db_count--;
+        r->latch[kind][obj].queued = false;
+        r->latch[kind][obj].set = false;
+        r->latch[kind][obj].flags = 0;
+        if (!l.set) {
+            continue;   /* the object was destroyed meanwhile */
+        }
+        if (db_owner(d, kind, obj) < 0) {
+            rnic_rdma_db_error(d, obj, db_offset[kind],
+                               "doorbell for a destroyed object");
+            continue;
+        }
+        switch (kind) {
+        case RNIC_DBK_SQ:
+            rnic_sq_doorbell(d, &r->qp[obj], l.idx);
+            break;
+        case RNIC_DBK_RQ:
+            rnic_rq_doorbell(d, &r->qp[obj], l.idx);
+            break;
+        case RNIC_DBK_SRQ:
+            rnic_srq_doorbell(d, obj, l.idx);
+            break;
+        default:
+            rnic_cq_doorbell(d, obj, &l);
+            break;
+        }
+    }
 }

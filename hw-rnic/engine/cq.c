@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Completion queues: creation, CQE publication with phase bits, overflow
+ * detection through the consumer's doorbell record, arming and events
+ * (docs/hardware-interface.md sections 6 and 8).
+ */
+#include <string.h>
+#include "rdma_int.h"
+#include "eq.h"
+#include "le.h"
+
+static uint32_t log2_of(uint32_t pow2)
+{
+    uint32_t n = 0;
+
+    while (pow2 > 1) {
+        pow2 >>= 1;
+        n++;
+    }
+    return n;
+}
+
+unsigned rnic_cq_create(struct rnic_dev *d, const struct rnic_cmd_create_cq *c)
+{
+    uint32_t cqn = rnic_ld32(c->cqn), eqn = rnic_ld32(c->eqn);
+    uint32_t uctx = rnic_ld32(c->uctx);
+    uint64_t dbrec = rnic_ld64(c->dbrec_addr);
+    struct rnic_cq *cq;
+    uint32_t probe;
+    unsigned sts;
+
+    if (cqn >= d->cfg.max_cq) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    cq = &d->rdma->cq[cqn];
+    if (cq->live) {
+        return RNIC_STS_EXISTS;
+    }
+    if (c->rsvd[0] || c->rsvd[1] || c->rsvd[2] || c->log_depth < 1 ||
+        c->log_depth > log2_of(d->cfg.max_cqe) || (dbrec & 7)) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    if (eqn == 0 || eqn > d->cfg.max_eq) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    if (!d->eq[eqn].live) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    sts = rnic_rdma_check_uctx(d, uctx);
+    if (sts) {
+        return sts;
+    }
+    if (rnic_dma_read(&d->host, dbrec, &probe, sizeof(probe))) {
+        return RNIC_STS_DMA_ERROR;
+    }
+    sts = rnic_qring_load(&cq->ring, &d->host, &c->ring, 1u << c->log_depth,
+                          RNIC_CQE_SIZE);
+    if (sts) {
+        return sts;
+    }
+    cq->live = true;
+    cq->eqn = eqn;
+    cq->uctx = uctx;
+    cq->dbrec_addr = dbrec;
+    cq->pidx = 0;
+    cq->cidx = 0;
+    cq->arm = false;
+    cq->arm_solicited = false;
+    cq->overflow = false;
+    cq->users = 0;
+    d->eq[eqn].users++;
+    rnic_rdma_hold(d, UINT32_MAX, uctx);
+    return RNIC_STS_OK;
+}
+
+void rnic_cq_free(struct rnic_dev *d, uint32_t cqn)
+{
+    struct rnic_cq *cq = &d->rdma->cq[cqn];
+
+    if (d->eq[cq->eqn].users) {
+        d->eq[cq->eqn].users--;
+    }
+    rnic_rdma_release(d, UINT32_MAX, cq->uctx);
+    rnic_rdma_unlatch(d, RNIC_DBK_CQ, cqn);
+    rnic_qring_free(&cq->ring);
+    memset(cq, 0, sizeof(*cq));
+}
+
+unsigned rnic_cq_destroy(struct rnic_dev *d, uint32_t cqn)
+{
+    if (cqn >= d->cfg.max_cq) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    if (!d->rdma->cq[cqn].live) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    if (d->rdma->cq[cqn].users) {
+        return RNIC_STS_BUSY;
+    }
+    rnic_cq_free(d, cqn);
+    return RNIC_STS_OK;
+}
+
+static void cq_event(struct rnic_dev *d, uint32_t cqn, struct rnic_cq *cq)
+{
+    struct rnic_eqe e;
+
+    cq->arm = false;
+    cq->arm_solicited = false;
+    memset(&e, 0, sizeof(e));
+    e.type = RNIC_EQE_COMP;
+    e.obj = rnic_st32(cqn);
+    rnic_eq_post(d, cq->eqn, &e);
+}
+
+static int cq_fail(struct rnic_dev *d, uint32_t cqn, struct rnic_cq *cq,
+                   const char *what)
+{
+    rnic_guest_error(&d->host, what, cqn, cq->pidx);
+    cq->overflow = true;
+    rnic_eq_post_async(d, RNIC_ASYNC_CQ_OVERFLOW, cqn, cq->pidx);
+    return -1;
+}
+
+/*
+ * Room for one more CQE?  The consumer index the device knows is refreshed
+ * from the doorbell record only when the ring looks full.
+ */
+static bool cq_has_room(struct rnic_dev *d, struct rnic_cq *cq)
+{
+    uint32_t rec;
+
+    if (cq->pidx - cq->cidx < cq->ring.depth) {
+        return true;
+    }
+    if (rnic_dma_read(&d->host, cq->dbrec_addr, &rec, sizeof(rec))) {
+        return false;
+    }
+    rec = rnic_ld32(rec);
+    /* A record beyond what was produced is garbage: treat as no room. */
+    if (rec - cq->cidx > cq->pidx - cq->cidx) {
+        return false;
+    }
+    cq->cidx = rec;
+    return cq->pidx - cq->cidx < cq->ring.depth;
+}
+
+int rnic_cq_post(struct rnic_dev *d, uint32_t cqn, struct rnic_cqe *cqe)
+{
+    struct rnic_cq *cq;
+    bool wake;
+
+    if (cqn >= d->cfg.max_cq || !d->rdma->cq[cqn].live) {
+        return -1;
+    }
+    cq = &d->rdma->cq[cqn];
+    if (cq->overflow) {
+        return -1;
+    }
+    if (!cq_has_room(d, cq)) {
+        return cq_fail(d, cqn, cq, "CQ overflow");
+    }
+    cqe->owner = 0;
+    if (rnic_qring_publish(&cq->ring, &d->host, cq->pidx, cqe,
+                           offsetof(struct rnic_cqe, owner))) {
+        return cq_fail(d, cqn, cq, "CQE DMA failed");
+    }
+    cq->pidx++;
+    wake = cq->arm ||
+           (cq->arm_solicited && ((cqe->flags & RNIC_CQE_F_SOLICITED) ||
+                                  cqe->status != RNIC_WC_SUCCESS));
+    if (wake) {
+        cq_event(d, cqn, cq);
+    }
+    return 0;
+}
+
+void rnic_cq_doorbell(struct rnic_dev *d, uint32_t cqn,
+                      const struct rnic_db_latch *l)
+{
+    struct rnic_cq *cq = &d->rdma->cq[cqn];
+
+    /* A consumer index within the last ring's worth of CQEs... */
+    if (cq->pidx - l->idx > cq->ring.depth) {
+        rnic_rdma_db_error(d, cqn, RNIC_DB_CQ,
+                           "CQ consumer index out of range");
+        return;
+    }
+    /* ...moves the device's view forward only (dbrec may be newer). */
+    if (l->idx - cq->cidx <= cq->pidx - cq->cidx) {
+        cq->cidx = l->idx;
+    }
+    if (l->flags & RNIC_DB_ARM) {
+        cq->arm = true;
+    } else if (l->flags & RNIC_DB_ARM_SOLICITED) {
+        cq->arm_solicited = true;
+    }
+    /* CQEs the consumer has not seen yet: no lost wake-up. */
+    if ((cq->arm || cq->arm_solicited) && cq->pidx != cq->cidx) {
+        cq_event(d, cqn, cq);
+    }
+}

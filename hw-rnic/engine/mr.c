@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Memory regions: REG_MR / ALLOC_MR / DEREG_MR, fast-register and
+ * invalidate, STag checks and page-by-page copies to and from guest memory.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "rdma_int.h"
+#include "le.h"
+
+/* Access bits are known and remote write/atomic come with local write. */
+static bool access_ok(uint32_t access)
+{
+    if (access & ~RNIC_ACCESS_ALL) {
+        return false;
+    }
+    return !(access & (RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_ATOMIC)) ||
+           (access & RNIC_ACCESS_LOCAL_WRITE);
+}
+
+/*
+ * Pages needed to cover [iova, iova + length) with 2^shift-byte pages, the
+ * first starting at iova rounded down; 0 if that exceeds the device limit.
+ */
+static uint32_t pages_for(uint64_t iova, uint64_t length, uint32_t shift)
+{
+    uint64_t first = iova & ((1ull << shift) - 1);
+    uint64_t n;
+
+    if (!length) {
+        return 0;
+    }
+    n = ((first + length - 1) >> shift) + 1;
+    return n > RNIC_MR_MAX_PAGES ? 0 : (uint32_t)n;
+}
+
+static bool page_shift_ok(uint32_t shift)
+{
+    return shift < 32 && (RNIC_MR_PAGE_SIZES & (1u << shift));
+}
+
+/* Lookup for commands: index in range, in use. */
+static unsigned mr_lookup(struct rnic_dev *d, uint32_t stag,
+                          struct rnic_mr **out)
+{
+    uint32_t index = RNIC_STAG_INDEX(stag);
+
+    if (index >= d->cfg.max_mr) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    *out = &d->rdma->mr[index];
+    return (*out)->state == RNIC_MR_FREE ? RNIC_STS_NOT_FOUND : RNIC_STS_OK;
+}
+
+static unsigned mr_pd(struct rnic_dev *d, uint32_t pdn, uint32_t *uctx)
+{
+    if (pdn >= d->cfg.max_pd) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    if (!d->pd_owner[pdn]) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    *uctx = d->pd_owner[pdn] - 1u;
+    return RNIC_STS_OK;
+}
+
+unsigned rnic_mr_reg(struct rnic_dev *d, const struct rnic_cmd_reg_mr *c)
+{
+    uint32_t stag = rnic_ld32(c->stag), pdn = rnic_ld32(c->pdn);
+    uint32_t access = rnic_ld32(c->access), flags = rnic_ld32(c->flags);
+    uint64_t iova = rnic_ld64(c->iova), length = rnic_ld64(c->length);
+    uint32_t index = RNIC_STAG_INDEX(stag), uctx, npages = 0;
+    uint64_t *pages = NULL;
+    struct rnic_mr *mr;
+    unsigned sts;
+
+    if (index >= d->cfg.max_mr) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    mr = &d->rdma->mr[index];
+    if (mr->state != RNIC_MR_FREE) {
+        return RNIC_STS_EXISTS;
+    }
+    sts = mr_pd(d, pdn, &uctx);
+    if (sts) {
+        return sts;
+    }
+    if ((flags & ~RNIC_MR_F_PHYS) || !access_ok(access) ||
+        iova + length < iova) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    if (flags & RNIC_MR_F_PHYS) {
+        /* Guest-physical addressing bypasses pinning: kernel only. */
+        if (uctx || !rnic_pbl_is_zero(&c->pages)) {
+            return RNIC_STS_BAD_PARAM;
+        }
+    } else {
+        if (!page_shift_ok(c->pages.page_shift) ||
+            length > RNIC_MR_MAX_SIZE) {
+            return RNIC_STS_BAD_PARAM;
+        }
+        npages = pages_for(iova, length, c->pages.page_shift);
+        if ((length && !npages) ||
+            rnic_ld32(c->pages.nentries) != npages) {
+            return RNIC_STS_BAD_PARAM;
+        }
+        pages = calloc(npages ? npages : 1, sizeof(*pages));
+        if (!pages) {
+            return RNIC_STS_NO_RESOURCES;
+        }
+        sts = rnic_pbl_load(&d->host, &c->pages, npages, pages);
+        if (sts) {
+            free(pages);
+            return sts;
+        }
+    }
+    memset(mr, 0, sizeof(*mr));
+    mr->state = RNIC_MR_VALID;
+    mr->key = (uint8_t)RNIC_STAG_KEY(stag);
+    mr->phys = flags & RNIC_MR_F_PHYS;
+    mr->pdn = pdn;
+    mr->uctx = uctx;
+    mr->access = access;
+    mr->iova = iova;
+    mr->length = length;
+    mr->page_shift = mr->phys ? 0 : c->pages.page_shift;
+    mr->npages = npages;
+    mr->pages = pages;
+    rnic_rdma_hold(d, pdn, uctx);
+    return RNIC_STS_OK;
+}
+
+unsigned rnic_mr_alloc(struct rnic_dev *d, const struct rnic_cmd_alloc_mr *c)
+{
+    uint32_t stag = rnic_ld32(c->stag), pdn = rnic_ld32(c->pdn);
+    uint32_t max_pages = rnic_ld32(c->max_pages);
+    uint32_t index = RNIC_STAG_INDEX(stag), uctx;
+    struct rnic_mr *mr;
+    uint64_t *pages;
+    unsigned sts;
+
+    if (index >= d->cfg.max_mr) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    mr = &d->rdma->mr[index];
+    if (mr->state != RNIC_MR_FREE) {
+        return RNIC_STS_EXISTS;
+    }
+    sts = mr_pd(d, pdn, &uctx);
+    if (sts) {
+        return sts;
+    }
+    if (c->rsvd || max_pages == 0 || max_pages > RNIC_MR_MAX_PAGES) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    pages = calloc(max_pages, sizeof(*pages));
+    if (!pages) {
+        return RNIC_STS_NO_RESOURCES;
+    }
+    memset(mr, 0, sizeof(*mr));
+    mr->state = RNIC_MR_INVALID;
+    mr->key = (uint8_t)RNIC_STAG_KEY(stag);
+    mr->fast_reg = true;
+    mr->pdn = pdn;
+    mr->uctx = uctx;
+    mr->max_pages = max_pages;
+    mr->pages = pages;
+    rnic_rdma_hold(d, pdn, uctx);
+    return RNIC_STS_OK;
+}
+
+void rnic_mr_free(struct rnic_dev *d, uint32_t index)
+{
+    struct rnic_mr *mr = &d->rdma->mr[index];
+
+    rnic_rdma_release(d, mr->pdn, mr->uctx);
+    free(mr->pages);
+    memset(mr, 0, sizeof(*mr));
+}
+
+/* By index: the key of a fast-register MR moves with each REG_MR WQE. */
+unsigned rnic_mr_dereg(struct rnic_dev *d, uint32_t stag)
+{
+    struct rnic_mr *mr;
+    unsigned sts = mr_lookup(d, stag, &mr);
+
+    if (sts) {
+        return sts;
+    }
+    rnic_mr_free(d, RNIC_STAG_INDEX(stag));
+    return RNIC_STS_OK;
+}
+
+unsigned rnic_mr_fast_reg(struct rnic_dev *d, struct rnic_qp *qp,
+                          const struct rnic_wqe_reg_mr *w)
+{
+    uint32_t stag = rnic_ld32(w->stag), access = rnic_ld32(w->access);
+    uint64_t iova = rnic_ld64(w->iova), length = rnic_ld64(w->length);
+    uint32_t index = RNIC_STAG_INDEX(stag), npages;
+    struct rnic_mr *mr;
+
+    if (index >= d->cfg.max_mr) {
+        return RNIC_WC_LOC_PROT_ERR;
+    }
+    mr = &d->rdma->mr[index];
+    /* Only an invalid fast-register MR of the QP's PD can be bound. */
+    if (mr->state != RNIC_MR_INVALID || !mr->fast_reg ||
+        mr->pdn != qp->pdn) {
+        return RNIC_WC_LOC_PROT_ERR;
+    }
+    if (!access_ok(access) || !page_shift_ok(w->pages.page_shift) ||
+        iova + length < iova) {
+        return RNIC_WC_LOC_QP_OP_ERR;
+    }
+    npages = pages_for(iova, length, w->pages.page_shift);
+    if (length > RNIC_MR_MAX_SIZE || (length && !npages) ||
+        npages > mr->max_pages) {
+        return RNIC_WC_LOC_LEN_ERR;
+    }
+    /* The MR stays INVALID whatever this leaves in its page array. */
+    if (rnic_pbl_load(&d->host, &w->pages, npages, mr->pages)) {
+        return RNIC_WC_LOC_QP_OP_ERR;
+    }
+    mr->key = (uint8_t)RNIC_STAG_KEY(stag);
+    mr->access = access;
+    mr->iova = iova;
+    mr->length = length;
+    mr->page_shift = w->pages.page_shift;
+    mr->npages = npages;
+    mr->state = RNIC_MR_VALID;
+    return RNIC_WC_SUCCESS;
+}
+
+enum rnic_mr_err rnic_mr_invalidate(struct rnic_dev *d, uint32_t stag,
+                                    uint32_t pdn)
+{
+    uint32_t index = RNIC_STAG_INDEX(stag);
+    struct rnic_mr *mr;
+
+    if (index >= d->cfg.max_mr) {
+        return RNIC_MR_E_STAG;
+    }
+    mr = &d->rdma->mr[index];
+    if (mr->state == RNIC_MR_FREE || mr->key != RNIC_STAG_KEY(stag)) {
+        return RNIC_MR_E_STAG;
+    }
+    if (mr->pdn != pdn) {
+        return RNIC_MR_E_PD;
+    }
+    if (!mr->fast_reg) {
+        return RNIC_MR_E_ACCESS;
+    }
+    mr->state = RNIC_MR_INVALID;
+    return RNIC_MR_OK;
+}
+
+/* The MR for an access, or NULL with *err set. */
+static struct rnic_mr *mr_find(struct rnic_dev *d, uint32_t stag,
+                               uint32_t pdn, uint32_t access, uint64_t va,
+                               uint64_t len, enum rnic_mr_err *err)
+{
+    uint32_t index = RNIC_STAG_INDEX(stag);
+    struct rnic_mr *mr;
+
+    *err = RNIC_MR_E_STAG;
+    if (index >= d->cfg.max_mr) {
+        return NULL;
+    }
+    mr = &d->rdma->mr[index];
+    if (mr->state != RNIC_MR_VALID || mr->key != RNIC_STAG_KEY(stag)) {
+        return NULL;
+    }
+    *err = RNIC_MR_E_PD;
+    if (mr->pdn != pdn) {
+        return NULL;
+    }
+    *err = RNIC_MR_E_ACCESS;
+    if (access & ~mr->access) {
+        return NULL;
+    }
+    /* [va, va + len) inside [iova, iova + length), without overflow. */
+    *err = RNIC_MR_E_BOUNDS;
+    if (va < mr->iova || len > mr->length || va - mr->iova > mr->length - len) {
+        return NULL;
+    }
+    *err = RNIC_MR_OK;
+    return mr;
+}
+
+enum rnic_mr_err rnic_mr_check(struct rnic_dev *d, uint32_t stag,
+                               uint32_t pdn, uint32_t access, uint64_t va,
+                               uint64_t len)
+{
+    enum rnic_mr_err err;
+
+    mr_find(d, stag, pdn, access, va, len, &err);
+    return err;
+}
+
+/* Copy between buf and MR bytes [va, va + len), one MR page at a time. */
+static enum rnic_mr_err mr_copy(struct rnic_dev *d, const struct rnic_mr *mr,
+                                uint64_t va, uint8_t *buf, size_t len,
+                                bool to_guest)
+{
+    uint64_t off, page_mask;
+
+    if (mr->phys) {
+        int rc = to_guest ? rnic_dma_write(&d->host, va, buf, len) :
+                            rnic_dma_read(&d->host, va, buf, len);
+
+        return rc ? RNIC_MR_E_DMA : RNIC_MR_OK;
+    }
+    page_mask = (1ull << mr->page_shift) - 1;
+    /* Byte offset from the start of the first page. */
+    off = (va - mr->iova) + (mr->iova & page_mask);
+    while (len) {
+        uint64_t pg = off >> mr->page_shift, in = off & page_mask;
+        uint64_t room = page_mask + 1 - in;
+        size_t n = len < room ? len : (size_t)room;
+        uint64_t addr;
+        int rc;
+
+        if (pg >= mr->npages) {
+            return RNIC_MR_E_BOUNDS;    /* unreachable after mr_find */
+        }
+        addr = mr->pages[pg] + in;
+        rc = to_guest ? rnic_dma_write(&d->host, addr, buf, n) :
+                        rnic_dma_read(&d->host, addr, buf, n);
+        if (rc) {
+            return RNIC_MR_E_DMA;
+        }
+        buf += n;
+        len -= n;
+        off += n;
+    }
+    return RNIC_MR_OK;
+}
+
+enum rnic_mr_err rnic_mr_write(struct rnic_dev *d, uint32_t stag,
+                               uint32_t pdn, uint32_t access, uint64_t va,
+                               const void *buf, size_t len)
+{
+    enum rnic_mr_err err;
+    struct rnic_mr *mr = mr_find(d, stag, pdn, access, va, len, &err);
+
+    if (!mr) {
+        return err;
+    }
+    return mr_copy(d, mr, va, (uint8_t *)buf, len, true);
+}
+
+enum rnic_mr_err rnic_mr_read(struct rnic_dev *d, uint32_t stag,
+                              uint32_t pdn, uint32_t access, uint64_t va,
+                              void *buf, size_t len)
+{
+    enum rnic_mr_err err;
+    struct rnic_mr *mr = mr_find(d, stag, pdn, access, va, len, &err);
+
+    if (!mr) {
+        return err;
+    }
+    return mr_copy(d, mr, va, buf, len, false);
+}

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Queue pairs: CREATE/MODIFY/QUERY/DESTROY_QP and the SQ/RQ doorbells.
+ */
+#include <string.h>
+#include "rdma_int.h"
+#include "le.h"
+
+struct rnic_qp *rnic_qp_get(struct rnic_dev *d, uint32_t qpn)
+{
+    if (qpn >= d->cfg.max_qp || !d->rdma->qp[qpn].live) {
+        return NULL;
+    }
+    return &d->rdma->qp[qpn];
+}
+
+/* A CQ the context may bind: live and created for the same context. */
+static unsigned check_cq(struct rnic_dev *d, uint32_t cqn, uint32_t uctx)
+{
+    if (cqn >= d->cfg.max_cq) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    if (!d->rdma->cq[cqn].live || d->rdma->cq[cqn].uctx != uctx) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    return RNIC_STS_OK;
+}
+
+static bool log_depth_ok(uint8_t log, uint32_t max)
+{
+    return log >= 1 && log <= 31 && (1u << log) <= max;
+}
+
+/* Field ranges that need no table lookup. */
+static unsigned check_shape(struct rnic_dev *d,
+                            const struct rnic_cmd_create_qp *c, bool srq)
+{
+    if ((rnic_ld16(c->flags) & ~RNIC_QP_F_SQ_SIG_ALL) ||
+        !log_depth_ok(c->sq_log_depth, d->cfg.max_qp_wr) ||
+        c->max_send_sge > RNIC_SQ_MAX_SGE ||
+        c->max_recv_sge > RNIC_RQ_MAX_SGE ||
+        rnic_ld16(c->max_inline) > RNIC_SQ_MAX_INLINE) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    if (srq ? (c->rq_log_depth || !rnic_pbl_is_zero(&c->rq)) :
+              !log_depth_ok(c->rq_log_depth, d->cfg.max_qp_wr)) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    return RNIC_STS_OK;
+}
+
+unsigned rnic_qp_create(struct rnic_dev *d, const struct rnic_cmd_create_qp *c)
+{
+    uint32_t qpn = rnic_ld32(c->qpn), pdn = rnic_ld32(c->pdn);
+    uint32_t uctx = rnic_ld32(c->uctx), srqn = rnic_ld32(c->srqn);
+    uint32_t scqn = rnic_ld32(c->send_cqn), rcqn = rnic_ld32(c->recv_cqn);
+    bool has_srq = srqn != RNIC_NO_SRQ;
+    struct rnic_rdma *r = d->rdma;
+    struct rnic_qp q;
+    unsigned sts;
+
+    if (qpn >= d->cfg.max_qp) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    if (r->qp[qpn].live) {
+        return RNIC_STS_EXISTS;
+    }
+    sts = check_shape(d, c, has_srq);
+    if (!sts) {
+        sts = rnic_rdma_check_uctx(d, uctx);
+    }
+    if (!sts) {
+        sts = rnic_rdma_check_pd(d, pdn, uctx);
+    }
+    if (!sts) {
+        sts = check_cq(d, scqn, uctx);
+    }
+    if (!sts) {
+        sts = check_cq(d, rcqn, uctx);
+    }
+    if (sts) {
+        return sts;
+    }
+    if (has_srq) {
+        if (srqn >= d->cfg.max_srq) {
+            return RNIC_STS_BAD_INDEX;
+        }
+        if (!r->srq[srqn].live || r->srq[srqn].uctx != uctx) {
+            return RNIC_STS_NOT_FOUND;
+        }
+        /* Receive SGEs are checked against one PD: the QP's. */
+        if (r->srq[srqn].pdn != pdn) {
+            return RNIC_STS_BAD_PARAM;
+        }
+    }
+    memset(&q, 0, sizeof(q));
+    sts = rnic_qring_load(&q.sq.ring, &d->host, &c->sq,
+                          1u << c->sq_log_depth, RNIC_SQ_WQE_SIZE);
+    if (sts) {
+        return sts;
+    }
+    if (!has_srq) {
+        sts = rnic_qring_load(&q.rq.ring, &d->host, &c->rq,
+                              1u << c->rq_log_depth, RNIC_RQ_WQE_SIZE);
+        if (sts) {
+            rnic_qring_free(&q.sq.ring);
+            return sts;
+        }
+    }
+    q.live = true;
+    q.state = RNIC_QPS_IDLE;
+    q.qpn = qpn;
+    q.pdn = pdn;
+    q.uctx = uctx;
+    q.send_cqn = scqn;
+    q.recv_cqn = rcqn;
+    q.srqn = srqn;
+    q.max_send_sge = c->max_send_sge;
+    q.max_recv_sge = c->max_recv_sge;
+    q.max_inline = rnic_ld16(c->max_inline);
+    q.flags = rnic_ld16(c->flags);
+    r->qp[qpn] = q;
+    r->cq[scqn].users++;
+    r->cq[rcqn].users++;
+    if (has_srq) {
+        r->srq[srqn].users++;
+    }
+    rnic_rdma_hold(d, pdn, uctx);
+    return RNIC_STS_OK;
+}
+
+unsigned rnic_qp_modify(struct rnic_dev *d, const struct rnic_cmd_modify_qp *c)
+{
+    uint32_t mask = rnic_ld32(c->attr_mask), access = rnic_ld32(c->access);
+    struct rnic_qp *qp;
+
+    if (rnic_ld32(c->qpn) >= d->cfg.max_qp) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    qp = rnic_qp_get(d, rnic_ld32(c->qpn));
+    if (!qp) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    if (c->rsvd || (mask & ~(RNIC_QP_ATTR_STATE | RNIC_QP_ATTR_ACCESS |
+                             RNIC_QP_ATTR_IRD | RNIC_QP_ATTR_ORD))) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    if ((mask & RNIC_QP_ATTR_ACCESS) && (access & ~RNIC_ACCESS_ALL)) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    if (((mask & RNIC_QP_ATTR_IRD) && c->ird > d->cfg.max_ird) ||
+        ((mask & RNIC_QP_ATTR_ORD) && c->ord > d->cfg.max_ord)) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    /* IRD/ORD go into the MPA exchange: only before connecting. */
+    if ((mask & (RNIC_QP_ATTR_IRD | RNIC_QP_ATTR_ORD)) &&
+        qp->state != RNIC_QPS_IDLE) {
+        return RNIC_STS_BAD_STATE;
+    }
+    if (mask & RNIC_QP_ATTR_STATE) {
+        if (c->state != RNIC_QPS_CLOSING && c->state != RNIC_QPS_ERROR) {
+            return RNIC_STS_BAD_PARAM;
+        }
+        if (c->state == RNIC_QPS_CLOSING && qp->state != RNIC_QPS_RTS &&
+            qp->state != RNIC_QPS_CLOSING) {
+            return RNIC_STS_BAD_STATE;
+        }
+    }
+    /* Everything checked: apply. */
+    if (mask & RNIC_QP_ATTR_ACCESS) {
+        qp->access = access;
+    }
+    if (mask & RNIC_QP_ATTR_IRD) {
+        qp->ird = c->ird;
+    }
+    if (mask & RNIC_QP_ATTR_ORD) {
+        qp->ord = c->ord;
+    }
+    if (mask & RNIC_QP_ATTR_STATE) {
+        if (c->state == RNIC_QPS_ERROR) {
+            rnic_qp_to_error(d, qp, 0);
+        } else if (qp->state == RNIC_QPS_RTS) {
+            qp->state = RNIC_QPS_CLOSING;
+            rnic_iw_qp_close(d, qp);
+        }
+    }
+    return RNIC_STS_OK;
+}
+
+unsigned rnic_qp_query(struct rnic_dev *d, const struct rnic_cmd_query_qp *c)
+{
+    struct rnic_qp_attr a;
+    struct rnic_qp *qp;
+
+    if (rnic_ld32(c->qpn) >= d->cfg.max_qp) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    qp = rnic_qp_get(d, rnic_ld32(c->qpn));
+    if (!qp) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    if (rnic_ld32(c->buf_len) < sizeof(a)) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    memset(&a, 0, sizeof(a));
+    a.state = qp->state;
+    a.ird = qp->ird;
+    a.ord = qp->ord;
+    a.access = rnic_st32(qp->access);
+    a.conn_id = rnic_st32(0xffffffffu);
+    /* Slots are free again once completed, not merely fetched. */
+    a.sq_cons = rnic_st32(qp->sq_done);
+    a.rq_cons = rnic_st32(qp->rq.cidx);
+    rnic_iw_qp_query(d, qp, &a);
+    if (rnic_dma_write(&d->host, rnic_ld64(c->buf_addr), &a, sizeof(a))) {
+        return RNIC_STS_DMA_ERROR;
+    }
+    return RNIC_STS_OK;
+}
+
+void rnic_qp_free(struct rnic_dev *d, uint32_t qpn)
+{
+    struct rnic_rdma *r = d->rdma;
+    struct rnic_qp *qp = &r->qp[qpn];
+
+    r->cq[qp->send_cqn].users--;
+    r->cq[qp->recv_cqn].users--;
+    if (qp->srqn != RNIC_NO_SRQ) {
+        r->srq[qp->srqn].users--;
+    }
+    rnic_rdma_release(d, qp->pdn, qp->uctx);
+    rnic_rdma_unlatch(d, RNIC_DBK_SQ, qpn);
+    rnic_rdma_unlatch(d, RNIC_DBK_RQ, qpn);
+    rnic_qring_free(&qp->sq.ring);
+    rnic_qring_free(&qp->rq.ring);
+    memset(qp, 0, sizeof(*qp));
+}
+
+unsigned rnic_qp_destroy(struct rnic_dev *d, uint32_t qpn)
+{
+    struct rnic_qp *qp;
+
+    if (qpn >= d->cfg.max_qp) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    qp = rnic_qp_get(d, qpn);
+    if (!qp) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    /* Abort the connection; the WQEs go away without CQEs. */
+    rnic_iw_qp_error(d, qp);
+    rnic_qp_free(d, qpn);
+    return RNIC_STS_OK;
+}
+
+void rnic_sq_doorbell(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx)
+{
+    if (!rnic_prod_ok(idx, qp->sq.pidx, qp->sq_done, qp->sq.ring.depth)) {
+        rnic_rdma_db_error(d, qp->qpn, RNIC_DB_SQ,
+                           "SQ producer index out of range");
+        return;
+    }
+    qp->sq.pidx = idx;
+    if (qp->state == RNIC_QPS_RTS) {
+        rnic_iw_sq_kick(d, qp);
+    } else if (qp->state == RNIC_QPS_ERROR) {
+        rnic_qp_to_error(d, qp, 0);
+    }
+}
+
+void rnic_rq_doorbell(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx)
+{
+    if (!rnic_prod_ok(idx, qp->rq.pidx, qp->rq.cidx, qp->rq.ring.depth)) {
+        rnic_rdma_db_error(d, qp->qpn, RNIC_DB_RQ,
+                           "RQ producer index out of range");
+        return;
+    }
+    qp->rq.pidx = idx;
+    if (qp->state == RNIC_QPS_ERROR) {
+        rnic_qp_to_error(d, qp, 0);
+    }
+}

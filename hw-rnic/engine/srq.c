@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Shared receive queues: creation, the limit event, doorbells.
+ */
+#include <string.h>
+#include "rdma_int.h"
+#include "le.h"
+
+unsigned rnic_srq_create(struct rnic_dev *d,
+                         const struct rnic_cmd_create_srq *c)
+{
+    uint32_t srqn = rnic_ld32(c->srqn), pdn = rnic_ld32(c->pdn);
+    uint32_t uctx = rnic_ld32(c->uctx), limit = rnic_ld16(c->limit);
+    struct rnic_srq *srq;
+    uint32_t depth;
+    unsigned sts;
+
+    if (srqn >= d->cfg.max_srq) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    srq = &d->rdma->srq[srqn];
+    if (srq->live) {
+        return RNIC_STS_EXISTS;
+    }
+    if (c->log_depth < 1 || c->log_depth > 31 ||
+        (1u << c->log_depth) > d->cfg.max_srq_wr ||
+        c->max_sge > RNIC_RQ_MAX_SGE) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    depth = 1u << c->log_depth;
+    if (limit >= depth) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    sts = rnic_rdma_check_uctx(d, uctx);
+    if (!sts) {
+        sts = rnic_rdma_check_pd(d, pdn, uctx);
+    }
+    if (!sts) {
+        sts = rnic_qring_load(&srq->wq.ring, &d->host, &c->ring, depth,
+                              RNIC_RQ_WQE_SIZE);
+    }
+    if (sts) {
+        return sts;
+    }
+    srq->live = true;
+    srq->pdn = pdn;
+    srq->uctx = uctx;
+    srq->max_sge = c->max_sge;
+    srq->limit = limit;
+    srq->wq.pidx = 0;
+    srq->wq.cidx = 0;
+    srq->users = 0;
+    rnic_rdma_hold(d, pdn, uctx);
+    return RNIC_STS_OK;
+}
+
+unsigned rnic_srq_modify(struct rnic_dev *d,
+                         const struct rnic_cmd_modify_srq *c)
+{
+    uint32_t srqn = rnic_ld32(c->srqn), limit = rnic_ld16(c->limit);
+    struct rnic_srq *srq;
+
+    if (srqn >= d->cfg.max_srq) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    srq = &d->rdma->srq[srqn];
+    if (!srq->live) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    if (c->rsvd || limit >= srq->wq.ring.depth) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    srq->limit = limit;     /* (re-)armed; 0 disarms */
+    return RNIC_STS_OK;
+}
+
+void rnic_srq_free(struct rnic_dev *d, uint32_t srqn)
+{
+    struct rnic_srq *srq = &d->rdma->srq[srqn];
+
+    rnic_rdma_release(d, srq->pdn, srq->uctx);
+    rnic_rdma_unlatch(d, RNIC_DBK_SRQ, srqn);
+    rnic_qring_free(&srq->wq.ring);
+    memset(srq, 0, sizeof(*srq));
+}
+
+unsigned rnic_srq_destroy(struct rnic_dev *d, uint32_t srqn)
+{
+    if (srqn >= d->cfg.max_srq) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    if (!d->rdma->srq[srqn].live) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    if (d->rdma->srq[srqn].users) {
+        return RNIC_STS_BUSY;
+    }
+    rnic_srq_free(d, srqn);
+    return RNIC_STS_OK;
+}
+
+void rnic_srq_doorbell(struct rnic_dev *d, uint32_t srqn, uint32_t idx)
+{
+    struct rnic_wq *wq = &d->rdma->srq[srqn].wq;
+
+    if (!rnic_prod_ok(idx, wq->pidx, wq->cidx, wq->ring.depth)) {
+        rnic_rdma_db_error(d, srqn, RNIC_DB_SRQ,
+                           "SRQ producer index out of range");
+        return;
+    }
+    wq->pidx = idx;
+}
