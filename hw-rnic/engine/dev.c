@@ -461,7 +461,7 @@ bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len)
     struct rnic_rx_filter f;
     uint32_t id;
 
-    if (!(d->status & RNIC_STATUS_READY) || !d->rxq[0].live) {
+    if (!(d->status & RNIC_STATUS_READY)) {
         d->stats.rx_no_buffer++;
         return true;
     }
@@ -477,6 +477,11 @@ bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len)
         return true;
     case RNIC_RX_TO_L2:
     default:
+        /* Offloaded traffic above needs no L2 ring; this does. */
+        if (!d->rxq[0].live) {
+            d->stats.rx_no_buffer++;
+            return true;
+        }
         return rnic_l2_rx_frame(d, frame, len);
     }
 }

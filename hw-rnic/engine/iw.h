@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * iWARP half of the RDMA engine: offload TCP engines (one per local IPv4
+ * address), listeners, connections (MPA negotiation, CM events) and the
+ * per-QP protocol state of the data path.  See docs/iwarp-engine.md.
+ *
+ *   iw.c       engines, frames in/out, time, TCP callbacks
+ *   iw_cm.c    CM_* commands, MPA Request/Reply exchange, CM events, close
+ *   iw_tx.c    SQ WQEs and Read/Atomic responses to FPDUs
+ *   iw_rx.c    FPDUs to placement, completions and responses
+ *   iw_term.c  Terminate send/receive, the QP's way to ERROR
+ */
+#ifndef RNIC_ENGINE_IW_H
+#define RNIC_ENGINE_IW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "dev.h"
+#include "rdma.h"
+#include "tcp.h"
+#include "mpa.h"
+#include "rdmap.h"
+
+/* Local IPv4 addresses with offloaded endpoints at the same time. */
+#define RNIC_IW_MAX_ADDR        8
+/* MPA timers (siw: Reply 10 s, Request 5 s); RTR as long as the Reply. */
+#define RNIC_IW_MPA_REQ_NS      (5ull * 1000000000ull)
+#define RNIC_IW_MPA_REP_NS      (10ull * 1000000000ull)
+/* Private data we send in one Request/Reply (interop: siw/cxgb4 take 256). */
+#define RNIC_IW_RX_ULPDU_MAX    65535
+#define RNIC_IW_TX_BUF          (16 * 1024)
+#define RNIC_IW_NO_QP           0xffffffffu
+
+/* errno-like values in struct rnic_eqe_cm.status */
+#define RNIC_IW_ST_ECONNRESET   104
+#define RNIC_IW_ST_ECONNABORTED 103
+#define RNIC_IW_ST_ETIMEDOUT    110
+#define RNIC_IW_ST_ECONNREFUSED 111
+#define RNIC_IW_ST_EPROTO       71
+
+/* One offload TCP engine per local address (the engine has one IP). */
+struct rnic_iw_eng {
+    struct rnic_dev *d;
+    uint8_t addr[4];
+    struct rnic_tcp *tcp;
+};
+
+struct rnic_iw_listener {
+    bool live;
+    uint8_t addr[4];            /* 0.0.0.0: any local address */
+    uint16_t port;
+    uint32_t backlog;
+    struct rnic_tcp_listener *tl[RNIC_IW_MAX_ADDR];     /* per engine */
+};
+
+enum rnic_iw_conn_state {
+    IWC_SYN_SENT,               /* active: TCP handshake */
+    IWC_REP_WAIT,               /* active: Request sent, waiting for Reply */
+    IWC_REQ_WAIT,               /* passive: reading the Request */
+    IWC_ACCEPT_WAIT,            /* passive: CONNECT_REQUEST posted */
+    IWC_RTR_WAIT,               /* passive: Reply sent, waiting for the RTR */
+    IWC_RTS,                    /* full operation */
+    IWC_CLOSING,                /* FIN wanted (after the SQ drains) or sent */
+    IWC_LINGER,                 /* no longer the driver's: TCP finishing */
+};
+
+struct rnic_iw_qp;
+
+struct rnic_iw_conn {
+    uint32_t id;
+    uint8_t state;              /* enum rnic_iw_conn_state */
+    bool active;
+    bool fin_sent;
+    bool steered;
+    bool req_posted;            /* passive: CONNECT_REQUEST reached the driver */
+    bool zombie;                /* freed; memory goes at the outermost exit */
+    struct rnic_iw_eng *eng;
+    struct rnic_tcp_conn *tc;
+    uint32_t listen_id;
+    uint32_t qpn;               /* RNIC_IW_NO_QP when none is bound */
+    struct rnic_tuple tuple;    /* as in events (little-endian ports) */
+    struct rnic_flow_key key;
+    uint64_t deadline;          /* MPA timer, UINT64_MAX: none */
+
+    /* MPA startup */
+    struct rnic_mpa_local loc;
+    struct rnic_mpa_rr req;     /* our Request (active) or the peer's (passive) */
+    uint8_t req_pd[RNIC_MPA_PD_MAX];
+    struct rnic_mpa_rr_rx rr;
+    struct rnic_mpa_neg neg;
+    uint8_t pdata[RNIC_MPA_PD_MAX];     /* ours, for the Request */
+    uint16_t pdata_len;
+
+    /* Full operation */
+    struct rnic_mpa_tx tx;
+    struct rnic_mpa_rx rx;
+    uint8_t *rxbuf;             /* [RNIC_IW_RX_ULPDU_MAX] */
+    uint8_t *txbuf;             /* [RNIC_IW_TX_BUF] one FPDU */
+    uint8_t *pbuf;              /* [RNIC_IW_TX_BUF] its payload */
+    uint32_t emss, mulpdu;
+    struct rnic_iw_qp *iq;      /* protocol state of the bound QP */
+};
+
+/* An outstanding Read Request or Atomic Request of ours (ORD). */
+struct rnic_iw_orq {
+    bool rtr;                   /* the RTR Read: completes nothing */
+    bool atomic;
+    uint32_t sq_idx;
+    struct rnic_wqe_hdr hdr;
+    struct rnic_sgl sgl;
+    uint32_t sink_stag;
+    uint64_t sink_to;
+    uint64_t got;
+};
+
+/* An inbound Read Request or Atomic Request we answer (IRD). */
+struct rnic_iw_irq {
+    bool atomic;
+    uint32_t src_stag, sink_stag, size;
+    uint64_t src_to, sink_to, sent;
+    uint32_t req_id;
+    uint64_t orig;              /* atomics: value before the operation */
+};
+
+/* SQ WQEs between sq_done and sq_next waiting to complete in order. */
+struct rnic_iw_wc {
+    bool done;
+    uint8_t status;
+    uint32_t byte_len;
+    struct rnic_wqe_hdr hdr;
+};
+
+struct rnic_iw_qp {
+    struct rnic_iw_conn *conn;
+    bool rfc7306;               /* Immediate Data and Atomics allowed */
+    bool close_wanted;          /* FIN once the SQ is drained */
+
+    /* TX */
+    uint32_t sq_next;           /* next SQ index to fetch */
+    bool cur_active;            /* cur is being segmented */
+    uint32_t cur_idx;
+    uint8_t cur_phase;          /* Send-Imm/Write-Imm: 1 = the Imm message */
+    struct rnic_sq_wqe cur;
+    struct rnic_sgl cur_sgl;
+    uint64_t cur_off;
+    uint32_t cur_msn;
+    uint32_t tx_msn[4];         /* last MSN sent per QN */
+    bool tx_turn;               /* fairness between SQ and responses */
+    bool stopped;               /* a local error: fetch nothing more */
+    struct rnic_iw_wc *wc;      /* [sq depth] */
+
+    struct rnic_iw_orq *orq;    /* [orq_cap] ring */
+    uint32_t orq_cap, orq_head, orq_cnt, ord;
+    struct rnic_iw_irq *irq;    /* [irq_cap] ring */
+    uint32_t irq_cap, irq_head, irq_cnt, ird;
+    uint32_t atomic_req_id;
+
+    /* RX */
+    uint32_t rx_msn[4];         /* next expected MSN per QN */
+    bool rx_active;             /* an untagged QN 0 message in progress */
+    uint32_t rx_cur_msn;
+    uint64_t rx_wr_id;
+    uint16_t rx_wqe_idx;
+    struct rnic_sgl rx_sgl;
+    uint64_t rx_got;
+    bool rx_write_open;         /* previous tagged Write had no L yet */
+    bool rx_last_write;         /* the last message was an RDMA Write */
+    uint64_t rx_write_len;      /* bytes of the last RDMA Write message */
+};
+
+struct rnic_iw {
+    struct rnic_iw_eng eng[RNIC_IW_MAX_ADDR];
+    uint32_t neng;
+    struct rnic_iw_listener *lis;       /* [max_listen] */
+    struct rnic_iw_conn **conn;         /* [max_conn] */
+    uint32_t next_conn;
+    struct rnic_tcp_ops ops;
+    uint64_t isn_seq;
+    int depth;                  /* nesting of entry points */
+};
+
+/* iw.c */
+uint64_t rnic_iw_now(struct rnic_dev *d);
+/* Around every entry point: connection memory is released at the end. */
+void rnic_iw_enter(struct rnic_dev *d);
+void rnic_iw_leave(struct rnic_dev *d);
+/* Ask the host for a timer at the earliest TCP/MPA deadline. */
+void rnic_iw_rearm(struct rnic_dev *d);
+struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
+                                    bool create);
+struct rnic_iw_conn *rnic_iw_conn_alloc(struct rnic_dev *d);
+struct rnic_iw_conn *rnic_iw_conn_find(struct rnic_dev *d, uint32_t id);
+void rnic_iw_conn_free(struct rnic_dev *d, struct rnic_iw_conn *c);
+void rnic_iw_steer_conn(struct rnic_dev *d, struct rnic_iw_conn *c, bool add);
+
+/* iw_cm.c: TCP events of a connection and timers */
+void *rnic_iw_cm_accept(struct rnic_dev *d, struct rnic_iw_eng *e,
+                        uint32_t listen_id, struct rnic_tcp_conn *tc);
+void rnic_iw_cm_connected(struct rnic_dev *d, struct rnic_iw_conn *c);
+void rnic_iw_cm_recv(struct rnic_dev *d, struct rnic_iw_conn *c,
+                     const uint8_t *data, size_t len);
+void rnic_iw_cm_peer_closed(struct rnic_dev *d, struct rnic_iw_conn *c);
+void rnic_iw_cm_closed(struct rnic_dev *d, struct rnic_iw_conn *c, int err);
+void rnic_iw_cm_timer(struct rnic_dev *d, struct rnic_iw_conn *c,
+                      uint64_t now);
+unsigned rnic_iw_cm_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
+                          struct rnic_admin_cqe *cqe);
+/* Post a CM event for c (pdata to the slot of the entry). */
+void rnic_iw_cm_event(struct rnic_dev *d, struct rnic_iw_conn *c,
+                      uint8_t code, uint16_t status, const uint8_t *pdata,
+                      uint16_t pdata_len);
+/* The QP's connection ended: unbind, flush the QP with async code. */
+void rnic_iw_conn_unbind(struct rnic_dev *d, struct rnic_iw_conn *c,
+                         uint8_t async_code);
+/* Start the graceful close of c (FIN once its QP's SQ drained). */
+void rnic_iw_conn_close(struct rnic_dev *d, struct rnic_iw_conn *c);
+/* The SQ of c's QP may have drained: send the FIN if one is wanted. */
+void rnic_iw_conn_maybe_fin(struct rnic_dev *d, struct rnic_iw_conn *c);
+
+/* iw_tx.c */
+/* Bind qp to c (QP stays in its state); NULL if out of memory. */
+struct rnic_iw_qp *rnic_iw_qp_new(struct rnic_dev *d, struct rnic_qp *qp,
+                                  struct rnic_iw_conn *c);
+void rnic_iw_qp_destroy(struct rnic_iw_qp *iq);
+/* Send what the TCP window allows: responses and SQ WQEs, interleaved. */
+void rnic_iw_tx_pump(struct rnic_dev *d, struct rnic_qp *qp);
+/* One FPDU carrying hdr + payload; false if TCP has no room for it. */
+bool rnic_iw_send_fpdu(struct rnic_dev *d, struct rnic_iw_conn *c,
+                       const uint8_t *hdr, size_t hlen,
+                       const uint8_t *payload, size_t plen);
+/* Mark SQ WQE idx finished and complete every finished WQE in order. */
+void rnic_iw_wc_done(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
+                     unsigned status, uint32_t byte_len);
+/* DDP/RDMAP headers of one segment into buf; returns their length. */
+size_t rnic_iw_hdr_untagged(uint8_t *buf, uint8_t op, uint32_t qn,
+                            uint32_t msn, uint32_t mo, bool last,
+                            uint32_t inv_stag);
+size_t rnic_iw_hdr_tagged(uint8_t *buf, uint8_t op, uint32_t stag,
+                          uint64_t to, bool last);
+/* The P2P RTR (initiator): the first FPDU after the Reply. */
+void rnic_iw_send_rtr(struct rnic_dev *d, struct rnic_qp *qp, uint8_t rtr);
+bool rnic_iw_sq_drained(const struct rnic_qp *qp);
+
+/* iw_rx.c: one verified ULPDU (DDP segment). */
+void rnic_iw_rx_ulpdu(struct rnic_dev *d, struct rnic_qp *qp,
+                      const uint8_t *ulpdu, size_t len);
+/* Complete the receive WQE of a message in progress with status. */
+void rnic_iw_rx_abort(struct rnic_dev *d, struct rnic_qp *qp, uint8_t status,
+                      uint8_t vendor);
+
+/* iw_term.c */
+void rnic_iw_terminate(struct rnic_dev *d, struct rnic_qp *qp,
+                       struct rnic_term_cause cause, const uint8_t *bad,
+                       size_t bad_len);
+/* The Terminate cause of a failed STag check (tagged: DDP/RDMAP layer). */
+struct rnic_term_cause rnic_iw_mr_cause(enum rnic_mr_err err, bool read_req);
+void rnic_iw_term_received(struct rnic_dev *d, struct rnic_qp *qp,
+                           const struct rnic_rdmap_msg *m);
+
+#endif

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Terminate (RFC 5040 section 4.8): the last FPDU a QP sends when it finds
+ * an error in the stream, and what a received one does.  Either way the QP
+ * leaves RTS through TERMINATE to ERROR (flushing its queues) and the
+ * connection closes with a FIN after the Terminate; the driver gets CLOSED
+ * (or RESET) when TCP is done.
+ */
+#include <string.h>
+#include "iw.h"
+#include "le.h"
+
+struct rnic_term_cause rnic_iw_mr_cause(enum rnic_mr_err err, bool read_req)
+{
+    uint8_t l = read_req ? RNIC_TERM_LAYER_RDMAP : RNIC_TERM_LAYER_DDP;
+    uint8_t t = read_req ? RNIC_RDMAP_ETYPE_REMOTE_PROTECTION :
+                           RNIC_DDP_ETYPE_TAGGED;
+
+    switch (err) {
+    case RNIC_MR_E_STAG:
+        return rnic_term_cause(l, t, read_req ? RNIC_RDMAP_EC_INVALID_STAG :
+                               RNIC_DDP_EC_T_INVALID_STAG, true, read_req);
+    case RNIC_MR_E_PD:
+        return rnic_term_cause(l, t, read_req ? RNIC_RDMAP_EC_STAG_NOT_ASSOC :
+                               RNIC_DDP_EC_T_STAG_NOT_ASSOC, true, read_req);
+    case RNIC_MR_E_BOUNDS:
+        return rnic_term_cause(l, t, read_req ? RNIC_RDMAP_EC_BASE_BOUNDS :
+                               RNIC_DDP_EC_T_BASE_BOUNDS, true, read_req);
+    case RNIC_MR_E_ACCESS:
+        /* RFC 5041 has no access code: RDMAP's, as RFC 5040 7.2 allows */
+        return rnic_term_cause(RNIC_TERM_LAYER_RDMAP,
+                               RNIC_RDMAP_ETYPE_REMOTE_PROTECTION,
+                               RNIC_RDMAP_EC_ACCESS_RIGHTS, true, read_req);
+    default:
+        return rnic_term_cause(l, read_req ?
+                               RNIC_RDMAP_ETYPE_LOCAL_CATASTROPHIC :
+                               RNIC_DDP_ETYPE_LOCAL_CATASTROPHIC, 0, true,
+                               read_req);
+    }
+}
+
+static uint8_t async_of(uint8_t layer, uint8_t etype)
+{
+    if ((layer == RNIC_TERM_LAYER_RDMAP &&
+         etype == RNIC_RDMAP_ETYPE_REMOTE_PROTECTION) ||
+        (layer == RNIC_TERM_LAYER_DDP && etype == RNIC_DDP_ETYPE_TAGGED)) {
+        return RNIC_ASYNC_QP_ACCESS_ERR;
+    }
+    return RNIC_ASYNC_QP_FATAL;
+}
+
+/* The QP goes to ERROR; its connection sends what is queued, then FIN. */
+static void qp_end(struct rnic_dev *d, struct rnic_qp *qp, uint8_t async,
+                   uint8_t vendor)
+{
+    struct rnic_iw_qp *iq = qp->iw;
+    struct rnic_iw_conn *c = iq->conn;
+
+    rnic_iw_rx_abort(d, qp, RNIC_WC_WR_FLUSH_ERR, vendor);
+    qp->state = RNIC_QPS_TERMINATE;
+    qp->iw = NULL;
+    c->qpn = RNIC_IW_NO_QP;
+    c->deadline = UINT64_MAX;
+    if (c->state != IWC_LINGER) {
+        c->state = IWC_CLOSING;
+    }
+    if (c->tc && !c->fin_sent) {
+        c->fin_sent = true;
+        rnic_tcp_close(c->tc, rnic_iw_now(d));
+    }
+    rnic_qp_to_error(d, qp, async);
+}
+
+void rnic_iw_terminate(struct rnic_dev *d, struct rnic_qp *qp,
+                       struct rnic_term_cause cause, const uint8_t *bad,
+                       size_t bad_len)
+{
+    struct rnic_iw_qp *iq = qp->iw;
+    uint8_t buf[RNIC_RDMAP_TERM_MAX];
+    size_t n;
+
+    if (!iq) {
+        return;
+    }
+    n = rnic_rdmap_term_build(buf, sizeof(buf),
+                              iq->tx_msn[RNIC_RDMAP_QN_TERMINATE] + 1, &cause,
+                              bad, bad_len);
+    if (n && rnic_iw_send_fpdu(d, iq->conn, buf, n, NULL, 0)) {
+        iq->tx_msn[RNIC_RDMAP_QN_TERMINATE]++;
+    }
+    qp_end(d, qp, cause.etype == RNIC_RDMAP_ETYPE_LOCAL_CATASTROPHIC &&
+                  cause.layer == RNIC_TERM_LAYER_RDMAP ? 0 :
+                  async_of(cause.layer, cause.etype),
+           (uint8_t)(cause.layer << 4 | cause.etype));
+}
+
+void rnic_iw_term_received(struct rnic_dev *d, struct rnic_qp *qp,
+                           const struct rnic_rdmap_msg *m)
+{
+    const struct rnic_rdmap_term *t = &m->u.term;
+
+    if (!qp->iw) {
+        return;
+    }
+    qp_end(d, qp, async_of(t->layer, t->etype),
+           (uint8_t)(t->layer << 4 | t->etype));
+}

@@ -1,0 +1,586 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * iWARP transmit side of a QP: SQ WQEs become RDMAP messages cut into DDP
+ * segments, one per MPA FPDU and TCP segment (MULPDU from the EMSS); Read
+ * Responses and Atomic Responses to the peer's requests are interleaved
+ * segment by segment with the SQ.  Send and Write WQEs complete when their
+ * last FPDU is handed to TCP (as siw does), Reads and Atomics when the
+ * response has been placed; completions are written in SQ order.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "iw.h"
+#include "le.h"
+
+struct rnic_iw_qp *rnic_iw_qp_new(struct rnic_dev *d, struct rnic_qp *qp,
+                                  struct rnic_iw_conn *c)
+{
+    struct rnic_iw_qp *iq = calloc(1, sizeof(*iq));
+    uint32_t i;
+
+    if (!iq) {
+        return NULL;
+    }
+    iq->wc = calloc(qp->sq.ring.depth ? qp->sq.ring.depth : 1,
+                    sizeof(*iq->wc));
+    /* One more of each for the RTR Read of RFC 6581. */
+    iq->orq_cap = d->cfg.max_ord + 1;
+    iq->irq_cap = d->cfg.max_ird + 1;
+    iq->orq = calloc(iq->orq_cap, sizeof(*iq->orq));
+    iq->irq = calloc(iq->irq_cap, sizeof(*iq->irq));
+    if (!iq->wc || !iq->orq || !iq->irq) {
+        rnic_iw_qp_destroy(iq);
+        return NULL;
+    }
+    iq->conn = c;
+    iq->sq_next = qp->sq_done;
+    for (i = 0; i < 4; i++) {
+        iq->rx_msn[i] = 1;
+    }
+    c->iq = iq;
+    c->qpn = qp->qpn;
+    qp->iw = iq;
+    return iq;
+}
+
+void rnic_iw_qp_destroy(struct rnic_iw_qp *iq)
+{
+    if (iq) {
+        free(iq->wc);
+        free(iq->orq);
+        free(iq->irq);
+        free(iq);
+    }
+}
+
+size_t rnic_iw_hdr_untagged(uint8_t *buf, uint8_t op, uint32_t qn,
+                            uint32_t msn, uint32_t mo, bool last,
+                            uint32_t inv_stag)
+{
+    struct rnic_rdmap_msg m;
+
+    memset(&m, 0, sizeof(m));
+    m.opcode = op;
+    m.rv = RNIC_RDMAP_VERSION;
+    m.ddp.dv = RNIC_DDP_VERSION;
+    m.ddp.last = last;
+    m.ddp.qn = qn;
+    m.ddp.msn = msn;
+    m.ddp.mo = mo;
+    m.ddp.ulp_word = inv_stag;
+    return rnic_rdmap_hdr_encode(&m, buf, RNIC_DDP_UNTAGGED_HLEN);
+}
+
+size_t rnic_iw_hdr_tagged(uint8_t *buf, uint8_t op, uint32_t stag,
+                          uint64_t to, bool last)
+{
+    struct rnic_rdmap_msg m;
+
+    memset(&m, 0, sizeof(m));
+    m.opcode = op;
+    m.rv = RNIC_RDMAP_VERSION;
+    m.ddp.dv = RNIC_DDP_VERSION;
+    m.ddp.last = last;
+    m.ddp.stag = stag;
+    m.ddp.to = to;
+    return rnic_rdmap_hdr_encode(&m, buf, RNIC_DDP_TAGGED_HLEN);
+}
+
+bool rnic_iw_send_fpdu(struct rnic_dev *d, struct rnic_iw_conn *c,
+                       const uint8_t *hdr, size_t hlen,
+                       const uint8_t *payload, size_t plen)
+{
+    uint32_t size, n;
+
+    if (!c->tc || c->fin_sent) {
+        return false;
+    }
+    size = rnic_mpa_tx_size(&c->tx, (uint32_t)(hlen + plen));
+    if (size > RNIC_IW_TX_BUF || rnic_tcp_send_space(c->tc) < size) {
+        return false;
+    }
+    n = rnic_mpa_fpdu_build(&c->tx, c->txbuf, RNIC_IW_TX_BUF, hdr, hlen,
+                            payload, plen);
+    return n && rnic_tcp_send(c->tc, c->txbuf, n, rnic_iw_now(d)) ==
+                RNIC_TCP_OK;
+}
+
+/* Largest payload after a header of hlen in one FPDU. */
+static uint32_t seg_room(const struct rnic_iw_conn *c, size_t hlen)
+{
+    uint32_t mul = c->mulpdu ? c->mulpdu : 512;
+
+    if (mul > RNIC_IW_TX_BUF - 64) {
+        mul = RNIC_IW_TX_BUF - 64;
+    }
+    return mul > hlen + 1 ? mul - (uint32_t)hlen : 1;
+}
+
+bool rnic_iw_sq_drained(const struct rnic_qp *qp)
+{
+    const struct rnic_iw_qp *iq = qp->iw;
+
+    return iq->sq_next == qp->sq.pidx && !iq->cur_active &&
+           !iq->orq_cnt && !iq->irq_cnt && qp->sq_done == iq->sq_next;
+}
+
+void rnic_iw_wc_done(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
+                     unsigned status, uint32_t byte_len)
+{
+    struct rnic_iw_qp *iq = qp->iw;
+    uint32_t mask = qp->sq.ring.depth - 1;
+    struct rnic_iw_wc *w = &iq->wc[idx & mask];
+    struct rnic_sq_wqe wqe;
+
+    w->done = true;
+    w->status = (uint8_t)status;
+    w->byte_len = byte_len;
+    while (qp->iw == iq && qp->sq_done != iq->sq_next) {
+        uint32_t i = qp->sq_done;
+
+        w = &iq->wc[i & mask];
+        if (!w->done) {
+            break;
+        }
+        w->done = false;
+        memset(&wqe, 0, sizeof(wqe));
+        wqe.hdr = w->hdr;
+        status = w->status;
+        rnic_sq_complete(d, qp, i, &wqe, status, w->byte_len);
+        if (status != RNIC_WC_SUCCESS && qp->iw == iq) {
+            /* A local error ends the stream: tell the peer, flush. */
+            rnic_iw_terminate(d, qp,
+                              rnic_term_cause(RNIC_TERM_LAYER_RDMAP,
+                                              RNIC_RDMAP_ETYPE_LOCAL_CATASTROPHIC,
+                                              RNIC_RDMAP_EC_LOCAL_CATASTROPHIC,
+                                              false, false),
+                              NULL, 0);
+            return;
+        }
+        if (qp->sq_done == i) {
+            break;      /* the resources refused: do not spin */
+        }
+    }
+}
+
+/* Copy n payload bytes of the current WQE at its offset into pbuf. */
+static enum rnic_mr_err cur_payload(struct rnic_dev *d, struct rnic_qp *qp,
+                                    uint8_t *buf, uint32_t n)
+{
+    struct rnic_iw_qp *iq = qp->iw;
+
+    if (!n) {
+        return RNIC_MR_OK;
+    }
+    if (iq->cur.hdr.flags & RNIC_WQE_INLINE) {
+        if (iq->cur_off + n > RNIC_SQ_MAX_INLINE) {
+            return RNIC_MR_E_BOUNDS;
+        }
+        memcpy(buf, iq->cur.data.inline_data + iq->cur_off, n);
+        return RNIC_MR_OK;
+    }
+    return rnic_sgl_read(d, qp->pdn, &iq->cur_sgl, iq->cur_off, buf, n);
+}
+
+static uint64_t cur_total(const struct rnic_iw_qp *iq)
+{
+    if (iq->cur.hdr.flags & RNIC_WQE_INLINE) {
+        uint16_t n = rnic_ld16(iq->cur.hdr.count);
+
+        return n > RNIC_SQ_MAX_INLINE ? RNIC_SQ_MAX_INLINE : n;
+    }
+    return iq->cur_sgl.total;
+}
+
+static void cur_finish(struct rnic_dev *d, struct rnic_qp *qp,
+                       unsigned status)
+{
+    struct rnic_iw_qp *iq = qp->iw;
+
+    iq->cur_active = false;
+    rnic_iw_wc_done(d, qp, iq->cur_idx, status,
+                    status ? 0 : (uint32_t)cur_total(iq));
+}
+
+static int fail_local(struct rnic_dev *d, struct rnic_qp *qp,
+                      enum rnic_mr_err e)
+{
+    cur_finish(d, qp, e == RNIC_MR_E_BOUNDS ? RNIC_WC_LOC_LEN_ERR :
+                      RNIC_WC_LOC_PROT_ERR);
+    return -1;
+}
+
+static uint8_t send_op(const struct rnic_sq_wqe *w)
+{
+    bool se = w->hdr.flags & RNIC_WQE_SOLICITED;
+
+    if (w->hdr.opcode == RNIC_WR_SEND_INV) {
+        return se ? RNIC_RDMAP_SEND_SE_INV : RNIC_RDMAP_SEND_INV;
+    }
+    return se ? RNIC_RDMAP_SEND_SE : RNIC_RDMAP_SEND;
+}
+
+/* The Immediate Data message ending Send-Imm/Write-Imm (RFC 7306). */
+static int tx_imm(struct rnic_dev *d, struct rnic_qp *qp)
+{
+    struct rnic_iw_qp *iq = qp->iw;
+    uint8_t hdr[RNIC_DDP_UNTAGGED_HLEN], imm[RNIC_RDMAP_IMM_LEN];
+    bool se = iq->cur.hdr.flags & RNIC_WQE_SOLICITED;
+    size_t hl;
+
+    hl = rnic_iw_hdr_untagged(hdr, se ? RNIC_RDMAP_IMM_DATA_SE :
+                                        RNIC_RDMAP_IMM_DATA,
+                              RNIC_RDMAP_QN_SEND, iq->cur_msn, 0, true, 0);
+    memset(imm, 0, sizeof(imm));
+    /* The 32-bit immediate travels as the driver wrote it. */
+    memcpy(imm, &iq->cur.hdr.ex, 4);
+    if (!rnic_iw_send_fpdu(d, iq->conn, hdr, hl, imm, sizeof(imm))) {
+        return 0;
+    }
+    cur_finish(d, qp, RNIC_WC_SUCCESS);
+    return 1;
+}
+
+/* One segment of the current Send or Write. */
+static int tx_data_seg(struct rnic_dev *d, struct rnic_qp *qp)
+{
+    struct rnic_iw_qp *iq = qp->iw;
+    struct rnic_iw_conn *c = iq->conn;
+    const struct rnic_sq_wqe *w = &iq->cur;
+    bool tagged = w->hdr.opcode == RNIC_WR_WRITE ||
+                  w->hdr.opcode == RNIC_WR_WRITE_IMM;
+    uint8_t hdr[RNIC_DDP_UNTAGGED_HLEN];
+    uint64_t total = cur_total(iq);
+    uint32_t n = seg_room(c, rnic_ddp_hlen(tagged));
+    enum rnic_mr_err e;
+    bool last;
+    size_t hl;
+
+    if (iq->cur_phase) {
+        return tx_imm(d, qp);
+    }
+    if (total - iq->cur_off < n) {
+        n = (uint32_t)(total - iq->cur_off);
+    }
+    last = iq->cur_off + n == total;
+    if (tagged) {
+        hl = rnic_iw_hdr_tagged(hdr, RNIC_RDMAP_WRITE,
+                                rnic_ld32(w->op.rdma.rkey),
+                                rnic_ld64(w->op.rdma.remote_addr) +
+                                iq->cur_off, last);
+    } else {
+        hl = rnic_iw_hdr_untagged(hdr, send_op(w), RNIC_RDMAP_QN_SEND,
+                                  iq->cur_msn, (uint32_t)iq->cur_off, last,
+                                  w->hdr.opcode == RNIC_WR_SEND_INV ?
+                                  rnic_ld32(w->hdr.ex) : 0);
+    }
+    e = cur_payload(d, qp, c->pbuf, n);
+    if (e) {
+        /* Part of the message may be out: the stream cannot go on. */
+        return fail_local(d, qp, e);
+    }
+    if (!rnic_iw_send_fpdu(d, c, hdr, hl, c->pbuf, n)) {
+        return 0;
+    }
+    iq->cur_off += n;
+    if (!last) {
+        return 1;
+    }
+    if (w->hdr.opcode == RNIC_WR_WRITE_IMM ||
+        w->hdr.opcode == RNIC_WR_SEND_IMM) {
+        iq->cur_phase = 1;
+        iq->cur_msn = ++iq->tx_msn[RNIC_RDMAP_QN_SEND];
+        return 1;
+    }
+    cur_finish(d, qp, RNIC_WC_SUCCESS);
+    return 1;
+}
+
+static struct rnic_iw_orq *orq_push(struct rnic_iw_qp *iq)
+{
+    struct rnic_iw_orq *o = &iq->orq[(iq->orq_head + iq->orq_cnt) %
+                                     iq->orq_cap];
+
+    memset(o, 0, sizeof(*o));
+    iq->orq_cnt++;
+    return o;
+}
+
+/* Read Request or Atomic Request for the current WQE: one FPDU. */
+static int tx_request(struct rnic_dev *d, struct rnic_qp *qp)
+{
+    struct rnic_iw_qp *iq = qp->iw;
+    const struct rnic_sq_wqe *w = &iq->cur;
+    const struct rnic_sgl *sgl = &iq->cur_sgl;
+    uint8_t hdr[RNIC_DDP_UNTAGGED_HLEN + RNIC_RDMAP_ATOMIC_REQ_LEN];
+    struct rnic_rdmap_msg m;
+    struct rnic_iw_orq *o;
+    size_t hl;
+
+    memset(&m, 0, sizeof(m));
+    m.rv = RNIC_RDMAP_VERSION;
+    m.ddp.dv = RNIC_DDP_VERSION;
+    m.ddp.last = true;
+    m.ddp.qn = RNIC_RDMAP_QN_READ_REQ;
+    m.ddp.msn = iq->tx_msn[RNIC_RDMAP_QN_READ_REQ] + 1;
+    if (w->hdr.opcode == RNIC_WR_READ) {
+        m.opcode = RNIC_RDMAP_READ_REQ;
+        m.u.rr.sink_stag = sgl->n ? sgl->sge[0].lkey : 0;
+        m.u.rr.sink_to = sgl->n ? sgl->sge[0].addr : 0;
+        m.u.rr.size = (uint32_t)sgl->total;
+        m.u.rr.src_stag = rnic_ld32(w->op.rdma.rkey);
+        m.u.rr.src_to = rnic_ld64(w->op.rdma.remote_addr);
+    } else {
+        bool cs = w->hdr.opcode == RNIC_WR_ATOMIC_CSWAP;
+
+        m.opcode = RNIC_RDMAP_ATOMIC_REQ;
+        m.u.areq.op = cs ? RNIC_RDMAP_ATOMIC_CMP_SWAP :
+                           RNIC_RDMAP_ATOMIC_FETCH_ADD;
+        m.u.areq.req_id = iq->atomic_req_id + 1;
+        m.u.areq.stag = rnic_ld32(w->op.atomic.rkey);
+        m.u.areq.to = rnic_ld64(w->op.atomic.remote_addr);
+        if (cs) {
+            m.u.areq.compare = rnic_ld64(w->op.atomic.compare_add);
+            m.u.areq.compare_mask = UINT64_MAX;
+            m.u.areq.add_swap = rnic_ld64(w->op.atomic.swap);
+            m.u.areq.add_swap_mask = UINT64_MAX;
+        } else {
+            m.u.areq.add_swap = rnic_ld64(w->op.atomic.compare_add);
+        }
+    }
+    hl = rnic_rdmap_hdr_encode(&m, hdr, sizeof(hdr));
+    if (!rnic_iw_send_fpdu(d, iq->conn, hdr, hl, NULL, 0)) {
+        return 0;
+    }
+    iq->tx_msn[RNIC_RDMAP_QN_READ_REQ]++;
+    o = orq_push(iq);
+    o->atomic = m.opcode == RNIC_RDMAP_ATOMIC_REQ;
+    if (o->atomic) {
+        iq->atomic_req_id++;
+    }
+    o->sq_idx = iq->cur_idx;
+    o->hdr = w->hdr;
+    o->sgl = *sgl;
+    o->sink_stag = m.u.rr.sink_stag;
+    o->sink_to = m.u.rr.sink_to;
+    iq->cur_active = false;
+    return 1;
+}
+
+void rnic_iw_send_rtr(struct rnic_dev *d, struct rnic_qp *qp, uint8_t rtr)
+{
+    struct rnic_iw_qp *iq = qp->iw;
+    uint8_t hdr[RNIC_DDP_UNTAGGED_HLEN + RNIC_RDMAP_READ_REQ_LEN];
+    struct rnic_rdmap_msg m;
+    size_t hl;
+
+    if (rtr == RNIC_MPA_RTR_WRITE) {
+        /* siw: STag 1, some hardware treats STag 0 specially */
+        hl = rnic_iw_hdr_tagged(hdr, RNIC_RDMAP_WRITE, 1, 0, true);
+        rnic_iw_send_fpdu(d, iq->conn, hdr, hl, NULL, 0);
+    } else if (rtr == RNIC_MPA_RTR_SEND) {
+        hl = rnic_iw_hdr_untagged(hdr, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND,
+                                  ++iq->tx_msn[RNIC_RDMAP_QN_SEND], 0, true, 0);
+        rnic_iw_send_fpdu(d, iq->conn, hdr, hl, NULL, 0);
+    } else {
+        memset(&m, 0, sizeof(m));
+        m.opcode = RNIC_RDMAP_READ_REQ;
+        m.rv = RNIC_RDMAP_VERSION;
+        m.ddp.dv = RNIC_DDP_VERSION;
+        m.ddp.last = true;
+        m.ddp.qn = RNIC_RDMAP_QN_READ_REQ;
+        m.ddp.msn = ++iq->tx_msn[RNIC_RDMAP_QN_READ_REQ];
+        m.u.rr.src_stag = 1;
+        hl = rnic_rdmap_hdr_encode(&m, hdr, sizeof(hdr));
+        if (rnic_iw_send_fpdu(d, iq->conn, hdr, hl, NULL, 0)) {
+            orq_push(iq)->rtr = true;
+        }
+    }
+}
+
+/* Start the next SQ WQE; 1 progress, 0 blocked, -1 the QP went away. */
+static int sq_start(struct rnic_dev *d, struct rnic_qp *qp)
+{
+    struct rnic_iw_qp *iq = qp->iw;
+    uint32_t idx = iq->sq_next;
+    struct rnic_sq_wqe *w = &iq->cur;
+    unsigned sts;
+    uint8_t op;
+
+    if (iq->stopped || idx == qp->sq.pidx) {
+        return 0;
+    }
+    sts = rnic_sq_fetch(d, qp, idx, w, &iq->cur_sgl);
+    op = w->hdr.opcode;
+    if (!sts && (w->hdr.flags & RNIC_WQE_FENCE) && iq->orq_cnt) {
+        return 0;       /* wait for prior Reads */
+    }
+    if (!sts && (op == RNIC_WR_READ || op == RNIC_WR_ATOMIC_FADD ||
+                 op == RNIC_WR_ATOMIC_CSWAP)) {
+        if (iq->ord == 0) {
+            sts = RNIC_WC_LOC_QP_OP_ERR;
+        } else if (iq->orq_cnt >= iq->ord) {
+            return 0;   /* ORD: wait for a response */
+        }
+    }
+    if (!sts && !iq->rfc7306 &&
+        (op == RNIC_WR_WRITE_IMM || op == RNIC_WR_SEND_IMM ||
+         op == RNIC_WR_ATOMIC_FADD || op == RNIC_WR_ATOMIC_CSWAP)) {
+        sts = RNIC_WC_LOC_QP_OP_ERR;    /* RFC 7306 not agreed */
+    }
+    if (!sts && (op == RNIC_WR_ATOMIC_FADD || op == RNIC_WR_ATOMIC_CSWAP) &&
+        iq->cur_sgl.total != 8) {
+        sts = RNIC_WC_LOC_LEN_ERR;
+    }
+    if (!sts && !(w->hdr.flags & RNIC_WQE_INLINE) &&
+        iq->cur_sgl.total > UINT32_MAX) {
+        sts = RNIC_WC_LOC_LEN_ERR;
+    }
+    iq->wc[idx & (qp->sq.ring.depth - 1)].hdr = w->hdr;
+    iq->wc[idx & (qp->sq.ring.depth - 1)].done = false;
+    iq->sq_next = idx + 1;
+    qp->sq.cidx = iq->sq_next;
+    if (sts) {
+        iq->stopped = true;
+        rnic_iw_wc_done(d, qp, idx, sts, 0);
+        return qp->iw == iq ? 1 : -1;
+    }
+    if (op == RNIC_WR_LOCAL_INV || op == RNIC_WR_REG_MR) {
+        sts = rnic_sq_local_wr(d, qp, w);
+        if (sts) {
+            iq->stopped = true;
+        }
+        rnic_iw_wc_done(d, qp, idx, sts, 0);
+        return qp->iw == iq ? 1 : -1;
+    }
+    iq->cur_active = true;
+    iq->cur_idx = idx;
+    iq->cur_off = 0;
+    iq->cur_phase = 0;
+    if (op == RNIC_WR_SEND || op == RNIC_WR_SEND_INV ||
+        op == RNIC_WR_SEND_IMM) {
+        iq->cur_msn = ++iq->tx_msn[RNIC_RDMAP_QN_SEND];
+    }
+    return 1;
+}
+
+static int tx_sq(struct rnic_dev *d, struct rnic_qp *qp)
+{
+    struct rnic_iw_qp *iq = qp->iw;
+    int r;
+
+    if (!iq->cur_active) {
+        r = sq_start(d, qp);
+        if (r <= 0 || !qp->iw || !iq->cur_active) {
+            return r;
+        }
+    }
+    switch (iq->cur.hdr.opcode) {
+    case RNIC_WR_READ:
+    case RNIC_WR_ATOMIC_FADD:
+    case RNIC_WR_ATOMIC_CSWAP:
+        return tx_request(d, qp);
+    default:
+        r = tx_data_seg(d, qp);
+        return qp->iw == iq ? r : -1;
+    }
+}
+
+/* One segment of the oldest Read Response or the Atomic Response. */
+static int tx_response(struct rnic_dev *d, struct rnic_qp *qp)
+{
+    struct rnic_iw_qp *iq = qp->iw;
+    struct rnic_iw_conn *c = iq->conn;
+    struct rnic_iw_irq *r = &iq->irq[iq->irq_head];
+    uint8_t hdr[RNIC_DDP_UNTAGGED_HLEN + RNIC_RDMAP_ATOMIC_RESP_LEN];
+    enum rnic_mr_err e = RNIC_MR_OK;
+    uint32_t n = 0;
+    bool last = true;
+    size_t hl;
+
+    if (r->atomic) {
+        struct rnic_rdmap_msg m;
+
+        memset(&m, 0, sizeof(m));
+        m.opcode = RNIC_RDMAP_ATOMIC_RESP;
+        m.rv = RNIC_RDMAP_VERSION;
+        m.ddp.dv = RNIC_DDP_VERSION;
+        m.ddp.last = true;
+        m.ddp.qn = RNIC_RDMAP_QN_ATOMIC_RESP;
+        m.ddp.msn = iq->tx_msn[RNIC_RDMAP_QN_ATOMIC_RESP] + 1;
+        m.u.aresp.req_id = r->req_id;
+        m.u.aresp.orig = r->orig;
+        hl = rnic_rdmap_hdr_encode(&m, hdr, sizeof(hdr));
+        if (!rnic_iw_send_fpdu(d, c, hdr, hl, NULL, 0)) {
+            return 0;
+        }
+        iq->tx_msn[RNIC_RDMAP_QN_ATOMIC_RESP]++;
+    } else {
+        n = seg_room(c, RNIC_DDP_TAGGED_HLEN);
+        if (r->size - r->sent < n) {
+            n = (uint32_t)(r->size - r->sent);
+        }
+        last = r->sent + n == r->size;
+        if (n) {
+            e = rnic_mr_read(d, r->src_stag, qp->pdn, RNIC_ACCESS_REMOTE_READ,
+                             r->src_to + r->sent, c->pbuf, n);
+        }
+        if (e) {
+            /* The MR changed since the request was checked. */
+            rnic_iw_terminate(d, qp, rnic_iw_mr_cause(e, false), NULL, 0);
+            return -1;
+        }
+        hl = rnic_iw_hdr_tagged(hdr, RNIC_RDMAP_READ_RESP, r->sink_stag,
+                                r->sink_to + r->sent, last);
+        if (!rnic_iw_send_fpdu(d, c, hdr, hl, c->pbuf, n)) {
+            return 0;
+        }
+        r->sent += n;
+    }
+    if (last) {
+        iq->irq_head = (iq->irq_head + 1) % iq->irq_cap;
+        iq->irq_cnt--;
+    }
+    return 1;
+}
+
+void rnic_iw_tx_pump(struct rnic_dev *d, struct rnic_qp *qp)
+{
+    struct rnic_iw_qp *iq = qp->iw;
+    struct rnic_iw_conn *c;
+    unsigned budget = 4096;
+
+    if (!iq) {
+        return;
+    }
+    c = iq->conn;
+    while (budget-- && qp->iw == iq && !c->zombie &&
+           (c->state == IWC_RTS || c->state == IWC_CLOSING)) {
+        bool resp = iq->irq_cnt > 0;
+        bool sq = (qp->state == RNIC_QPS_RTS ||
+                   qp->state == RNIC_QPS_CLOSING) &&
+                  (iq->cur_active ||
+                   (!iq->stopped && iq->sq_next != qp->sq.pidx));
+        bool first_resp = resp && (!sq || iq->tx_turn);
+        int r;
+
+        if (!resp && !sq) {
+            break;
+        }
+        r = first_resp ? tx_response(d, qp) : tx_sq(d, qp);
+        if (r < 0 || qp->iw != iq) {
+            return;
+        }
+        if (r == 0 && resp && sq) {
+            r = first_resp ? tx_sq(d, qp) : tx_response(d, qp);
+            if (r < 0 || qp->iw != iq) {
+                return;
+            }
+            first_resp = !first_resp;
+        }
+        if (r == 0) {
+            break;
+        }
+        iq->tx_turn = !first_resp;
+    }
+}
