@@ -245,8 +245,10 @@ int rnic_destroy_qp(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 
-	/* No poller holds the QP once it is out of the table under its CQs'
-	 * locks; later completions of it find nothing to retire. */
+	/*
+	 * No poller holds the QP once it is out of the table under its CQs'
+	 * locks; later completions of it find nothing to retire.
+	 */
 	rnic_lock_cqs(ibqp);
 	rnic_store_qp(ctx, qp->qpn, NULL);
 	rnic_unlock_cqs(ibqp);

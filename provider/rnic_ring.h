@@ -107,8 +107,10 @@ static inline void rnic_sge_set(struct rnic_sge *dst, const struct ibv_sge *src)
 	dst->lkey = htole32(src->lkey);
 }
 
-/* Immediate data travels as a number in the LE ex field (network order on the
- * wire); verbs holds it big-endian. */
+/*
+ * Immediate data travels as a number in the LE ex field (network order on the
+ * wire); verbs holds it big-endian.
+ */
 static inline __le32 rnic_imm_to_hw(__be32 imm)
 {
 	return htole32(be32toh(imm));
@@ -219,8 +221,10 @@ static inline int rnic_build_sq_wqe(struct rnic_sq_wqe *wqe,
 		break;
 	case RNIC_WR_ATOMIC_FADD:
 	case RNIC_WR_ATOMIC_CSWAP:
-		/* One 8-byte local buffer receives the original value; the
-		 * target must be naturally aligned (RFC 7306). */
+		/*
+		 * One 8-byte local buffer receives the original value; the
+		 * target must be naturally aligned (RFC 7306).
+		 */
 		if (wr->num_sge != 1 || wr->sg_list[0].length < 8 ||
 		    (wr->wr.atomic.remote_addr & 7))
 			return EINVAL;
@@ -350,7 +354,7 @@ static inline uint8_t rnic_cq_phase(const struct rnic_cq_ring *cq, uint32_t idx)
 static inline const struct rnic_cqe *rnic_cq_peek(const struct rnic_cq_ring *cq)
 {
 	const struct rnic_cqe *cqe = &cq->cqe[cq->cons & (cq->depth - 1)];
-	uint8_t owner = *(const volatile uint8_t *)&cqe->owner;
+	uint8_t owner = __atomic_load_n(&cqe->owner, __ATOMIC_RELAXED);
 
 	if ((owner & RNIC_CQE_PHASE) != rnic_cq_phase(cq, cq->cons))
 		return NULL;
@@ -459,7 +463,7 @@ static inline void rnic_cq_advance(struct rnic_cq_ring *cq)
 /* Tell the device how far we got (after a barrier ordering the CQE reads). */
 static inline void rnic_cq_update_dbrec(struct rnic_cq_ring *cq)
 {
-	*(volatile __le32 *)cq->dbrec = htole32(cq->cons);
+	__atomic_store_n(cq->dbrec, htole32(cq->cons), __ATOMIC_RELAXED);
 }
 
 /* Doorbell values (hw.h layout: object, flags, free-running index). */
