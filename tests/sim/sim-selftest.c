@@ -264,7 +264,6 @@ static void test_devices(const char *dir)
         s = sd_create_cq(sd[0], &cq, 0, 6);
         printf("devices: CREATE_CQ answered %s\n", sd_sts_name(s));
         CHECK(s >= 0);
-        free(cq.ring.pages);
     }
     sl_fini(&sl);
     sd_free(sd[0]);

@@ -30,6 +30,25 @@ static void die(struct simdev *sd, const char *what, uint64_t a)
     abort();
 }
 
+/* Driver-side bookkeeping arrays live as long as the device. */
+static void *sd_calloc(struct simdev *sd, size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+
+    if (!p) {
+        die(sd, "out of host memory", n * size);
+    }
+    if (sd->nowned == sd->capowned) {
+        sd->capowned = sd->capowned ? 2 * sd->capowned : 64;
+        sd->owned = realloc(sd->owned, sd->capowned * sizeof(void *));
+        if (!sd->owned) {
+            die(sd, "out of host memory", 0);
+        }
+    }
+    sd->owned[sd->nowned++] = p;
+    return p;
+}
+
 /* ---- host ops ---- */
 
 static bool in_mem(struct simdev *sd, uint64_t addr, size_t len)
@@ -165,10 +184,10 @@ void sd_free(struct simdev *sd)
         return;
     }
     rnic_dev_fini(&sd->dev);
-    free(sd->eq_async.pages);
-    free(sd->eq_cm.pages);
-    free(sd->eq_cm.pdata_pages);
-    free(sd->eq_comp.pages);
+    while (sd->nowned) {
+        free(sd->owned[--sd->nowned]);
+    }
+    free(sd->owned);
     free(sd->mem);
     free(sd->page_used);
     free(sd);
@@ -323,7 +342,7 @@ static void ring_alloc(struct simdev *sd, struct sd_ring *r, uint32_t depth,
     r->depth = depth;
     r->entry_size = esize;
     r->npages = rnic_ring_pages_needed(depth, esize);
-    r->pages = calloc(r->npages, 8);
+    r->pages = sd_calloc(sd, r->npages, 8);
     sd_alloc_scattered(sd, r->npages, r->pages);
     pbl_level1(sd, &r->pbl, r->pages, r->npages);
 }
@@ -486,7 +505,7 @@ static int create_eq(struct simdev *sd, struct sd_eq *eq, uint32_t eqn,
     if (flags & RNIC_EQ_F_CM) {
         uint32_t np = eq->depth * RNIC_CM_PDATA_SLOT / PG;
 
-        eq->pdata_pages = calloc(np, 8);
+        eq->pdata_pages = sd_calloc(sd, np, 8);
         sd_alloc_scattered(sd, np, eq->pdata_pages);
         pbl_level1(sd, &cmd.u.create_eq.pdata, eq->pdata_pages, np);
     }
@@ -838,7 +857,7 @@ static void mr_pages(struct simdev *sd, struct sd_mr *mr, uint64_t length)
     if (!mr->npages) {
         mr->npages = 1;
     }
-    mr->pages = calloc(mr->npages, 8);
+    mr->pages = sd_calloc(sd, mr->npages, 8);
     sd_alloc_scattered(sd, mr->npages, mr->pages);
     if (used || !length) {
         uint64_t last = mr->pages[mr->npages - 1];
@@ -890,7 +909,7 @@ int sd_alloc_mr(struct simdev *sd, struct sd_mr *mr, uint32_t stag,
     mr->pdn = pdn;
     mr->page_shift = RNIC_PAGE_SHIFT;
     mr->npages = max_pages;
-    mr->pages = calloc(max_pages, 8);
+    mr->pages = sd_calloc(sd, max_pages, 8);
     sd_alloc_scattered(sd, max_pages, mr->pages);
     mr->pbl_addr = sd_alloc(sd, (max_pages * 8 + PG - 1) / PG);
     sd_write(sd, mr->pbl_addr, mr->pages, (size_t)max_pages * 8);

@@ -12,6 +12,8 @@
  * the pattern: sd_check_guards() proves the device wrote nowhere else.
  * Allocated blocks are separated by one never-allocated guard page.
  *
+ * Page lists and other driver bookkeeping are freed by sd_free().
+ *
  * Every function that talks to the device returns the admin status (or
  * -1 for "no answer"), and sd_sts_name() spells it for failure messages.
  */
@@ -147,6 +149,8 @@ struct simdev {
     uint64_t l2_buf[SD_L2_RX_BUFS];
     uint32_t l2_pidx, l2_cidx;
     uint64_t scratch_pdata, scratch_query;  /* command buffers */
+    void **owned;                       /* freed by sd_free */
+    size_t nowned, capowned;
     char err[256];                      /* last failure, for messages */
 };
 

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Two connected simulated rnics (see simpair.h).
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "simpair.h"
+
+static const uint8_t ip[2][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 } };
+
+static bool fail(struct simpair *sp, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(sp->err, sizeof(sp->err), fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+bool sp_init(struct simpair *sp, const struct sp_opts *o, uint64_t seed)
+{
+    struct sd_env env;
+    int i, s;
+
+    memset(sp, 0, sizeof(*sp));
+    sp->o = *o;
+    sl_init(&sp->sl, seed);
+    env = sl_env(&sp->sl);
+    for (i = 0; i < 2; i++) {
+        struct rnic_dev_config cfg;
+
+        if (o->cfg) {
+            cfg = *o->cfg;
+        } else {
+            rnic_dev_config_default(&cfg);
+        }
+        cfg.mac[0] = 0x02;
+        cfg.mac[5] = (uint8_t)(i + 1);
+        sp->sd[i] = sd_new(&cfg, o->mem_size, i, seed, &env);
+        if (!sp->sd[i]) {
+            return fail(sp, "device %c: no memory for %llu bytes", 'A' + i,
+                        (unsigned long long)o->mem_size);
+        }
+        sl_port_simdev(&sp->sl, i, sp->sd[i]);
+    }
+    for (i = 0; i < 2; i++) {
+        struct simdev *sd = sp->sd[i];
+
+        s = sd_enable(sd, o->mtu ? o->mtu : 1500);
+        if (!s) {
+            s = sd_create_pd(sd, SP_PDN);
+        }
+        if (s) {
+            return fail(sp, "device %c: %s", 'A' + i, sd->err);
+        }
+    }
+    return true;
+}
+
+static void conn_pdata(unsigned q, int side, uint8_t *buf, uint16_t *len)
+{
+    unsigned i;
+
+    *len = (uint16_t)(16 + (q * 37 + (unsigned)side * 101) % 180);
+    snprintf((char *)buf, 16, "rnic q%u %s", q, side ? "rep" : "req");
+    for (i = 16; i < *len; i++) {
+        buf[i] = (uint8_t)(i * 13 + q + (unsigned)side);
+    }
+}
+
+static bool create_end(struct simpair *sp, int side, unsigned q)
+{
+    struct simdev *sd = sp->sd[side];
+    struct sp_end *e = &sp->end[q][side];
+    int s;
+
+    s = sd_create_cq(sd, &e->scq, 2 * q, sp->o.cq_log);
+    if (!s) {
+        s = sd_create_cq(sd, &e->rcq, 2 * q + 1, sp->o.cq_log);
+    }
+    if (!s) {
+        s = sd_create_qp(sd, &e->qp, q + 1, SP_PDN, &e->scq, &e->rcq,
+                         sp->o.srq ? &sp->srq[side] : NULL, sp->o.sq_log,
+                         sp->o.srq ? 0 : sp->o.rq_log);
+    }
+    if (s) {
+        return fail(sp, "device %c QP %u: %s", 'A' + side, q, sd->err);
+    }
+    return true;
+}
+
+struct conn_wait {
+    struct simpair *sp;
+    unsigned established[2];
+    bool failed;
+};
+
+static bool check_pdata(struct simpair *sp, const struct sd_cm_event *ev,
+                        unsigned q, int from)
+{
+    uint8_t want[RNIC_MPA_MAX_PDATA];
+    uint16_t len;
+
+    conn_pdata(q, from, want, &len);
+    if (ev->cm.pdata_len != len || memcmp(ev->pdata, want, len)) {
+        return fail(sp, "QP %u: %s private data wrong (%u bytes, want %u)",
+                    q, sd_cm_name(ev->code), ev->cm.pdata_len, len);
+    }
+    return true;
+}
+
+static bool handle_cm(struct conn_wait *w)
+{
+    struct simpair *sp = w->sp;
+    struct sd_cm_event ev;
+    int side;
+
+    for (side = 0; side < 2; side++) {
+        while (sd_cm_next(sp->sd[side], &ev)) {
+            unsigned q;
+
+            if (side == 1 && ev.code == RNIC_CM_CONNECT_REQUEST) {
+                uint8_t pd[RNIC_MPA_MAX_PDATA];
+                uint16_t len;
+                int s;
+
+                q = (unsigned)(ev.cm.tuple.remote_port - 40000);
+                if (q >= sp->o.nqp || ev.cm.tuple.local_port != SP_PORT ||
+                    memcmp(ev.cm.tuple.remote_addr, ip[0], 4) ||
+                    memcmp(ev.cm.tuple.local_addr, ip[1], 4)) {
+                    w->failed = true;
+                    return fail(sp, "CONNECT_REQUEST with unexpected tuple "
+                                "(remote port %u)", ev.cm.tuple.remote_port);
+                }
+                if (!check_pdata(sp, &ev, q, 0)) {
+                    w->failed = true;
+                    return false;
+                }
+                sp->end[q][1].conn_id = ev.conn_id;
+                conn_pdata(q, 1, pd, &len);
+                s = sd_cm_accept(sp->sd[1], ev.conn_id,
+                                 sp->end[q][1].qp.qpn, sp->o.ird, sp->o.ord,
+                                 sp->o.mpa_flags, pd, len);
+                if (s) {
+                    w->failed = true;
+                    return fail(sp, "B: %s", sp->sd[1]->err);
+                }
+                continue;
+            }
+            for (q = 0; q < sp->o.nqp; q++) {
+                if (sp->end[q][side].conn_id == ev.conn_id) {
+                    break;
+                }
+            }
+            if (q == sp->o.nqp) {
+                w->failed = true;
+                return fail(sp, "%c: CM %s for unknown conn %u", 'A' + side,
+                            sd_cm_name(ev.code), ev.conn_id);
+            }
+            if ((side == 0 && ev.code == RNIC_CM_CONNECT_REPLY) ||
+                (side == 1 && ev.code == RNIC_CM_ESTABLISHED)) {
+                if (side == 0 && !check_pdata(sp, &ev, q, 1)) {
+                    w->failed = true;
+                    return false;
+                }
+                sp->end[q][side].est = ev;
+                w->established[side]++;
+                continue;
+            }
+            w->failed = true;
+            return fail(sp, "%c QP %u: CM event %s (status %u) while "
+                        "connecting", 'A' + side, q, sd_cm_name(ev.code),
+                        ev.cm.status);
+        }
+    }
+    return true;
+}
+
+static bool conn_done(void *ctx)
+{
+    struct conn_wait *w = ctx;
+
+    if (!w->failed) {
+        handle_cm(w);
+    }
+    return w->failed || (w->established[0] == w->sp->o.nqp &&
+                         w->established[1] == w->sp->o.nqp);
+}
+
+bool sp_connect(struct simpair *sp)
+{
+    struct conn_wait w = { .sp = sp };
+    unsigned q;
+    int side, s;
+
+    if (sp->o.nqp > SP_MAX_QP) {
+        return fail(sp, "at most %d QPs", SP_MAX_QP);
+    }
+    for (side = 0; side < 2 && sp->o.srq; side++) {
+        s = sd_create_srq(sp->sd[side], &sp->srq[side], 0, SP_PDN,
+                          sp->o.rq_log + 4);
+        if (s) {
+            return fail(sp, "device %c: %s", 'A' + side, sp->sd[side]->err);
+        }
+    }
+    for (q = 0; q < sp->o.nqp; q++) {
+        if (!create_end(sp, 0, q) || !create_end(sp, 1, q)) {
+            return false;
+        }
+    }
+    s = sd_cm_listen(sp->sd[1], 0, SP_PORT);
+    if (s) {
+        return fail(sp, "B: %s", sp->sd[1]->err);
+    }
+    for (q = 0; q < sp->o.nqp; q++) {
+        struct rnic_cmd_cm_connect c;
+        uint8_t pd[RNIC_MPA_MAX_PDATA];
+        uint16_t len;
+
+        memset(&c, 0, sizeof(c));
+        c.qpn = sp->end[q][0].qp.qpn;
+        c.tuple.family = RNIC_AF_IPV4;
+        memcpy(c.tuple.local_addr, ip[0], 4);
+        memcpy(c.tuple.remote_addr, ip[1], 4);
+        c.tuple.local_port = (uint16_t)(40000 + q);
+        c.tuple.remote_port = SP_PORT;
+        memcpy(c.next_hop_mac, sp->sd[1]->mac, 6);
+        c.ird = sp->o.ird;
+        c.ord = sp->o.ord;
+        c.mpa_rev = sp->o.mpa_rev;
+        c.mpa_flags = sp->o.mpa_flags;
+        conn_pdata(q, 0, pd, &len);
+        c.pdata_len = len;
+        s = sd_cm_connect(sp->sd[0], &c, pd, &sp->end[q][0].conn_id);
+        if (s) {
+            return fail(sp, "A QP %u: %s", q, sp->sd[0]->err);
+        }
+    }
+    if (!sl_run(&sp->sl, conn_done, &w, 60 * SL_SEC) || w.failed) {
+        if (!w.failed) {
+            fail(sp, "connect: %u/%u established at A, %u at B after 60 s "
+                 "simulated", w.established[0], sp->o.nqp, w.established[1]);
+        }
+        return false;
+    }
+    return true;
+}
+
+struct close_wait {
+    struct simpair *sp;
+    unsigned closed[2];
+    bool failed;
+};
+
+static bool close_done(void *ctx)
+{
+    struct close_wait *w = ctx;
+    struct sd_cm_event ev;
+    int side;
+
+    for (side = 0; side < 2 && !w->failed; side++) {
+        while (sd_cm_next(w->sp->sd[side], &ev)) {
+            if (ev.code != RNIC_CM_CLOSED) {
+                w->failed = true;
+                fail(w->sp, "%c: %s (status %u) instead of CLOSED on conn %u",
+                     'A' + side, sd_cm_name(ev.code), ev.cm.status,
+                     ev.conn_id);
+                break;
+            }
+            w->closed[side]++;
+        }
+    }
+    return w->failed || (w->closed[0] == w->sp->o.nqp &&
+                         w->closed[1] == w->sp->o.nqp);
+}
+
+bool sp_disconnect(struct simpair *sp)
+{
+    struct close_wait w = { .sp = sp };
+    unsigned q;
+
+    for (q = 0; q < sp->o.nqp; q++) {
+        if (sd_cm_simple(sp->sd[0], RNIC_CMD_CM_DISCONNECT,
+                         sp->end[q][0].conn_id)) {
+            return fail(sp, "A: %s", sp->sd[0]->err);
+        }
+    }
+    if (!sl_run(&sp->sl, close_done, &w, 120 * SL_SEC) || w.failed) {
+        if (!w.failed) {
+            fail(sp, "disconnect: CLOSED %u/%u at A, %u at B", w.closed[0],
+                 sp->o.nqp, w.closed[1]);
+        }
+        return false;
+    }
+    return true;
+}
+
+void sp_fini(struct simpair *sp)
+{
+    sl_fini(&sp->sl);
+    sd_free(sp->sd[0]);
+    sd_free(sp->sd[1]);
+}
