@@ -26,12 +26,11 @@ struct ibv_cq *rnic_create_cq(struct ibv_context *ibctx, int cqe,
 	struct rnic_cq *cq;
 	int ret;
 
-	/* MAX_CQE is a power of 2, so the rounded depth fits when cqe does. */
-	depth = cqe < 1 ? 0 : rnic_queue_depth(cqe);
-	if (!depth || depth > ctx->max_cqe) {
+	if (cqe < 1 || (uint32_t)cqe > ctx->max_cqe) {
 		errno = EINVAL;
 		return NULL;
 	}
+	depth = rnic_queue_depth(cqe);
 
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
@@ -49,7 +48,7 @@ struct ibv_cq *rnic_create_cq(struct ibv_context *ibctx, int cqe,
 	cmd.drv_payload.buf_va = (uintptr_t)cq->buf;
 	cmd.drv_payload.buf_len = ring_len;
 	cmd.drv_payload.dbrec_va = (uintptr_t)cq->buf + ring_len;
-	ret = ibv_cmd_create_cq(ibctx, depth, channel, comp_vector, &cq->ibv_cq,
+	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->ibv_cq,
 				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
 	if (ret) {
@@ -57,9 +56,12 @@ struct ibv_cq *rnic_create_cq(struct ibv_context *ibctx, int cqe,
 		goto err_mem;
 	}
 
-	/* Trust the driver's depth only if it fits the ring we gave it. */
+	/*
+	 * The driver sizes the CQ by the ring it pins (possibly deeper than
+	 * asked: whole pages); trust its depth only if it fits that ring.
+	 */
 	depth = resp.drv_payload.depth;
-	if (!depth || (depth & (depth - 1)) ||
+	if (depth < (uint32_t)cqe || (depth & (depth - 1)) ||
 	    (size_t)depth * RNIC_CQE_SIZE > ring_len) {
 		verbs_err(&ctx->ibv_ctx, "rnic: driver answered CQ depth %u for a %zu-byte ring\n",
 			  depth, ring_len);

@@ -24,10 +24,6 @@ struct ibv_srq *rnic_create_srq(struct ibv_pd *pd,
 	size_t len;
 	int ret;
 
-	if (!(ctx->features & RNIC_FEAT_SRQ)) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
 	depth = rnic_queue_depth(attr->attr.max_wr);
 	if (depth > ctx->max_srq_wr || attr->attr.max_sge > ctx->max_recv_sge) {
 		errno = EINVAL;
