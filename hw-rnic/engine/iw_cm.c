@@ -253,7 +253,9 @@ static void rx_request(struct rnic_dev *d, struct rnic_iw_conn *c,
         return;
     }
     c->req = rr;
-    memcpy(c->req_pd, rr.pd, rr.pd_len);
+    if (rr.pd_len) {
+        memcpy(c->req_pd, rr.pd, rr.pd_len);
+    }
     c->req.pd = c->req_pd;
     c->state = IWC_ACCEPT_WAIT;
     c->deadline = UINT64_MAX;

@@ -43,6 +43,10 @@ static bool send_frame(void *opaque, const void *frame, size_t len)
     struct harness *h = opaque;
 
     h->sent_total++;
+    if (h->on_frame) {
+        h->on_frame(h->on_frame_ctx, frame, len);
+        return !h->wire_busy;
+    }
     if (h->ncap < MAX_CAPTURE && len <= RNIC_L2_MAX_FRAME) {
         memcpy(h->cap[h->ncap], frame, len);
         h->cap_len[h->ncap++] = len;
@@ -63,6 +67,16 @@ static void guest_error(void *opaque, const char *what, uint64_t a, uint64_t b)
     ((struct harness *)opaque)->guest_errors++;
 }
 
+static uint64_t now_ns(void *opaque)
+{
+    return ((struct harness *)opaque)->now_ns;
+}
+
+static void timer_mod(void *opaque, uint64_t deadline_ns)
+{
+    ((struct harness *)opaque)->timer_deadline = deadline_ns;
+}
+
 static const struct rnic_host_ops ops = {
     .dma_read = mem_read,
     .dma_write = mem_write,
@@ -70,6 +84,8 @@ static const struct rnic_host_ops ops = {
     .send_frame = send_frame,
     .rx_resume = rx_resume,
     .guest_error = guest_error,
+    .now_ns = now_ns,
+    .timer_mod = timer_mod,
 };
 
 struct harness *h_new(const struct rnic_dev_config *cfg)
@@ -83,6 +99,7 @@ struct harness *h_new(const struct rnic_dev_config *cfg)
     }
     h->mem = calloc(1, GUEST_MEM_SIZE);
     h->alloc_next = 0x10000;
+    h->timer_deadline = UINT64_MAX;
     if (rnic_dev_init(&h->dev, cfg, &ops, h)) {
         abort();
     }

@@ -46,6 +46,11 @@ struct harness {
     unsigned long sent_total;       /* frames sent, including uncaptured */
     unsigned long received_total;   /* kept by tests that count deliveries */
     unsigned guest_errors;
+    /* Time for the offload engine: tests move now_ns themselves. */
+    uint64_t now_ns, timer_deadline;
+    /* If set, transmitted frames go here instead of cap[] (a wire). */
+    void (*on_frame)(void *ctx, const void *frame, size_t len);
+    void *on_frame_ctx;
     /* Admin queue as the driver sees it. */
     uint32_t sq_tail, cq_head;
     uint64_t sq_base, cq_base;      /* rings are contiguous here */
