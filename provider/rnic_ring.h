@@ -108,17 +108,24 @@ static inline void rnic_sge_set(struct rnic_sge *dst, const struct ibv_sge *src)
 }
 
 /*
- * Immediate data travels as a number in the LE ex field (network order on the
- * wire); verbs holds it big-endian.
+ * ex carries the 4 immediate bytes in wire order (the device copies them to
+ * and from the wire as they are), which is how verbs holds imm_data: a plain
+ * copy, no byte swap.
  */
 static inline __le32 rnic_imm_to_hw(__be32 imm)
 {
-	return htole32(be32toh(imm));
+	__le32 ex;
+
+	memcpy(&ex, &imm, sizeof(ex));
+	return ex;
 }
 
 static inline __be32 rnic_imm_from_hw(__le32 ex)
 {
-	return htobe32(le32toh(ex));
+	__be32 imm;
+
+	memcpy(&imm, &ex, sizeof(imm));
+	return imm;
 }
 
 /* Copy the SGEs' bytes into the WQE; the caller checked the total fits. */

@@ -179,7 +179,7 @@ static void test_opcodes(void)
 
     p = slot(&sq, 0);
     CHECK(p[SQ_OPCODE] == RNIC_WR_WRITE_IMM && p[SQ_FLAGS] == RNIC_WQE_SOLICITED);
-    CHECK(get_le(p, SQ_EX, 4) == 0xdeadbeef);
+    CHECK(memcmp(p + SQ_EX, "\xde\xad\xbe\xef", 4) == 0);  /* wire order */
     CHECK(get_le(p, SQ_OP, 8) == 0x0102030405060708ull);
     CHECK(get_le(p, SQ_OP + 8, 4) == 0x99aabbcc);
     CHECK(get_le(p, SQ_COUNT, 2) == 1);
@@ -206,7 +206,7 @@ static void test_opcodes(void)
     CHECK(get_le(p, SQ_OP + 24, 8) == 0x2222222222222222ull);
 
     p = slot(&sq, 5);
-    CHECK(p[SQ_OPCODE] == RNIC_WR_SEND_IMM && get_le(p, SQ_EX, 4) == 0x01020304);
+    CHECK(p[SQ_OPCODE] == RNIC_WR_SEND_IMM && memcmp(p + SQ_EX, "\x01\x02\x03\x04", 4) == 0);
     CHECK(get_le(p, SQ_WR_ID, 8) == 105);
     free(sq.buf);
 }
@@ -500,10 +500,12 @@ static void test_cq_translate(void)
     CHECK(poll(&f, wc, 4) == 0);
     CHECK(dbrec(&f) == 0);
 
+    /* Immediate bytes de ad be ef as they came off the wire. */
     dev_cqe(&f, 42, RNIC_WC_RECV, RNIC_WC_SUCCESS, RNIC_CQE_F_IMM | RNIC_CQE_F_SOLICITED,
-            0xdeadbeef, 7, 2, 100);
+            0xefbeadde, 7, 2, 100);
     dev_cqe(&f, 43, RNIC_WC_RECV, RNIC_WC_SUCCESS, RNIC_CQE_F_INV, 0x12345600, 7, 3, 64);
-    dev_cqe(&f, 44, RNIC_WC_RECV_WRITE_IMM, RNIC_WC_SUCCESS, RNIC_CQE_F_IMM, 1, 8, 0, 4096);
+    dev_cqe(&f, 44, RNIC_WC_RECV_WRITE_IMM, RNIC_WC_SUCCESS, RNIC_CQE_F_IMM, 0x01000000, 8, 0,
+            4096);
     dev_cqe(&f, 45, RNIC_WC_READ, RNIC_WC_REM_ACCESS_ERR, 0, 0, 9, 17, 0);
     CHECK(poll(&f, wc, 4) == 4);
     CHECK(dbrec(&f) == 4);
