@@ -232,7 +232,7 @@ static inline int rnic_build_sq_wqe(struct rnic_sq_wqe *wqe,
 		 * One 8-byte local buffer receives the original value; the
 		 * target must be naturally aligned (RFC 7306).
 		 */
-		if (wr->num_sge != 1 || wr->sg_list[0].length < 8 ||
+		if (wr->num_sge != 1 || wr->sg_list[0].length != 8 ||
 		    (wr->wr.atomic.remote_addr & 7))
 			return EINVAL;
 		wqe->op.atomic.remote_addr = htole64(wr->wr.atomic.remote_addr);
@@ -257,6 +257,9 @@ static inline int rnic_build_sq_wqe(struct rnic_sq_wqe *wqe,
 		return 0;
 	}
 
+	/* A message's length must fit the 32-bit byte_len of its CQE. */
+	if (total > UINT32_MAX)
+		return EINVAL;
 	wqe->hdr.count = htole16(wr->num_sge);
 	for (i = 0; i < wr->num_sge; i++)
 		rnic_sge_set(&wqe->data.sge[i], &wr->sg_list[i]);

@@ -287,6 +287,7 @@ static void test_bad_wrs(void)
         { IBV_WR_ATOMIC_FETCH_AND_ADD, 1, 0, &all_features, 4, 8 }, /* misaligned */
         { IBV_WR_ATOMIC_FETCH_AND_ADD, 2, 0, &all_features, 0, 8 }, /* two SGEs */
         { IBV_WR_ATOMIC_CMP_AND_SWP, 1, 0, &all_features, 0, 4 },   /* short sink */
+        { IBV_WR_ATOMIC_CMP_AND_SWP, 1, 0, &all_features, 0, 16 },  /* not 8 bytes */
         { IBV_WR_RDMA_READ, 1, IBV_SEND_INLINE, &all_features, 0, 8 },
         { IBV_WR_SEND, 1, IBV_SEND_INLINE, &all_features, 0, 33 },  /* > max_inline */
     };
@@ -311,6 +312,20 @@ static void test_bad_wrs(void)
         }
     }
     sge[0].length = 8;
+
+    /* A message longer than the CQE's 32-bit byte_len can say. */
+    memset(&wr, 0, sizeof(wr));
+    sge[0].length = 0x80000000u;
+    sge[1].length = 0x80000000u;
+    wr.sg_list = sge;
+    wr.num_sge = 2;
+    wr.opcode = IBV_WR_RDMA_WRITE;
+    CHECK(rnic_sq_post(&sq, &all_features, &wr, &bad) == EINVAL && sq.prod == 0);
+    sge[1].length = 0x7fffffffu;
+    CHECK(rnic_sq_post(&sq, &all_features, &wr, &bad) == 0 && sq.prod == 1);
+    sq.prod = 0;
+    sge[0].length = 8;
+    sge[1].length = 0;
 
     /* A chain: the good ones before the bad one are posted. */
     good2 = good;
