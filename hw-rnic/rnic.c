@@ -13,6 +13,7 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
+#include "qemu/timer.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
@@ -34,6 +35,7 @@ struct RnicState {
     NICState *nic;
     NICConf conf;
     QEMUBH *bh;
+    QEMUTimer *timer;               /* offload TCP/MPA timers */
     struct rnic_dev_config cfg;     /* from properties */
     struct rnic_dev *core;
 };
@@ -104,6 +106,26 @@ static void rnic_guest_error_cb(void *opaque, const char *what, uint64_t a,
                   ")\n", what, a, b);
 }
 
+static uint64_t rnic_now_ns_cb(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static void rnic_timer_mod_cb(void *opaque, uint64_t deadline_ns)
+{
+    RnicState *s = opaque;
+
+    if (!s->timer) {
+        return;     /* rnic_dev_init's own reset, before the timer exists */
+    }
+    if (deadline_ns == UINT64_MAX) {
+        timer_del(s->timer);
+    } else {
+        timer_mod(s->timer, deadline_ns > INT64_MAX ? INT64_MAX :
+                  (int64_t)deadline_ns);
+    }
+}
+
 static const struct rnic_host_ops rnic_host_ops = {
     .dma_read = rnic_dma_read_cb,
     .dma_write = rnic_dma_write_cb,
@@ -112,6 +134,8 @@ static const struct rnic_host_ops rnic_host_ops = {
     .rx_resume = rnic_rx_resume_cb,
     .cmd_done = rnic_cmd_done_cb,
     .guest_error = rnic_guest_error_cb,
+    .now_ns = rnic_now_ns_cb,
+    .timer_mod = rnic_timer_mod_cb,
 };
 
 /* MMIO: latch and schedule, nothing more. */
@@ -120,6 +144,15 @@ static void rnic_bh(void *opaque)
 {
     RnicState *s = opaque;
 
+    rnic_dev_process(s->core);
+}
+
+/* A TCP/MPA deadline passed: run it, then whatever it left latched. */
+static void rnic_timer_cb(void *opaque)
+{
+    RnicState *s = opaque;
+
+    rnic_dev_timer(s->core);
     rnic_dev_process(s->core);
 }
 
@@ -254,10 +287,13 @@ static void rnic_realize(PCIDevice *pdev, Error **errp)
     }
 
     s->core = g_new0(struct rnic_dev, 1);
+    s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, rnic_timer_cb, s);
     if (rnic_dev_init(s->core, &s->cfg, &rnic_host_ops, s)) {
         error_setg(errp, "rnic: cannot allocate the object tables");
         g_free(s->core);
         s->core = NULL;
+        timer_free(s->timer);
+        s->timer = NULL;
         msix_unuse_all_vectors(pdev);
         msix_uninit_exclusive_bar(pdev);
         return;
@@ -281,6 +317,8 @@ static void rnic_exit(PCIDevice *pdev)
     msix_unuse_all_vectors(pdev);
     msix_uninit_exclusive_bar(pdev);
     rnic_dev_fini(s->core);
+    timer_free(s->timer);
+    s->timer = NULL;
     g_free(s->core);
 }
 

@@ -35,8 +35,10 @@ void rnic_iw_rearm(struct rnic_dev *d)
     d->host.ops->timer_mod(d->host.opaque, dl);
 }
 
-/* Offload TCP frames share the device's wire; while it is paused they are
- * dropped and TCP retransmission recovers them. */
+/*
+ * Offload TCP frames share the device's wire; while it is paused they are
+ * dropped and TCP retransmission recovers them.
+ */
 static void eng_tx(void *opaque, uint8_t *frame, size_t len)
 {
     struct rnic_iw_eng *e = opaque;

@@ -72,7 +72,7 @@ struct rnic_iw_conn {
     bool active;
     bool fin_sent;
     bool steered;
-    bool req_posted;            /* passive: CONNECT_REQUEST reached the driver */
+    bool req_posted;            /* passive: CONNECT_REQUEST was posted */
     bool zombie;                /* freed; memory goes at the outermost exit */
     struct rnic_iw_eng *eng;
     struct rnic_tcp_conn *tc;
@@ -84,7 +84,7 @@ struct rnic_iw_conn {
 
     /* MPA startup */
     struct rnic_mpa_local loc;
-    struct rnic_mpa_rr req;     /* our Request (active) or the peer's (passive) */
+    struct rnic_mpa_rr req;     /* our Request, or the peer's (passive) */
     uint8_t req_pd[RNIC_MPA_PD_MAX];
     struct rnic_mpa_rr_rx rr;
     struct rnic_mpa_neg neg;

@@ -9,9 +9,9 @@
 #include "eq.h"
 #include "le.h"
 
-#define MPA_FLAGS_KNOWN (RNIC_MPA_CRC | RNIC_MPA_MARKERS | RNIC_MPA_P2P_WRITE | \
-                         RNIC_MPA_P2P_READ | RNIC_MPA_P2P_SEND | \
-                         RNIC_MPA_RFC7306)
+#define MPA_FLAGS_KNOWN (RNIC_MPA_CRC | RNIC_MPA_MARKERS | \
+                         RNIC_MPA_P2P_WRITE | RNIC_MPA_P2P_READ | \
+                         RNIC_MPA_P2P_SEND | RNIC_MPA_RFC7306)
 
 static uint8_t rtr_to_flags(uint8_t rtr)
 {
@@ -246,8 +246,10 @@ static void rx_request(struct rnic_dev *d, struct rnic_iw_conn *c,
     if (r == 0) {
         return;
     }
-    /* A bad Request, or bytes after it before our Reply (siw does the
-     * same): the driver never saw this connection, drop it. */
+    /*
+     * A bad Request, or bytes after it before our Reply (siw does the
+     * same): the driver never saw this connection, drop it.
+     */
     if (r < 0 || used != len) {
         conn_abort(d, c, 0, 0);
         return;
@@ -500,7 +502,8 @@ static unsigned qp_for_bind(struct rnic_dev *d, uint32_t qpn,
     return RNIC_STS_OK;
 }
 
-static unsigned cmd_listen(struct rnic_dev *d, const struct rnic_cmd_cm_listen *c)
+static unsigned cmd_listen(struct rnic_dev *d,
+                           const struct rnic_cmd_cm_listen *c)
 {
     struct rnic_iw *iw = d->iw;
     uint32_t id = rnic_ld32(c->listen_id), i;
@@ -748,8 +751,10 @@ static unsigned cmd_accept(struct rnic_dev *d,
     loc.rev = 2;
     loc.crc = cmd->mpa_flags & RNIC_MPA_CRC;
     loc.markers = cmd->mpa_flags & RNIC_MPA_MARKERS;
-    /* Accept the RTRs the driver names, else Read or Write (never Send:
-     * no Linux peer uses it). */
+    /*
+     * Accept the RTRs the driver names, else Read or Write (never Send:
+     * no Linux peer uses it).
+     */
     loc.rtr_caps = flags_to_rtr(cmd->mpa_flags);
     if (!loc.rtr_caps) {
         loc.rtr_caps = RNIC_MPA_RTR_READ | RNIC_MPA_RTR_WRITE;

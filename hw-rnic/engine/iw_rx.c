@@ -59,6 +59,13 @@ static struct rnic_term_cause tagged(uint8_t code)
                            true, false);
 }
 
+static struct rnic_term_cause local_ddp(void)
+{
+    return rnic_term_cause(RNIC_TERM_LAYER_DDP,
+                           RNIC_DDP_ETYPE_LOCAL_CATASTROPHIC,
+                           RNIC_DDP_EC_LOCAL_CATASTROPHIC, true, false);
+}
+
 static struct rnic_term_cause rdmap(uint8_t etype, uint8_t code, bool rdma)
 {
     return rnic_term_cause(RNIC_TERM_LAYER_RDMAP, etype, code, true, rdma);
@@ -137,10 +144,7 @@ static void rx_send(struct rnic_dev *d, struct rnic_qp *qp,
                        : RNIC_MR_OK;
     if (e) {
         rnic_iw_rx_abort(d, qp, RNIC_WC_LOC_PROT_ERR, 0x10);
-        rnic_iw_terminate(d, qp, rnic_term_cause(RNIC_TERM_LAYER_DDP,
-                                                 RNIC_DDP_ETYPE_LOCAL_CATASTROPHIC,
-                                                 RNIC_DDP_EC_LOCAL_CATASTROPHIC,
-                                                 true, false), u, len);
+        rnic_iw_terminate(d, qp, local_ddp(), u, len);
         return;
     }
     iq->rx_got += m->payload_len;
@@ -274,11 +278,7 @@ static void rx_read_resp(struct rnic_dev *d, struct rnic_qp *qp,
         }
         if (rnic_sgl_write(d, qp->pdn, &o->sgl, o->got, m->payload,
                            m->payload_len)) {
-            rnic_iw_terminate(d, qp,
-                              rnic_term_cause(RNIC_TERM_LAYER_DDP,
-                                              RNIC_DDP_ETYPE_LOCAL_CATASTROPHIC,
-                                              RNIC_DDP_EC_LOCAL_CATASTROPHIC,
-                                              true, false), u, len);
+            rnic_iw_terminate(d, qp, local_ddp(), u, len);
             return;
         }
         o->got += m->payload_len;

@@ -149,12 +149,13 @@ void rnic_iw_wc_done(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
         rnic_sq_complete(d, qp, i, &wqe, status, w->byte_len);
         if (status != RNIC_WC_SUCCESS && qp->iw == iq) {
             /* A local error ends the stream: tell the peer, flush. */
-            rnic_iw_terminate(d, qp,
-                              rnic_term_cause(RNIC_TERM_LAYER_RDMAP,
-                                              RNIC_RDMAP_ETYPE_LOCAL_CATASTROPHIC,
-                                              RNIC_RDMAP_EC_LOCAL_CATASTROPHIC,
-                                              false, false),
-                              NULL, 0);
+            struct rnic_term_cause lc = {
+                .layer = RNIC_TERM_LAYER_RDMAP,
+                .etype = RNIC_RDMAP_ETYPE_LOCAL_CATASTROPHIC,
+                .code = RNIC_RDMAP_EC_LOCAL_CATASTROPHIC,
+            };
+
+            rnic_iw_terminate(d, qp, lc, NULL, 0);
             return;
         }
         if (qp->sq_done == i) {
