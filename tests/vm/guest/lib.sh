@@ -105,3 +105,20 @@ retry() {
 use_staged_rdma_core() {
 	export LD_LIBRARY_PATH=$RNIC_STAGE/lib PATH=$RNIC_STAGE/bin:$PATH
 }
+
+# rdma_up: the RDMA device of this guest as DEV: the rnic driver's own
+# ib_device with RNIC_NIC=rnic, else a software stack (RNIC_SOFT) on NETDEV.
+rdma_up() {
+	local i
+	if [ "$RNIC_NIC" = rnic ]; then
+		modprobe ib_uverbs
+		modprobe rdma_ucm
+		for i in $(seq 1 50); do
+			DEV=$(ls /sys/class/infiniband 2>/dev/null | head -1)
+			[ -n "$DEV" ] && return 0
+			sleep 0.1
+		done
+		fail "the rnic driver registered no RDMA device"
+	fi
+	soft_rdma_up "${RNIC_SOFT:-siw}" "$RNIC_SIW"
+}

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# NVMe over Fabrics on RDMA between two guests. Guest 1 is the nvmet-rdma
+# target exporting a memory-backed null_blk namespace on the RDMA device's IP;
+# guest 2 connects with nvme-rdma, writes 256 MiB of random data with O_DIRECT,
+# reads it back and compares SHA-256, then disconnects, reconnects and checks
+# the data again. RNIC_SOFT=siw|rxe picks a software stack over virtio-net
+# (the reference run); with RNIC_NIC=rnic the rnic device's own ib_device is used.
+. "$RNIC_LAB_DIR/guest/lib.sh"
+set -o pipefail
+net_up
+rdma_up
+wait_peer
+pin_peer_neigh
+
+NQN=nqn.2026-11.invalid.rnic:lab
+PORT=4420
+MIB=${RNIC_NVME_MIB:-256}
+
+target() {
+	modprobe null_blk nr_devices=1 gb=1 memory_backed=1 || fail "null_blk"
+	modprobe nvmet-rdma || fail "nvmet-rdma"
+	mount -t configfs none /sys/kernel/config 2>/dev/null
+	local s=/sys/kernel/config/nvmet/subsystems/$NQN p=/sys/kernel/config/nvmet/ports/1
+	mkdir "$s" || fail "nvmet subsystem"
+	echo 1 >"$s/attr_allow_any_host"
+	mkdir "$s/namespaces/1"
+	echo /dev/nullb0 >"$s/namespaces/1/device_path"
+	echo 1 >"$s/namespaces/1/enable" || fail "namespace enable"
+	mkdir "$p"
+	echo rdma >"$p/addr_trtype"
+	echo ipv4 >"$p/addr_adrfam"
+	echo "$RNIC_IP" >"$p/addr_traddr"
+	echo $PORT >"$p/addr_trsvcid"
+	ln -s "$s" "$p/subsystems/$NQN" || fail "nvmet port (rdma listen on $RNIC_IP:$PORT)"
+	say "target: $NQN on $RNIC_IP:$PORT (rdma), /dev/nullb0"
+	# Serve until the host says it is done (a file on its output share).
+	local end=$((SECONDS + 900))
+	until [ -e "$RNIC_RUN_DIR/out2/done" ]; do
+		[ $SECONDS -lt $end ] || fail "host never finished"
+		sleep 1
+	done
+	dmesg | grep -iE "nvmet|rdma" | tail -5
+	dmesg | grep -qiE "Oops|BUG:|WARNING:" && fail "kernel oops/BUG/WARNING on the target"
+	exit 0
+}
+
+connect() {
+	local i
+	for i in $(seq 1 60); do
+		nvme connect -t rdma -a "$RNIC_PEER" -s $PORT -n "$NQN" \
+			--hostnqn="nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)" \
+			>/dev/null 2>&1 && break
+		sleep 2
+	done
+	for i in $(seq 1 100); do
+		DEVNODE=$(ls /dev/nvme*n1 2>/dev/null | head -1)
+		[ -n "$DEVNODE" ] && return 0
+		sleep 0.2
+	done
+	fail "nvme connect -t rdma $RNIC_PEER:$PORT: no namespace appeared"
+}
+
+host() {
+	local want got t0 t1
+	trap 'touch /run/out/done' EXIT
+	modprobe nvme-rdma || fail "nvme-rdma"
+	connect
+	say "connected: $DEVNODE ($(cat /sys/block/$(basename $DEVNODE)/size) sectors)"
+	head -c $((MIB << 20)) /dev/urandom >/tmp/data || fail "random data"
+	want=$(sha256sum </tmp/data | cut -d' ' -f1)
+	t0=$(date +%s.%N)
+	dd if=/tmp/data of="$DEVNODE" bs=1M oflag=direct status=none || fail "write $MIB MiB"
+	t1=$(date +%s.%N)
+	got=$(dd if="$DEVNODE" bs=1M count=$MIB iflag=direct status=none | sha256sum | cut -d' ' -f1) ||
+		fail "read back"
+	[ "$got" = "$want" ] || fail "read back: sha256 $got != $want"
+	result "nvmeof-${RNIC_SOFT:-$RNIC_NIC}" write_mib=$MIB \
+		write_mbps="$(echo "$MIB $t0 $t1" | awk '{printf "%.1f", $1*8*1.048576/($3-$2)}')" sha256=match
+	nvme disconnect -n "$NQN" >/dev/null || fail "nvme disconnect"
+	say "disconnected; reconnecting"
+	connect
+	got=$(dd if="$DEVNODE" bs=1M count=$MIB iflag=direct status=none | sha256sum | cut -d' ' -f1) ||
+		fail "read after reconnect"
+	[ "$got" = "$want" ] || fail "after reconnect: sha256 $got != $want"
+	result "nvmeof-reconnect-${RNIC_SOFT:-$RNIC_NIC}" sha256=match
+	nvme disconnect -n "$NQN" >/dev/null || fail "second disconnect"
+	dmesg | grep -qiE "Oops|BUG:|WARNING:" && fail "kernel oops/BUG/WARNING on the host"
+	exit 0
+}
+
+if [ "$RNIC_ROLE" = server ]; then target; else host; fi
