@@ -214,7 +214,11 @@ uint32_t rnic_dev_reg_read(struct rnic_dev *d, uint32_t off)
                (uint32_t)d->cfg.mac[2] << 16 | (uint32_t)d->cfg.mac[3] << 24;
     case RNIC_REG_MAC_HI:
         return (uint32_t)d->cfg.mac[4] | (uint32_t)d->cfg.mac[5] << 8;
-    case RNIC_REG_FEATURES:         return RNIC_FEAT_L2;
+    case RNIC_REG_FEATURES:
+        /* ATOMICS/IMM: per connection, with RNIC_MPA_RFC7306 (docs) */
+        return RNIC_FEAT_L2 | RNIC_FEAT_RDMA | RNIC_FEAT_CM_OFFLOAD |
+               RNIC_FEAT_SRQ | RNIC_FEAT_FRMR | RNIC_FEAT_ATOMICS |
+               RNIC_FEAT_IMM | RNIC_FEAT_MPA_MARKERS | RNIC_FEAT_MPA_CRC;
     case RNIC_REG_ADMQ_SQ_PBL_LO:   return (uint32_t)d->admq_sq_pbl;
     case RNIC_REG_ADMQ_SQ_PBL_HI:   return (uint32_t)(d->admq_sq_pbl >> 32);
     case RNIC_REG_ADMQ_CQ_PBL_LO:   return (uint32_t)d->admq_cq_pbl;
