@@ -788,6 +788,10 @@ static unsigned cmd_accept(struct rnic_dev *d,
         c->deadline = rnic_iw_now(d) + RNIC_IW_MPA_REP_NS;
     } else {
         passive_established(d, c, qp);
+        /* WQEs posted while the QP was IDLE may go now. */
+        if (!c->zombie && qp->iw == c->iq) {
+            rnic_iw_tx_pump(d, qp);
+        }
     }
     return RNIC_STS_OK;
 }
