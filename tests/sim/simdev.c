@@ -821,6 +821,17 @@ int sd_modify_qp_state(struct simdev *sd, uint32_t qpn, uint8_t state)
     return sd_cmd(sd, &cmd);
 }
 
+int sd_modify_qp_access(struct simdev *sd, uint32_t qpn, uint32_t access)
+{
+    struct rnic_admin_cmd cmd;
+
+    cmd_init(&cmd, RNIC_CMD_MODIFY_QP);
+    cmd.u.modify_qp.qpn = qpn;
+    cmd.u.modify_qp.attr_mask = RNIC_QP_ATTR_ACCESS;
+    cmd.u.modify_qp.access = access;
+    return sd_cmd(sd, &cmd);
+}
+
 int sd_query_qp(struct simdev *sd, uint32_t qpn, struct rnic_qp_attr *attr)
 {
     struct rnic_admin_cmd cmd;

@@ -190,6 +190,8 @@ int sd_create_qp(struct simdev *sd, struct sd_qp *qp, uint32_t qpn,
                  uint32_t pdn, struct sd_cq *scq, struct sd_cq *rcq,
                  struct sd_srq *srq, unsigned sq_log, unsigned rq_log);
 int sd_modify_qp_state(struct simdev *sd, uint32_t qpn, uint8_t state);
+/* Remote rights the QP grants (RNIC_ACCESS_REMOTE_*; none at creation). */
+int sd_modify_qp_access(struct simdev *sd, uint32_t qpn, uint32_t access);
 int sd_query_qp(struct simdev *sd, uint32_t qpn, struct rnic_qp_attr *attr);
 int sd_destroy(struct simdev *sd, uint8_t opcode, uint32_t id);
 

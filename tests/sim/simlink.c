@@ -26,6 +26,7 @@ void sl_init(struct simlink *sl, uint64_t seed)
     memset(sl, 0, sizeof(*sl));
     sl->rng = seed * 0x2545f4914f6cdd1dull + 1;
     sl->now = SL_SEC;           /* time 0 is special to some timers */
+    sl->trace = getenv("SIMLINK_TRACE") != NULL;
 }
 
 void sl_fini(struct simlink *sl)
@@ -116,6 +117,13 @@ void sl_send(struct simlink *sl, int from, const uint8_t *frame, size_t len)
     }
     memcpy(copy, frame, len);
     st->sent++;
+    if (sl->trace) {
+        fprintf(stderr, "%12.6f %c> %zu bytes\n", (double)sl->now / SL_SEC,
+                'A' + from, len);
+    }
+    if (sl->pcap) {
+        pcapw_frame(sl->pcap, sl->now, copy, len);
+    }
     if (sl->tap && !sl->tap(sl->tap_opaque, from, copy, &len)) {
         st->lost++;
         free(copy);
@@ -204,9 +212,11 @@ bool sl_step(struct simlink *sl)
         struct sl_ev e = heap_pop(sl);
         struct sl_stats *st = &sl->st[1 - e.dst];
 
-        if (sl->pcap) {
-            pcapw_frame(sl->pcap, sl->now, e.frame, e.len);
+        if (sl->trace) {
+            fprintf(stderr, "%12.6f   >%c %zu bytes\n",
+                    (double)sl->now / SL_SEC, 'A' + e.dst, e.len);
         }
+
         if (sl->port[e.dst].deliver(sl->port[e.dst].opaque, e.frame, e.len)) {
             st->delivered++;
             st->bytes += e.len;

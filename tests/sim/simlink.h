@@ -7,7 +7,7 @@
  * Per direction: loss, duplication, reordering (a frame held back by up to
  * reorder_ns more), delay + jitter, a rate limit with a drop-tail queue.
  * Same seed, same inputs: same frames at the same virtual times.  Frames
- * are captured to a pcap file as delivered (what the receiver saw).
+ * are captured to a pcap file as sent (before the link's impairments).
  */
 #ifndef SIMLINK_H
 #define SIMLINK_H
@@ -61,6 +61,7 @@ struct simlink {
     struct sl_ev *heap;
     size_t nheap, capheap;
     FILE *pcap;
+    bool trace;                         /* SIMLINK_TRACE: log every frame */
     /* Optional: see (and edit or drop: return false) each sent frame. */
     bool (*tap)(void *opaque, int from, uint8_t *frame, size_t *len);
     void *tap_opaque;
@@ -68,7 +69,7 @@ struct simlink {
 
 void sl_init(struct simlink *sl, uint64_t seed);
 void sl_fini(struct simlink *sl);
-/* Capture delivered frames to path; false if it cannot be created. */
+/* Capture sent frames to path; false if it cannot be created. */
 bool sl_pcap(struct simlink *sl, const char *path);
 /* Environment for a simdev on side `side` of this link. */
 struct sd_env sl_env(struct simlink *sl);

@@ -64,6 +64,7 @@ static void conn_pdata(unsigned q, int side, uint8_t *buf, uint16_t *len)
     unsigned i;
 
     *len = (uint16_t)(16 + (q * 37 + (unsigned)side * 101) % 180);
+    memset(buf, 0, 16);
     snprintf((char *)buf, 16, "rnic q%u %s", q, side ? "rep" : "req");
     for (i = 16; i < *len; i++) {
         buf[i] = (uint8_t)(i * 13 + q + (unsigned)side);
@@ -85,6 +86,11 @@ static bool create_end(struct simpair *sp, int side, unsigned q)
                          sp->o.srq ? &sp->srq[side] : NULL, sp->o.sq_log,
                          sp->o.srq ? 0 : sp->o.rq_log);
     }
+    if (!s) {
+        s = sd_modify_qp_access(sd, q + 1, RNIC_ACCESS_REMOTE_READ |
+                                RNIC_ACCESS_REMOTE_WRITE |
+                                RNIC_ACCESS_REMOTE_ATOMIC);
+    }
     if (s) {
         return fail(sp, "device %c QP %u: %s", 'A' + side, q, sd->err);
     }
@@ -105,6 +111,14 @@ static bool check_pdata(struct simpair *sp, const struct sd_cm_event *ev,
 
     conn_pdata(q, from, want, &len);
     if (ev->cm.pdata_len != len || memcmp(ev->pdata, want, len)) {
+        unsigned i;
+
+        for (i = 0; i < len && ev->pdata[i] == want[i]; i++) {
+        }
+        if (getenv("SIMDEV_VERBOSE")) {
+            fprintf(stderr, "pdata differs at byte %u: got %.16s\n", i,
+                    (const char *)ev->pdata);
+        }
         return fail(sp, "QP %u: %s private data wrong (%u bytes, want %u)",
                     q, sd_cm_name(ev->code), ev->cm.pdata_len, len);
     }
