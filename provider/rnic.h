@@ -62,7 +62,7 @@ struct rnic_srq {
 	struct ibv_srq ibv_srq;
 	pthread_spinlock_t lock;
 	uint32_t srqn;
-	struct rnic_wq wq;
+	struct rnic_work_queue wq;
 	void *buf;
 	size_t buf_size;
 };
@@ -73,8 +73,8 @@ struct rnic_qp {
 	pthread_spinlock_t rq_lock;
 	uint32_t qpn;
 	struct rnic_sq_policy sq_policy;
-	struct rnic_wq sq;
-	struct rnic_wq rq;	/* depth 0 with an SRQ */
+	struct rnic_work_queue sq;
+	struct rnic_work_queue rq;	/* depth 0 with an SRQ */
 	struct rnic_srq *srq;
 	void *buf;		/* SQ pages, then RQ pages */
 	size_t buf_size;

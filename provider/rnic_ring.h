@@ -26,7 +26,7 @@
 #define RNIC_MAX_WQ_DEPTH	65536u
 
 /* One SQ, RQ or SRQ as the provider sees it. */
-struct rnic_wq {
+struct rnic_work_queue {
 	uint8_t *buf;		/* depth slots of 1 << wqe_shift bytes */
 	uint32_t depth;		/* power of 2, <= RNIC_MAX_WQ_DEPTH */
 	uint32_t wqe_shift;
@@ -42,25 +42,25 @@ struct rnic_sq_policy {
 	bool sig_all;		/* the QP was created with sq_sig_all */
 };
 
-static inline void *rnic_wq_slot(const struct rnic_wq *wq, uint32_t idx)
+static inline void *rnic_wq_slot(const struct rnic_work_queue *wq, uint32_t idx)
 {
 	return wq->buf + ((size_t)(idx & (wq->depth - 1)) << wq->wqe_shift);
 }
 
-static inline uint32_t rnic_wq_outstanding(const struct rnic_wq *wq)
+static inline uint32_t rnic_wq_outstanding(const struct rnic_work_queue *wq)
 {
 	return __atomic_load_n(&wq->prod, __ATOMIC_ACQUIRE) -
 	       __atomic_load_n(&wq->cons, __ATOMIC_ACQUIRE);
 }
 
-static inline bool rnic_wq_full(const struct rnic_wq *wq)
+static inline bool rnic_wq_full(const struct rnic_work_queue *wq)
 {
 	return wq->prod - __atomic_load_n(&wq->cons, __ATOMIC_ACQUIRE) >=
 	       wq->depth;
 }
 
 /* The poster publishes a new producer index (before ringing the doorbell). */
-static inline void rnic_wq_publish(struct rnic_wq *wq, uint32_t prod)
+static inline void rnic_wq_publish(struct rnic_work_queue *wq, uint32_t prod)
 {
 	__atomic_store_n(&wq->prod, prod, __ATOMIC_RELEASE);
 }
@@ -71,7 +71,7 @@ static inline void rnic_wq_publish(struct rnic_wq *wq, uint32_t prod)
  * executing it), so the consumer moves past @slot.  A slot that names no
  * outstanding WQE is a device bug and is ignored.
  */
-static inline bool rnic_sq_retire(struct rnic_wq *wq, uint16_t slot)
+static inline bool rnic_sq_retire(struct rnic_work_queue *wq, uint16_t slot)
 {
 	uint32_t cons = __atomic_load_n(&wq->cons, __ATOMIC_ACQUIRE);
 	uint32_t done = ((slot - cons) & (wq->depth - 1)) + 1;
@@ -87,7 +87,7 @@ static inline bool rnic_sq_retire(struct rnic_wq *wq, uint16_t slot)
  * several CQs, hence the compare-and-swap.  Nothing outstanding: device bug,
  * ignored.
  */
-static inline bool rnic_rq_retire(struct rnic_wq *wq)
+static inline bool rnic_rq_retire(struct rnic_work_queue *wq)
 {
 	uint32_t cons = __atomic_load_n(&wq->cons, __ATOMIC_ACQUIRE);
 
@@ -177,7 +177,7 @@ static inline int rnic_wr_opcode(enum ibv_wr_opcode op, uint32_t features)
  * which case the slot's content does not matter: the producer is not advanced.
  */
 static inline int rnic_build_sq_wqe(struct rnic_sq_wqe *wqe,
-				    const struct rnic_wq *sq,
+				    const struct rnic_work_queue *sq,
 				    const struct rnic_sq_policy *pol,
 				    const struct ibv_send_wr *wr)
 {
@@ -272,7 +272,7 @@ static inline int rnic_build_sq_wqe(struct rnic_sq_wqe *wqe,
  * posted; the ones before it are in the ring and the caller rings the doorbell
  * for them.  The new producer is sq->prod.
  */
-static inline int rnic_sq_post(struct rnic_wq *sq,
+static inline int rnic_sq_post(struct rnic_work_queue *sq,
 			       const struct rnic_sq_policy *pol,
 			       struct ibv_send_wr *wr,
 			       struct ibv_send_wr **bad_wr)
@@ -299,7 +299,7 @@ static inline int rnic_sq_post(struct rnic_wq *sq,
 
 /* Fill one RQ/SRQ WQE; EINVAL for too many SGEs. */
 static inline int rnic_build_rq_wqe(struct rnic_rq_wqe *wqe,
-				    const struct rnic_wq *rq,
+				    const struct rnic_work_queue *rq,
 				    const struct ibv_recv_wr *wr)
 {
 	int i;
@@ -315,7 +315,7 @@ static inline int rnic_build_rq_wqe(struct rnic_rq_wqe *wqe,
 }
 
 /* rnic_sq_post for receive queues (RQ and SRQ). */
-static inline int rnic_rq_post(struct rnic_wq *rq, struct ibv_recv_wr *wr,
+static inline int rnic_rq_post(struct rnic_work_queue *rq, struct ibv_recv_wr *wr,
 			       struct ibv_recv_wr **bad_wr)
 {
 	uint32_t prod = rq->prod;

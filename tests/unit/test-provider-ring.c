@@ -71,12 +71,12 @@ static void check_layout_offsets(void)
 
 /* ---- queues on heap memory ---- */
 
-static struct rnic_wq make_wq(uint32_t depth, uint32_t wqe_size, uint32_t max_sge,
+static struct rnic_work_queue make_wq(uint32_t depth, uint32_t wqe_size, uint32_t max_sge,
                               uint32_t max_inline)
 {
     /* Whole pages, as the provider allocates them. */
     size_t len = ((size_t)depth * wqe_size + RNIC_PAGE_SIZE - 1) & ~(size_t)(RNIC_PAGE_SIZE - 1);
-    struct rnic_wq wq = {
+    struct rnic_work_queue wq = {
         .buf = aligned_alloc(RNIC_PAGE_SIZE, len),
         .depth = depth,
         .wqe_shift = (uint32_t)__builtin_ctz(wqe_size),
@@ -88,7 +88,7 @@ static struct rnic_wq make_wq(uint32_t depth, uint32_t wqe_size, uint32_t max_sg
     return wq;
 }
 
-static const uint8_t *slot(const struct rnic_wq *wq, uint32_t idx)
+static const uint8_t *slot(const struct rnic_work_queue *wq, uint32_t idx)
 {
     return rnic_wq_slot(wq, idx);
 }
@@ -107,7 +107,7 @@ static void check_sge_bytes(const uint8_t *p, unsigned int off, const struct ibv
 /* SEND with two SGEs, signaled + solicited: the whole 256 bytes. */
 static void test_send_layout(void)
 {
-    struct rnic_wq sq = make_wq(8, RNIC_SQ_WQE_SIZE, RNIC_SQ_MAX_SGE, 64);
+    struct rnic_work_queue sq = make_wq(8, RNIC_SQ_WQE_SIZE, RNIC_SQ_MAX_SGE, 64);
     struct ibv_sge sge[2] = {
         { .addr = 0x1000200030004000ull, .length = 4096, .lkey = 0x00012345 },
         { .addr = 0x7fff0000, .length = 17, .lkey = 0xabcdef01 },
@@ -138,7 +138,7 @@ static void test_send_layout(void)
 /* Every opcode's header/operation bytes. */
 static void test_opcodes(void)
 {
-    struct rnic_wq sq = make_wq(16, RNIC_SQ_WQE_SIZE, RNIC_SQ_MAX_SGE, 64);
+    struct rnic_work_queue sq = make_wq(16, RNIC_SQ_WQE_SIZE, RNIC_SQ_MAX_SGE, 64);
     struct ibv_sge sge = { .addr = 0x5000, .length = 8, .lkey = 7 };
     struct ibv_send_wr wr[6];
     struct ibv_send_wr *bad = NULL;
@@ -214,7 +214,7 @@ static void test_opcodes(void)
 /* Inline data: the bytes of all SGEs, count = bytes; sq_sig_all signals. */
 static void test_inline(void)
 {
-    struct rnic_wq sq = make_wq(4, RNIC_SQ_WQE_SIZE, 2, RNIC_SQ_MAX_INLINE);
+    struct rnic_work_queue sq = make_wq(4, RNIC_SQ_WQE_SIZE, 2, RNIC_SQ_MAX_INLINE);
     struct rnic_sq_policy sig_all = { .sig_all = true };
     char a[] = "hello ", b[] = "world";
     uint8_t big[RNIC_SQ_MAX_INLINE];
@@ -257,7 +257,7 @@ static void test_inline(void)
 /* Bad requests: EINVAL, *bad_wr at the culprit, nothing posted from it on. */
 static void test_bad_wrs(void)
 {
-    struct rnic_wq sq = make_wq(8, RNIC_SQ_WQE_SIZE, 2, 32);
+    struct rnic_work_queue sq = make_wq(8, RNIC_SQ_WQE_SIZE, 2, 32);
     struct rnic_sq_policy plain = { .features = 0 };
     struct ibv_sge sge[3] = { { .addr = 0x1000, .length = 8 }, { 0 }, { 0 } };
     struct ibv_send_wr good = { .sg_list = sge, .num_sge = 1, .opcode = IBV_WR_SEND };
@@ -339,7 +339,7 @@ static void test_bad_wrs(void)
 
     /* Receive side: too many SGEs. */
     {
-        struct rnic_wq rq = make_wq(4, RNIC_RQ_WQE_SIZE, 3, 0);
+        struct rnic_work_queue rq = make_wq(4, RNIC_RQ_WQE_SIZE, 3, 0);
         struct ibv_recv_wr rwr = { .sg_list = sge, .num_sge = 4 };
         struct ibv_recv_wr *rbad = NULL;
 
@@ -354,7 +354,7 @@ static void test_bad_wrs(void)
 /* Full SQ -> ENOMEM; completions free slots; indices wrap at 2^32. */
 static void test_sq_full_and_retire(void)
 {
-    struct rnic_wq sq = make_wq(8, RNIC_SQ_WQE_SIZE, 1, 0);
+    struct rnic_work_queue sq = make_wq(8, RNIC_SQ_WQE_SIZE, 1, 0);
     struct ibv_sge sge = { .addr = 0x1000, .length = 1 };
     struct ibv_send_wr wr[10];
     struct ibv_send_wr *bad = NULL;
@@ -397,7 +397,7 @@ static void test_sq_full_and_retire(void)
 /* RQ WQE bytes, RQ full, retire by count. */
 static void test_rq(void)
 {
-    struct rnic_wq rq = make_wq(4, RNIC_RQ_WQE_SIZE, RNIC_RQ_MAX_SGE, 0);
+    struct rnic_work_queue rq = make_wq(4, RNIC_RQ_WQE_SIZE, RNIC_RQ_MAX_SGE, 0);
     struct ibv_sge sge[RNIC_RQ_MAX_SGE];
     struct ibv_recv_wr wr[5];
     struct ibv_recv_wr *bad = NULL;
@@ -631,7 +631,7 @@ static void test_cq_phase_wrap(void)
 /* A signaled WQE after unsignaled ones: its CQE frees them all. */
 static void test_send_completion_frees_sq(void)
 {
-    struct rnic_wq sq = make_wq(4, RNIC_SQ_WQE_SIZE, 1, 0);
+    struct rnic_work_queue sq = make_wq(4, RNIC_SQ_WQE_SIZE, 1, 0);
     struct ibv_send_wr wr[3];
     struct ibv_send_wr *bad = NULL;
     struct fake_cq f;

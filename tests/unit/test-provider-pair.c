@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The rdma-core provider's ring code against the real device core: two rnics
+ * back to back (test-iw-pair), work requests turned into WQEs by
+ * provider/rnic_ring.h from ibv_send_wr/ibv_recv_wr, doorbells with the
+ * provider's values, and the completions read back, translated and retired
+ * by the provider's poll logic.  The provider <-> device contract end to end,
+ * with no kernel in between (the kernel only pins memory and creates objects).
+ */
+#include <string.h>
+#include "rnic_ring.h"
+#include "test-iw-pair.h"
+
+#define ALL_ACCESS (RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE | \
+                    RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC)
+
+/* One side as the provider sees it: its rings in the device's guest memory. */
+struct side {
+    struct p_dev *d;
+    struct rnic_work_queue sq, rq;
+    struct rnic_cq_ring cq;
+    struct rnic_sq_policy pol;
+};
+
+static void side_init(struct side *s, struct p_dev *d)
+{
+    uint8_t *mem = d->h->mem;
+
+    memset(s, 0, sizeof(*s));
+    s->d = d;
+    s->sq.buf = mem + d->qp.sq;
+    s->sq.depth = d->qp.sq_depth;
+    s->sq.wqe_shift = 8;
+    s->sq.max_sge = RNIC_SQ_MAX_SGE;
+    s->sq.max_inline = RNIC_SQ_MAX_INLINE;
+    s->rq.buf = mem + d->qp.rq;
+    s->rq.depth = d->qp.rq_depth;
+    s->rq.wqe_shift = 7;
+    s->rq.max_sge = RNIC_RQ_MAX_SGE;
+    s->cq.cqe = (struct rnic_cqe *)(mem + d->cq.ring);
+    s->cq.depth = d->cq.depth;
+    s->cq.log_depth = (uint32_t)__builtin_ctz(d->cq.depth);
+    s->cq.dbrec = (__le32 *)(mem + d->cq.dbrec);
+    /* What the driver copies from RNIC_REG_FEATURES into the ucontext. */
+    s->pol.features = rnic_dev_reg_read(&d->h->dev, RNIC_REG_FEATURES);
+}
+
+/* qp.c/srq.c after a post: the doorbell carrying the new producer index. */
+static void ring(struct side *s, uint32_t off, uint32_t prod)
+{
+    rnic_dev_doorbell(&s->d->h->dev, 0, off, rnic_db_producer(s->d->qp.qpn, prod));
+    h_run(s->d->h);
+}
+
+static int post_send(struct side *s, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+    uint32_t old = s->sq.prod;
+    int ret = rnic_sq_post(&s->sq, &s->pol, wr, bad);
+
+    if (s->sq.prod != old) {
+        ring(s, RNIC_DB_SQ, s->sq.prod);
+    }
+    return ret;
+}
+
+static int post_recv(struct side *s, struct ibv_recv_wr *wr)
+{
+    struct ibv_recv_wr *bad = NULL;
+    uint32_t old = s->rq.prod;
+    int ret = rnic_rq_post(&s->rq, wr, &bad);
+
+    if (s->rq.prod != old) {
+        ring(s, RNIC_DB_RQ, s->rq.prod);
+    }
+    return ret;
+}
+
+/* cq.c's poll loop; the QP table lookup is the one QP of the side. */
+static int poll(struct side *s, struct ibv_wc *wc, int n)
+{
+    const struct rnic_cqe *cqe;
+    int i;
+
+    for (i = 0; i < n; i++) {
+        cqe = rnic_cq_peek(&s->cq);
+        if (!cqe) {
+            break;
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        rnic_cqe_to_wc(cqe, &wc[i]);
+        CHECK_EQ(wc[i].qp_num, s->d->qp.qpn);
+        if (!rnic_cqe_is_recv(cqe)) {
+            CHECK(rnic_sq_retire(&s->sq, le16toh(cqe->wqe_idx)));
+        } else {
+            CHECK(rnic_rq_retire(&s->rq));
+        }
+        rnic_cq_advance(&s->cq);
+    }
+    if (i) {
+        rnic_cq_update_dbrec(&s->cq);
+    }
+    return i;
+}
+
+static uint64_t mr(struct p_dev *d, uint32_t stag, uint32_t access, uint32_t pages)
+{
+    uint64_t a = h_alloc(d->h, pages);
+
+    CHECK_EQ(t_reg_mr(d->h, stag, 0, access, a, (uint64_t)pages * 4096, a), RNIC_STS_OK);
+    return a;
+}
+
+static void fill(struct p_dev *d, uint64_t a, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        d->h->mem[a + i] = (uint8_t)(i * 151 + seed + (i >> 9));
+    }
+}
+
+static struct ibv_sge sge(uint64_t addr, uint32_t len, uint32_t lkey)
+{
+    return (struct ibv_sge){ .addr = addr, .length = len, .lkey = lkey };
+}
+
+static struct pair *connected(uint8_t mpa_flags, struct side *a, struct side *b)
+{
+    struct pair *p = p_new();
+
+    if (!p_connect_pair(p, 2, mpa_flags)) {
+        p_free(p);
+        return NULL;
+    }
+    side_init(a, &p->a);
+    side_init(b, &p->b);
+    return p;
+}
+
+/*
+ * Sends: gather/scatter, in-line, unsignaled before signaled, solicited.
+ * (Send with Immediate is left out: the device carries it as a Send plus an
+ * RFC 7306 Immediate Data message, two receive completions.)
+ */
+static void test_sends(void)
+{
+    struct side a, b;
+    struct pair *p = connected(RNIC_MPA_CRC | RNIC_MPA_RFC7306, &a, &b);
+    struct ibv_sge rs[2], rs2, rs3, ss[3], is;
+    struct ibv_recv_wr rwr[3];
+    struct ibv_send_wr swr[3], *bad = NULL;
+    struct ibv_wc wc[8];
+    uint64_t src, dst;
+    char text[] = "in-line through the provider";
+
+    if (!p) {
+        return;
+    }
+    src = mr(&p->a, 0x100, RNIC_ACCESS_LOCAL_WRITE, 4);
+    dst = mr(&p->b, 0x100, RNIC_ACCESS_LOCAL_WRITE, 4);
+    fill(&p->a, src, 16384, 3);
+
+    memset(rwr, 0, sizeof(rwr));
+    rs[0] = sge(dst, 3000, 0x100);
+    rs[1] = sge(dst + 8192, 4000, 0x100);
+    rs2 = sge(dst + 12288, 100, 0x100);
+    rs3 = sge(dst + 13312, 3000, 0x100);
+    rwr[0] = (struct ibv_recv_wr){ .wr_id = 901, .sg_list = rs, .num_sge = 2, .next = &rwr[1] };
+    rwr[1] = (struct ibv_recv_wr){ .wr_id = 902, .sg_list = &rs2, .num_sge = 1,
+                                   .next = &rwr[2] };
+    rwr[2] = (struct ibv_recv_wr){ .wr_id = 903, .sg_list = &rs3, .num_sge = 1 };
+    CHECK_EQ(post_recv(&b, rwr), 0);
+    CHECK_EQ(b.rq.prod, 3);
+
+    ss[0] = sge(src + 1, 1000, 0x100);
+    ss[1] = sge(src + 5000, 2000, 0x100);
+    ss[2] = sge(src + 9000, 500, 0x100);
+    is = sge((uintptr_t)text, sizeof(text), 0);
+    memset(swr, 0, sizeof(swr));
+    swr[0] = (struct ibv_send_wr){ .wr_id = 801, .sg_list = ss, .num_sge = 3,
+                                   .opcode = IBV_WR_SEND, .next = &swr[1] };
+    swr[1] = (struct ibv_send_wr){ .wr_id = 802, .sg_list = &is, .num_sge = 1,
+                                   .opcode = IBV_WR_SEND, .next = &swr[2],
+                                   .send_flags = IBV_SEND_INLINE | IBV_SEND_SOLICITED };
+    swr[2] = (struct ibv_send_wr){ .wr_id = 803, .sg_list = ss, .num_sge = 1,
+                                   .opcode = IBV_WR_SEND,
+                                   .send_flags = IBV_SEND_SIGNALED };
+    CHECK_EQ(post_send(&a, swr, &bad), 0);
+    p_settle(p, 1000000000ull);
+
+    /* Only the signaled Send completes; it frees all three SQ slots. */
+    CHECK_EQ(poll(&a, wc, 8), 1);
+    CHECK_EQ(wc[0].wr_id, 803);
+    CHECK_EQ(wc[0].opcode, IBV_WC_SEND);
+    CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
+    CHECK_EQ(rnic_wq_outstanding(&a.sq), 0);
+
+    CHECK_EQ(poll(&b, wc, 8), 3);
+    CHECK_EQ(wc[0].wr_id, 901);
+    CHECK_EQ(wc[0].opcode, IBV_WC_RECV);
+    CHECK_EQ(wc[0].byte_len, 3500);
+    CHECK_EQ(wc[0].wc_flags, 0);
+    CHECK(!memcmp(p->b.h->mem + dst, p->a.h->mem + src + 1, 1000));
+    CHECK(!memcmp(p->b.h->mem + dst + 1000, p->a.h->mem + src + 5000, 2000));
+    CHECK(!memcmp(p->b.h->mem + dst + 8192, p->a.h->mem + src + 9000, 500));
+    CHECK_EQ(wc[1].wr_id, 902);
+    CHECK_EQ(wc[1].byte_len, sizeof(text));
+    CHECK(!memcmp(p->b.h->mem + dst + 12288, text, sizeof(text)));
+    CHECK_EQ(wc[2].wr_id, 903);
+    CHECK_EQ(wc[2].byte_len, 1000);
+    CHECK(!memcmp(p->b.h->mem + dst + 13312, p->a.h->mem + src + 1, 1000));
+    CHECK_EQ(rnic_wq_outstanding(&b.rq), 0);
+    /* The device learns the consumer index from the dbrec. */
+    CHECK_EQ(le32toh(*b.cq.dbrec), 3);
+    p_free(p);
+}
+
+/* Write with Immediate, Read into two pieces, both atomics. */
+static void test_rdma_and_atomics(void)
+{
+    struct side a, b;
+    struct pair *p = connected(RNIC_MPA_CRC | RNIC_MPA_RFC7306, &a, &b);
+    struct ibv_sge wsrc, rd[2], fsink, csink, rs;
+    struct ibv_recv_wr rwr;
+    struct ibv_send_wr w[4], *bad = NULL;
+    struct ibv_wc wc[8];
+    uint64_t la, rb, v;
+
+    if (!p) {
+        return;
+    }
+    la = mr(&p->a, 0x200, RNIC_ACCESS_LOCAL_WRITE, 8);
+    rb = mr(&p->b, 0x300, ALL_ACCESS, 8);
+    fill(&p->a, la, 8000, 5);
+    fill(&p->b, rb + 16384, 6000, 9);
+    v = 1000;
+    memcpy(p->b.h->mem + rb + 24576, &v, 8);
+
+    rs = sge(rb + 30000, 16, 0x300);
+    rwr = (struct ibv_recv_wr){ .wr_id = 700, .sg_list = &rs, .num_sge = 1 };
+    CHECK_EQ(post_recv(&b, &rwr), 0);
+
+    wsrc = sge(la, 8000, 0x200);
+    rd[0] = sge(la + 16384, 2500, 0x200);
+    rd[1] = sge(la + 20480, 3500, 0x200);
+    fsink = sge(la + 28672, 8, 0x200);
+    csink = sge(la + 28680, 8, 0x200);
+    memset(w, 0, sizeof(w));
+    w[0].wr_id = 601;
+    w[0].opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+    w[0].imm_data = htobe32(0x01020304);
+    w[0].sg_list = &wsrc;
+    w[0].num_sge = 1;
+    w[0].wr.rdma.remote_addr = rb + 7;
+    w[0].wr.rdma.rkey = 0x300;
+    w[1].wr_id = 602;
+    w[1].opcode = IBV_WR_RDMA_READ;
+    w[1].sg_list = rd;
+    w[1].num_sge = 2;
+    w[1].wr.rdma.remote_addr = rb + 16384;
+    w[1].wr.rdma.rkey = 0x300;
+    w[2].wr_id = 603;
+    w[2].opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+    w[2].sg_list = &fsink;
+    w[2].num_sge = 1;
+    w[2].wr.atomic.remote_addr = rb + 24576;
+    w[2].wr.atomic.rkey = 0x300;
+    w[2].wr.atomic.compare_add = 24;
+    w[3] = w[2];
+    w[3].wr_id = 604;
+    w[3].opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+    w[3].sg_list = &csink;
+    w[3].wr.atomic.compare_add = 1024;
+    w[3].wr.atomic.swap = 77;
+    for (int i = 0; i < 4; i++) {
+        w[i].send_flags = IBV_SEND_SIGNALED | (i == 2 ? IBV_SEND_FENCE : 0);
+        w[i].next = i < 3 ? &w[i + 1] : NULL;
+    }
+    CHECK_EQ(post_send(&a, w, &bad), 0);
+    p_settle(p, 1000000000ull);
+
+    CHECK(!memcmp(p->b.h->mem + rb + 7, p->a.h->mem + la, 8000));
+    CHECK(!memcmp(p->a.h->mem + la + 16384, p->b.h->mem + rb + 16384, 2500));
+    CHECK(!memcmp(p->a.h->mem + la + 20480, p->b.h->mem + rb + 18884, 3500));
+    memcpy(&v, p->a.h->mem + la + 28672, 8);
+    CHECK_EQ(v, 1000);
+    memcpy(&v, p->a.h->mem + la + 28680, 8);
+    CHECK_EQ(v, 1024);
+    memcpy(&v, p->b.h->mem + rb + 24576, 8);
+    CHECK_EQ(v, 77);
+
+    CHECK_EQ(poll(&a, wc, 8), 4);
+    CHECK_EQ(wc[0].wr_id, 601);
+    CHECK_EQ(wc[0].opcode, IBV_WC_RDMA_WRITE);
+    CHECK_EQ(wc[1].wr_id, 602);
+    CHECK_EQ(wc[1].opcode, IBV_WC_RDMA_READ);
+    CHECK_EQ(wc[1].byte_len, 6000);
+    CHECK_EQ(wc[2].opcode, IBV_WC_FETCH_ADD);
+    CHECK_EQ(wc[3].opcode, IBV_WC_COMP_SWAP);
+    for (int i = 0; i < 4; i++) {
+        CHECK_EQ(wc[i].status, IBV_WC_SUCCESS);
+    }
+    CHECK_EQ(poll(&b, wc, 8), 1);
+    CHECK_EQ(wc[0].wr_id, 700);
+    CHECK_EQ(wc[0].opcode, IBV_WC_RECV_RDMA_WITH_IMM);
+    CHECK_EQ(wc[0].imm_data, htobe32(0x01020304));
+    CHECK_EQ(wc[0].byte_len, 8000);
+    p_free(p);
+}
+
+/* Thousands of Writes, one in four signaled: the SQ (64) and the CQ (256)
+ * wrap many times; a full SQ answers ENOMEM until completions free it. */
+static void test_wrap(void)
+{
+    struct side a, b;
+    struct pair *p = connected(RNIC_MPA_CRC, &a, &b);
+    struct ibv_send_wr w[80], *bad;
+    struct ibv_sge s;
+    struct ibv_wc wc[32];
+    uint64_t la, rb, next_wr = 0, next_done = 3, nomem = 0;
+    const uint64_t total = 4000;
+    unsigned rounds = 0;
+
+    if (!p) {
+        return;
+    }
+    la = mr(&p->a, 0x200, RNIC_ACCESS_LOCAL_WRITE, 1);
+    rb = mr(&p->b, 0x300, ALL_ACCESS, 1);
+    fill(&p->a, la, 4096, 1);
+    s = sge(la, 64, 0x200);
+    while (next_done < total) {
+        int n = 0, got;
+
+        if (++rounds > 1000) {
+            CHECK(!"the SQ stopped completing");
+            break;
+        }
+        memset(w, 0, sizeof(w));
+        for (int i = 0; i < 80 && next_wr < total; i++, n++) {
+            w[i].wr_id = next_wr;
+            w[i].opcode = IBV_WR_RDMA_WRITE;
+            w[i].sg_list = &s;
+            w[i].num_sge = 1;
+            w[i].wr.rdma.remote_addr = rb + (next_wr % 64) * 64;
+            w[i].wr.rdma.rkey = 0x300;
+            w[i].send_flags = next_wr % 4 == 3 ? IBV_SEND_SIGNALED : 0;
+            w[i].next = i + 1 < 80 && next_wr + 1 < total ? &w[i + 1] : NULL;
+            next_wr++;
+        }
+        if (n) {
+            uint32_t before = a.sq.prod;
+            int ret;
+
+            bad = NULL;
+            ret = post_send(&a, w, &bad);
+            /* What did not fit is posted again next round. */
+            if (ret) {
+                CHECK_EQ(ret, ENOMEM);
+                CHECK(bad != NULL);
+                nomem++;
+                next_wr -= (uint64_t)(n - (int)(a.sq.prod - before));
+                CHECK(bad && bad->wr_id == next_wr);
+            }
+        }
+        p_settle(p, 1000000000ull);
+        while ((got = poll(&a, wc, 32)) > 0) {
+            for (int i = 0; i < got; i++) {
+                CHECK_EQ(wc[i].wr_id, next_done);
+                CHECK_EQ(wc[i].status, IBV_WC_SUCCESS);
+                next_done += 4;
+            }
+        }
+    }
+    CHECK_EQ(rnic_wq_outstanding(&a.sq), 0);
+    CHECK_EQ(a.sq.prod, total);
+    CHECK_EQ(a.cq.cons, total / 4);
+    CHECK(a.cq.cons > 2 * a.cq.depth);  /* the phase flipped several times */
+    CHECK(nomem > 0);
+    CHECK_EQ(le32toh(*a.cq.dbrec), a.cq.cons);
+    CHECK_EQ(p_qp_state(&p->a, P_QP), RNIC_QPS_RTS);
+    printf("wrap: %llu Writes, %u CQEs, %llu ENOMEM rounds\n",
+           (unsigned long long)total, a.cq.cons, (unsigned long long)nomem);
+    p_free(p);
+}
+
+/* ERROR flushes the posted receives: each completion gives a slot back. */
+static void test_flush(void)
+{
+    struct side a, b;
+    struct pair *p = connected(RNIC_MPA_CRC, &a, &b);
+    struct rnic_admin_cmd c;
+    struct ibv_recv_wr r[5];
+    struct ibv_sge s;
+    struct ibv_wc wc[8];
+
+    if (!p) {
+        return;
+    }
+    s = sge(h_alloc(p->b.h, 1), 100, 0x100);
+    CHECK_EQ(t_reg_mr(p->b.h, 0x100, 0, RNIC_ACCESS_LOCAL_WRITE, s.addr, 4096, s.addr),
+             RNIC_STS_OK);
+    memset(r, 0, sizeof(r));
+    for (int i = 0; i < 5; i++) {
+        r[i].wr_id = 500 + i;
+        r[i].sg_list = &s;
+        r[i].num_sge = 1;
+        r[i].next = i < 4 ? &r[i + 1] : NULL;
+    }
+    CHECK_EQ(post_recv(&b, r), 0);
+    c = t_mk(RNIC_CMD_MODIFY_QP);
+    c.u.modify_qp.qpn = P_QP;
+    c.u.modify_qp.attr_mask = RNIC_QP_ATTR_STATE;
+    c.u.modify_qp.state = RNIC_QPS_ERROR;
+    CHECK_EQ(h_cmd(p->b.h, &c), RNIC_STS_OK);
+    h_run(p->b.h);
+    CHECK_EQ(poll(&b, wc, 8), 5);
+    for (int i = 0; i < 5; i++) {
+        CHECK_EQ(wc[i].wr_id, 500 + i);
+        CHECK_EQ(wc[i].status, IBV_WC_WR_FLUSH_ERR);
+    }
+    CHECK_EQ(rnic_wq_outstanding(&b.rq), 0);
+    p_free(p);
+}
+
+int main(void)
+{
+    test_sends();
+    test_rdma_and_atomics();
+    test_wrap();
+    test_flush();
+    return t_report("test-provider-pair");
+}
