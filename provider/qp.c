@@ -167,8 +167,15 @@ struct ibv_qp *rnic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	cmd.drv_payload.sq_len = sq_len;
 	cmd.drv_payload.rq_va = rq_len ? (uintptr_t)qp->buf + sq_len : 0;
 	cmd.drv_payload.rq_len = rq_len;
+	/*
+	 * Every WQE has room for the device's maxima, so ask for them: the
+	 * caps written back are at least what the caller wanted.
+	 */
 	init.cap.max_send_wr = sq_depth;
 	init.cap.max_recv_wr = rq_depth;
+	init.cap.max_send_sge = ctx->max_send_sge;
+	init.cap.max_recv_sge = attr->srq ? 0 : ctx->max_recv_sge;
+	init.cap.max_inline_data = ctx->max_inline;
 	ret = ibv_cmd_create_qp(pd, &qp->ibv_qp, &init, &cmd.ibv_cmd,
 				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret) {
