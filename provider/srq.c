@@ -44,6 +44,7 @@ struct ibv_srq *rnic_create_srq(struct ibv_pd *pd,
 	cmd.drv_payload.buf_va = (uintptr_t)srq->buf;
 	cmd.drv_payload.buf_len = len;
 	init.attr.max_wr = depth;
+	init.attr.max_sge = ctx->max_recv_sge;	/* room is there in every WQE */
 	ret = ibv_cmd_create_srq(pd, &srq->ibv_srq, &init, &cmd.ibv_cmd,
 				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret) {
