@@ -23,6 +23,7 @@
  *             [--need LIST] [--rev 1|2] [--crc 0|1] [--markers 0|1]
  *             [--srq] [--mtu N] [--loss P] [--dup P] [--reorder P]
  *             [--delay-us N] [--rate-mbps N] [--pcap FILE] [-v]
+ *             [--force-features MASK]  (use features FEATURES does not list)
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -58,6 +59,7 @@ struct opts {
     double loss, dup, reorder;
     uint64_t delay_us, rate_mbps;
     const char *pcap;
+    uint32_t force_features;    /* try features the device does not list */
     int verbose;
 };
 
@@ -1043,7 +1045,7 @@ static int run_seed(const struct opts *o, uint64_t seed)
         sp_fini(&s->sp);
         return 1;
     }
-    feat = s->sp.sd[0]->features;
+    feat = s->sp.sd[0]->features | o->force_features;
     s->enabled = o->ops_set;
     if (!(feat & RNIC_FEAT_FRMR)) {
         s->enabled &= ~(1u << OP_SEND_INV);
@@ -1242,6 +1244,8 @@ int main(int argc, char **argv)
             o.delay_us = (uint64_t)num(v);
         } else if (!strcmp(a, "--rate-mbps")) {
             o.rate_mbps = (uint64_t)num(v);
+        } else if (!strcmp(a, "--force-features")) {
+            o.force_features = (uint32_t)strtoul(v, NULL, 0);
         } else if (!strcmp(a, "--pcap")) {
             o.pcap = v;
         } else {

@@ -153,9 +153,11 @@ struct simdev *sd_new(const struct rnic_dev_config *cfg, uint64_t mem_size,
     sd->mem_size = (mem_size + PG - 1) & ~(uint64_t)(PG - 1);
     sd->mem = malloc(sd->mem_size);
     sd->page_used = calloc(sd->mem_size / PG, 1);
-    if (!sd->mem || !sd->page_used) {
+    sd->page_dev = calloc(sd->mem_size / PG, 1);
+    if (!sd->mem || !sd->page_used || !sd->page_dev) {
         free(sd->mem);
         free(sd->page_used);
+        free(sd->page_dev);
         free(sd);
         return NULL;
     }
@@ -172,6 +174,7 @@ struct simdev *sd_new(const struct rnic_dev_config *cfg, uint64_t mem_size,
     if (rnic_dev_init(&sd->dev, cfg, &sd_ops, sd)) {
         free(sd->mem);
         free(sd->page_used);
+        free(sd->page_dev);
         free(sd);
         return NULL;
     }
@@ -190,7 +193,16 @@ void sd_free(struct simdev *sd)
     free(sd->owned);
     free(sd->mem);
     free(sd->page_used);
+    free(sd->page_dev);
     free(sd);
+}
+
+void sd_mark_dev(struct simdev *sd, uint64_t addr, uint32_t pages)
+{
+    if (!in_mem(sd, addr, (uint64_t)pages * PG)) {
+        die(sd, "sd_mark_dev outside guest memory", addr);
+    }
+    memset(sd->page_dev + addr / PG, 1, pages);
 }
 
 uint64_t sd_alloc(struct simdev *sd, uint32_t pages)
@@ -337,14 +349,19 @@ static void pbl_level2(struct simdev *sd, struct rnic_pbl *pbl,
 }
 
 static void ring_alloc(struct simdev *sd, struct sd_ring *r, uint32_t depth,
-                       uint32_t esize)
+                       uint32_t esize, bool dev_writes)
 {
+    uint32_t i;
+
     r->depth = depth;
     r->entry_size = esize;
     r->npages = rnic_ring_pages_needed(depth, esize);
     r->pages = sd_calloc(sd, r->npages, 8);
     sd_alloc_scattered(sd, r->npages, r->pages);
     pbl_level1(sd, &r->pbl, r->pages, r->npages);
+    for (i = 0; i < r->npages && dev_writes; i++) {
+        sd_mark_dev(sd, r->pages[i], 1);
+    }
 }
 
 static uint64_t ring_slot(const struct sd_ring *r, uint32_t idx)
@@ -491,10 +508,11 @@ static int create_eq(struct simdev *sd, struct sd_eq *eq, uint32_t eqn,
 {
     struct rnic_admin_cmd cmd;
     struct sd_ring r;
+    uint32_t i;
 
     eq->eqn = eqn;
     eq->depth = 1u << log;
-    ring_alloc(sd, &r, eq->depth, RNIC_EQE_SIZE);
+    ring_alloc(sd, &r, eq->depth, RNIC_EQE_SIZE, true);
     eq->pages = r.pages;
     eq->npages = r.npages;
     cmd_init(&cmd, RNIC_CMD_CREATE_EQ);
@@ -507,6 +525,9 @@ static int create_eq(struct simdev *sd, struct sd_eq *eq, uint32_t eqn,
 
         eq->pdata_pages = sd_calloc(sd, np, 8);
         sd_alloc_scattered(sd, np, eq->pdata_pages);
+        for (i = 0; i < np; i++) {
+            sd_mark_dev(sd, eq->pdata_pages[i], 1);
+        }
         pbl_level1(sd, &cmd.u.create_eq.pdata, eq->pdata_pages, np);
     }
     return sd_cmd(sd, &cmd);
@@ -658,6 +679,7 @@ int sd_enable(struct simdev *sd, uint16_t mtu)
     sd->admq_depth = 64;
     sd->admq_sq = sd_alloc(sd, 2);
     sd->admq_cq = sd_alloc(sd, 1);
+    sd_mark_dev(sd, sd->admq_cq, 1);
     pg[0] = sd->admq_sq;
     pg[1] = sd->admq_sq + PG;
     pbl_level1(sd, &sqp, pg, 2);
@@ -702,6 +724,7 @@ int sd_enable(struct simdev *sd, uint16_t mtu)
     }
     /* L2 RX ring: 64 slots, 32 buffers of one maximum frame each */
     sd->l2_ring = sd_alloc(sd, 1);
+    sd_mark_dev(sd, sd->l2_ring, 1);
     cmd_init(&cmd, RNIC_CMD_CREATE_RXQ);
     cmd.u.create_l2q.qid = 0;
     cmd.u.create_l2q.eqn = SD_EQ_COMP;
@@ -716,6 +739,7 @@ int sd_enable(struct simdev *sd, uint16_t mtu)
 
         memset(&d, 0, sizeof(d));
         sd->l2_buf[i] = sd_alloc(sd, (RNIC_L2_MAX_FRAME + PG - 1) / PG);
+        sd_mark_dev(sd, sd->l2_buf[i], (RNIC_L2_MAX_FRAME + PG - 1) / PG);
         d.addr = sd->l2_buf[i];
         d.buf_len = RNIC_L2_MAX_FRAME;
         sd_write(sd, sd->l2_ring + (uint64_t)i * RNIC_L2_DESC_SIZE, &d,
@@ -746,7 +770,7 @@ int sd_create_cq(struct simdev *sd, struct sd_cq *cq, uint32_t cqn,
 
     memset(cq, 0, sizeof(*cq));
     cq->cqn = cqn;
-    ring_alloc(sd, &cq->ring, 1u << log_depth, RNIC_CQE_SIZE);
+    ring_alloc(sd, &cq->ring, 1u << log_depth, RNIC_CQE_SIZE, true);
     cq->dbrec = sd_alloc(sd, 1);
     cmd_init(&cmd, RNIC_CMD_CREATE_CQ);
     cmd.u.create_cq.cqn = cqn;
@@ -765,7 +789,8 @@ int sd_create_srq(struct simdev *sd, struct sd_srq *srq, uint32_t srqn,
     memset(srq, 0, sizeof(*srq));
     srq->srqn = srqn;
     srq->pdn = pdn;
-    ring_alloc(sd, &srq->wq.ring, 1u << log_depth, RNIC_RQ_WQE_SIZE);
+    ring_alloc(sd, &srq->wq.ring, 1u << log_depth, RNIC_RQ_WQE_SIZE,
+               false);
     cmd_init(&cmd, RNIC_CMD_CREATE_SRQ);
     cmd.u.create_srq.srqn = srqn;
     cmd.u.create_srq.pdn = pdn;
@@ -790,7 +815,7 @@ int sd_create_qp(struct simdev *sd, struct sd_qp *qp, uint32_t qpn,
     qp->srqn = srq ? srq->srqn : RNIC_NO_SRQ;
     qp->max_send_sge = RNIC_SQ_MAX_SGE;
     qp->max_recv_sge = RNIC_RQ_MAX_SGE;
-    ring_alloc(sd, &qp->sq.ring, 1u << sq_log, RNIC_SQ_WQE_SIZE);
+    ring_alloc(sd, &qp->sq.ring, 1u << sq_log, RNIC_SQ_WQE_SIZE, false);
     cmd_init(&cmd, RNIC_CMD_CREATE_QP);
     c->qpn = qpn;
     c->pdn = pdn;
@@ -803,7 +828,8 @@ int sd_create_qp(struct simdev *sd, struct sd_qp *qp, uint32_t qpn,
     c->max_inline = RNIC_SQ_MAX_INLINE;
     c->sq = qp->sq.ring.pbl;
     if (!srq) {
-        ring_alloc(sd, &qp->rq.ring, 1u << rq_log, RNIC_RQ_WQE_SIZE);
+        ring_alloc(sd, &qp->rq.ring, 1u << rq_log, RNIC_RQ_WQE_SIZE,
+                   false);
         c->rq_log_depth = (uint8_t)rq_log;
         c->rq = qp->rq.ring.pbl;
     }
@@ -839,6 +865,7 @@ int sd_query_qp(struct simdev *sd, uint32_t qpn, struct rnic_qp_attr *attr)
 
     if (!sd->scratch_query) {
         sd->scratch_query = sd_alloc(sd, 1);
+        sd_mark_dev(sd, sd->scratch_query, 1);
     }
     cmd_init(&cmd, RNIC_CMD_QUERY_QP);
     cmd.u.query_qp.qpn = qpn;
