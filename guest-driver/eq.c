@@ -62,16 +62,22 @@ void rnic_async_event(struct rnic_eq *eq, const struct rnic_eqe *eqe)
 	switch (eqe->code) {
 	case RNIC_ASYNC_PORT_UP:
 		rnic_netdev_link(rdev, true);
+		rnic_ib_port_event(rdev);
 		return;
 	case RNIC_ASYNC_PORT_DOWN:
 		rnic_netdev_link(rdev, false);
+		rnic_ib_port_event(rdev);
 		return;
 	case RNIC_ASYNC_EQ_OVERFLOW:
 		/* A ring event may be gone: let NAPI look at the rings. */
 		if (obj == RNIC_EQN_L2)
 			napi_schedule(&rdev->l2.napi);
+		rnic_ib_async_event(rdev, eqe);
 		break;
 	default:
+		/* QP/CQ/SRQ errors become IB events on their objects. */
+		if (rnic_ib_async_event(rdev, eqe))
+			return;
 		break;
 	}
 	dev_warn_ratelimited(&rdev->pdev->dev, "%s: object %u info %#x\n",
@@ -88,6 +94,8 @@ int rnic_eq_create(struct rnic_dev *rdev, u32 eqn, u8 flags,
 
 	if (rdev->caps.max_eq_depth < depth)
 		depth = rounddown_pow_of_two(rdev->caps.max_eq_depth);
+	if ((flags & RNIC_EQ_F_CM) && depth > RNIC_CM_EQ_MAX_DEPTH)
+		depth = RNIC_CM_EQ_MAX_DEPTH;
 	memset(eq, 0, sizeof(*eq));
 	eq->rdev = rdev;
 	eq->eqn = eqn;
@@ -95,6 +103,12 @@ int rnic_eq_create(struct rnic_dev *rdev, u32 eqn, u8 flags,
 	err = rnic_ring_alloc(rdev, &eq->ring, depth, RNIC_EQE_SIZE);
 	if (err)
 		return err;
+	if (flags & RNIC_EQ_F_CM) {
+		err = rnic_ring_alloc(rdev, &eq->pdata, depth,
+				      RNIC_CM_PDATA_SLOT);
+		if (err)
+			goto err_ring;
+	}
 
 	/* The vector is live before the EQ can raise it. */
 	snprintf(eq->irq_name, sizeof(eq->irq_name), "rnic-eq%u@%s", eqn,
@@ -110,6 +124,8 @@ int rnic_eq_create(struct rnic_dev *rdev, u32 eqn, u8 flags,
 	cmd.u.create_eq.log_depth = ilog2(depth);
 	cmd.u.create_eq.flags = flags;
 	rnic_ring_to_pbl(&eq->ring, &cmd.u.create_eq.ring);
+	if (flags & RNIC_EQ_F_CM)
+		rnic_ring_to_pbl(&eq->pdata, &cmd.u.create_eq.pdata);
 	err = rnic_admin_exec(rdev, &cmd, NULL);
 	if (err) {
 		dev_err(&rdev->pdev->dev, "CREATE_EQ %u failed: %d\n", eqn, err);
@@ -124,6 +140,7 @@ err_irq:
 	eq->irq_requested = false;
 err_ring:
 	/* A timed-out CREATE left the device reset: the ring is ours again. */
+	rnic_ring_free(rdev, &eq->pdata);
 	rnic_ring_free(rdev, &eq->ring);
 	return err;
 }
@@ -142,5 +159,6 @@ void rnic_eq_destroy(struct rnic_dev *rdev, u32 eqn)
 	if (eq->irq_requested)
 		free_irq(pci_irq_vector(rdev->pdev, eqn), eq);
 	eq->irq_requested = false;
+	rnic_ring_free(rdev, &eq->pdata);
 	rnic_ring_free(rdev, &eq->ring);
 }

@@ -56,6 +56,7 @@ void rnic_dev_fail(struct rnic_dev *rdev, const char *why)
 	rnic_hw_reset(rdev);
 	if (rdev->netdev)
 		netif_carrier_off(rdev->netdev);
+	rnic_ib_dev_fatal(rdev);
 }
 
 static int rnic_read_caps(struct rnic_dev *rdev)
@@ -187,8 +188,9 @@ static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_unmap;
 	pci_set_master(pdev);
 
+	/* The NIC needs RNIC_NUM_EQ EQs, the ib_device RNIC_NUM_EQ_RDMA. */
 	rdev->nvecs = pci_alloc_irq_vectors(pdev, RNIC_NUM_EQ + 1,
-					    RNIC_NUM_EQ + 1, PCI_IRQ_MSIX);
+					    RNIC_NUM_EQ_RDMA + 1, PCI_IRQ_MSIX);
 	if (rdev->nvecs < 0) {
 		err = rdev->nvecs;
 		dev_err(&pdev->dev, "no MSI-X vectors: %d\n", err);
@@ -226,6 +228,13 @@ static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = rnic_netdev_register(rdev);
 	if (err)
 		goto err_l2_eq;
+	/*
+	 * The iWARP ib_device only when FEATURES has RDMA (and CM offload);
+	 * without it, or if it fails, the function stays a working NIC.
+	 */
+	err = rnic_ib_register(rdev);
+	if (err)
+		dev_warn(&pdev->dev, "no ib_device (%d): L2 only\n", err);
 	return 0;
 
 err_l2_eq:
@@ -263,6 +272,8 @@ static void rnic_remove(struct pci_dev *pdev)
 {
 	struct rnic_dev *rdev = pci_get_drvdata(pdev);
 
+	/* RDMA users let go first: they sit on top of everything else. */
+	rnic_ib_unregister(rdev);
 	/* Link events stop first: nothing touches the netdev once it is gone. */
 	rnic_eq_destroy(rdev, RNIC_EQN_ASYNC);
 	rnic_netdev_unregister(rdev);

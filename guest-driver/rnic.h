@@ -29,7 +29,10 @@
 /* Fixed event queue numbers (EQ n raises MSI-X vector n). */
 #define RNIC_EQN_ASYNC		1	/* link and error events */
 #define RNIC_EQN_L2		2	/* TX/RX ring events of L2 queue 0 */
-#define RNIC_NUM_EQ		2	/* EQs this driver creates now */
+#define RNIC_NUM_EQ		2	/* EQs the NIC needs */
+#define RNIC_EQN_COMP		3	/* completion events of every CQ */
+#define RNIC_EQN_CM		4	/* CM events + private data slots */
+#define RNIC_NUM_EQ_RDMA	4	/* EQs the ib_device needs too */
 
 #define RNIC_ADMIN_DEPTH	64
 #define RNIC_EQ_DEPTH		1024
@@ -79,6 +82,7 @@ typedef void (*rnic_eq_handler_t)(struct rnic_eq *eq, const struct rnic_eqe *eqe
 struct rnic_eq {
 	struct rnic_dev *rdev;
 	struct rnic_ring ring;
+	struct rnic_ring pdata;	/* CM EQ: one private-data slot per entry */
 	u32 eqn;
 	u32 cons;		/* free-running consumer index */
 	rnic_eq_handler_t handler;	/* runs in hard-IRQ context */
@@ -154,7 +158,7 @@ struct rnic_dev {
 	int nvecs;
 
 	struct rnic_admin admin;
-	struct rnic_eq eqs[RNIC_NUM_EQ + 1];	/* index = eqn; 0 unused */
+	struct rnic_eq eqs[RNIC_NUM_EQ_RDMA + 1];	/* index = eqn; 0 unused */
 
 	struct net_device *netdev;
 	struct rnic_l2 l2;
@@ -164,6 +168,8 @@ struct rnic_dev {
 	struct mutex stats_lock;	/* the QUERY_STATS buffer */
 	struct rnic_port_stats *stats_buf;
 	dma_addr_t stats_dma;
+
+	struct rnic_ib *ib;	/* the ib_device, NULL while L2 only */
 };
 
 static inline u32 rnic_rd(struct rnic_dev *rdev, u32 off)
@@ -198,6 +204,8 @@ static inline u8 rnic_phase(u32 idx, u32 depth)
 {
 	return ((idx / depth) & 1) ? 0 : RNIC_CQE_PHASE;
 }
+
+struct rnic_ib;
 
 /* main.c */
 void rnic_dev_fail(struct rnic_dev *rdev, const char *why);
@@ -242,6 +250,13 @@ netdev_tx_t rnic_l2_xmit(struct sk_buff *skb, struct net_device *nd);
 int rnic_l2_poll(struct napi_struct *napi, int budget);
 void rnic_l2_event(struct rnic_eq *eq, const struct rnic_eqe *eqe);
 void rnic_l2_get_stats(struct rnic_l2 *l2, struct rtnl_link_stats64 *s);
+
+/* ib_main.c: the ib_device (only with RNIC_FEAT_RDMA); no-ops without it */
+int rnic_ib_register(struct rnic_dev *rdev);
+void rnic_ib_unregister(struct rnic_dev *rdev);
+bool rnic_ib_async_event(struct rnic_dev *rdev, const struct rnic_eqe *eqe);
+void rnic_ib_port_event(struct rnic_dev *rdev);
+void rnic_ib_dev_fatal(struct rnic_dev *rdev);
 
 /* ethtool.c */
 void rnic_set_ethtool_ops(struct net_device *nd);

@@ -23,7 +23,10 @@ net_up() {
 	local tries=0
 	case "$RNIC_NIC" in
 	virtio) modprobe virtio_net || fail "modprobe virtio_net" ;;
-	rnic) insmod "$RNIC_CACHE/build/guest-driver-6.12/rnic.ko" || fail "insmod rnic.ko" ;;
+	rnic)
+		# rnic.ko's ib_device part links against ib_core and ib_uverbs.
+		modprobe ib_uverbs || fail "modprobe ib_uverbs"
+		insmod "$RNIC_CACHE/build/guest-driver-6.12/rnic.ko" || fail "insmod rnic.ko" ;;
 	esac
 	until NETDEV=$(lab_netdev); do
 		tries=$((tries + 1))

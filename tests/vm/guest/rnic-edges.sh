@@ -13,6 +13,7 @@ KO=$RNIC_CACHE/build/guest-driver-6.12/rnic.ko
 dmesg -C
 case "$RNIC_EDGE" in
 caps)
+	modprobe ib_uverbs || fail "modprobe ib_uverbs"
 	insmod "$KO" || fail "insmod"
 	! lab_netdev >/dev/null || fail "an interface appeared on an unusable device"
 	dmesg | grep 'unusable capabilities' || fail "no refusal in the kernel log"
