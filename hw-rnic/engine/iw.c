@@ -128,10 +128,12 @@ static void eng_closed(void *opaque, struct rnic_tcp_conn *c, void *user,
     struct rnic_iw_eng *e = opaque;
     struct rnic_iw_conn *ic = user;
 
-    (void)c;
     if (ic) {
+        struct rnic_tcp_info ti;
+
+        rnic_tcp_get_info(c, &ti);
         ic->tc = NULL;
-        rnic_iw_cm_closed(e->d, ic, err);
+        rnic_iw_cm_closed(e->d, ic, err, ti.state == RNIC_TCP_TIME_WAIT);
     }
 }
 

@@ -26,6 +26,8 @@
 /* MPA timers (siw: Reply 10 s, Request 5 s); RTR as long as the Reply. */
 #define RNIC_IW_MPA_REQ_NS      (5ull * 1000000000ull)
 #define RNIC_IW_MPA_REP_NS      (10ull * 1000000000ull)
+/* TIME_WAIT of the offload TCP (2 * MSL, its default MSL is 30 s) */
+#define RNIC_IW_TIME_WAIT_NS    (60ull * 1000000000ull)
 /* Private data we send in one Request/Reply (interop: siw/cxgb4 take 256). */
 #define RNIC_IW_RX_ULPDU_MAX    65535
 #define RNIC_IW_TX_BUF          (16 * 1024)
@@ -165,6 +167,8 @@ struct rnic_iw_qp {
     uint64_t rx_got;
     bool rx_write_open;         /* previous tagged Write had no L yet */
     bool rx_last_write;         /* the last message was an RDMA Write */
+    bool rx_imm_pending;        /* Send-Imm: immediate for the next Send */
+    uint32_t rx_imm;
     uint64_t rx_write_len;      /* bytes of the last RDMA Write message */
 };
 
@@ -200,7 +204,9 @@ void rnic_iw_cm_connected(struct rnic_dev *d, struct rnic_iw_conn *c);
 void rnic_iw_cm_recv(struct rnic_dev *d, struct rnic_iw_conn *c,
                      const uint8_t *data, size_t len);
 void rnic_iw_cm_peer_closed(struct rnic_dev *d, struct rnic_iw_conn *c);
-void rnic_iw_cm_closed(struct rnic_dev *d, struct rnic_iw_conn *c, int err);
+/* time_wait: TCP stays in TIME_WAIT, keep the tuple steered to it. */
+void rnic_iw_cm_closed(struct rnic_dev *d, struct rnic_iw_conn *c, int err,
+                       bool time_wait);
 void rnic_iw_cm_timer(struct rnic_dev *d, struct rnic_iw_conn *c,
                       uint64_t now);
 unsigned rnic_iw_cm_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,

@@ -418,7 +418,8 @@ void rnic_iw_cm_peer_closed(struct rnic_dev *d, struct rnic_iw_conn *c)
     }
 }
 
-void rnic_iw_cm_closed(struct rnic_dev *d, struct rnic_iw_conn *c, int err)
+void rnic_iw_cm_closed(struct rnic_dev *d, struct rnic_iw_conn *c, int err,
+                       bool time_wait)
 {
     uint8_t code;
     uint16_t status = 0;
@@ -428,8 +429,7 @@ void rnic_iw_cm_closed(struct rnic_dev *d, struct rnic_iw_conn *c, int err)
     }
     if (c->state == IWC_LINGER || c->state == IWC_REQ_WAIT) {
         rnic_iw_conn_unbind(d, c, 0);
-        rnic_iw_conn_free(d, c);
-        return;
+        goto out;
     }
     switch (err) {
     case RNIC_TCP_OK:
@@ -450,6 +450,16 @@ void rnic_iw_cm_closed(struct rnic_dev *d, struct rnic_iw_conn *c, int err)
     }
     rnic_iw_conn_unbind(d, c, 0);
     rnic_iw_cm_event(d, c, code, status, NULL, 0);
+out:
+    if (time_wait) {
+        /*
+         * The peer may still retransmit its FIN: the tuple stays steered
+         * to the engine (which answers from TIME_WAIT) for 2 MSL.
+         */
+        c->state = IWC_LINGER;
+        c->deadline = rnic_iw_now(d) + RNIC_IW_TIME_WAIT_NS;
+        return;
+    }
     rnic_iw_conn_free(d, c);
 }
 
@@ -463,6 +473,11 @@ void rnic_iw_cm_timer(struct rnic_dev *d, struct rnic_iw_conn *c, uint64_t now)
     case IWC_REP_WAIT:
     case IWC_RTR_WAIT:
         conn_abort(d, c, RNIC_CM_TIMEOUT, RNIC_IW_ST_ETIMEDOUT);
+        break;
+    case IWC_LINGER:
+        if (!c->tc) {
+            rnic_iw_conn_free(d, c);
+        }
         break;
     default:
         break;

@@ -166,6 +166,11 @@ static void rx_send(struct rnic_dev *d, struct rnic_qp *qp,
     if (op == RNIC_RDMAP_SEND_SE || op == RNIC_RDMAP_SEND_SE_INV) {
         flags |= RNIC_CQE_F_SOLICITED;
     }
+    if (iq->rx_imm_pending && !(flags & RNIC_CQE_F_INV)) {
+        flags |= RNIC_CQE_F_IMM;
+        ex = iq->rx_imm;
+    }
+    iq->rx_imm_pending = false;
     iq->rx_active = false;
     iq->rx_msn[RNIC_RDMAP_QN_SEND]++;
     iq->rx_last_write = false;
@@ -189,10 +194,23 @@ static void rx_imm(struct rnic_dev *d, struct rnic_qp *qp,
                                           false), u, len);
         return;
     }
+    memcpy(&ex, m->payload, 4);
+    if (m->payload[4] & 1) {
+        /* Send-Imm: held for the Send that follows (no WQE of its own) */
+        if (iq->rx_imm_pending) {
+            rnic_iw_terminate(d, qp, rdmap(RNIC_RDMAP_ETYPE_REMOTE_OPERATION,
+                                           RNIC_RDMAP_EC_UNEXPECTED_OPCODE,
+                                           false), u, len);
+            return;
+        }
+        iq->rx_imm_pending = true;
+        iq->rx_imm = ex;
+        iq->rx_msn[RNIC_RDMAP_QN_SEND]++;
+        return;
+    }
     if (!rq_begin(d, qp, u, len)) {
         return;
     }
-    memcpy(&ex, m->payload, 4);
     if (m->opcode == RNIC_RDMAP_IMM_DATA_SE) {
         flags |= RNIC_CQE_F_SOLICITED;
     }
@@ -257,7 +275,6 @@ static void rx_read_resp(struct rnic_dev *d, struct rnic_qp *qp,
     uint32_t idx;
     uint64_t got;
 
-    iq->rx_last_write = false;
     if (!iq->orq_cnt || o->atomic) {
         rnic_iw_terminate(d, qp, rdmap(RNIC_RDMAP_ETYPE_REMOTE_OPERATION,
                                        RNIC_RDMAP_EC_UNEXPECTED_OPCODE, false),

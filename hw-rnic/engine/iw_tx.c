@@ -221,12 +221,16 @@ static uint8_t send_op(const struct rnic_sq_wqe *w)
     return se ? RNIC_RDMAP_SEND_SE : RNIC_RDMAP_SEND;
 }
 
-/* The Immediate Data message ending Send-Imm/Write-Imm (RFC 7306). */
-static int tx_imm(struct rnic_dev *d, struct rnic_qp *qp)
+/*
+ * RFC 7306 Immediate Data of Write-Imm (after the Write) or Send-Imm
+ * (before the Send; octet 4 = 1 tells the receiver to attach it to the
+ * next Send: RFC 7306 has no Send with Immediate, see docs).
+ */
+static int tx_imm(struct rnic_dev *d, struct rnic_qp *qp, bool prefix)
 {
     struct rnic_iw_qp *iq = qp->iw;
     uint8_t hdr[RNIC_DDP_UNTAGGED_HLEN], imm[RNIC_RDMAP_IMM_LEN];
-    bool se = iq->cur.hdr.flags & RNIC_WQE_SOLICITED;
+    bool se = !prefix && (iq->cur.hdr.flags & RNIC_WQE_SOLICITED);
     size_t hl;
 
     hl = rnic_iw_hdr_untagged(hdr, se ? RNIC_RDMAP_IMM_DATA_SE :
@@ -235,10 +239,16 @@ static int tx_imm(struct rnic_dev *d, struct rnic_qp *qp)
     memset(imm, 0, sizeof(imm));
     /* The 32-bit immediate travels as the driver wrote it. */
     memcpy(imm, &iq->cur.hdr.ex, 4);
+    imm[4] = prefix;
     if (!rnic_iw_send_fpdu(d, iq->conn, hdr, hl, imm, sizeof(imm))) {
         return 0;
     }
-    cur_finish(d, qp, RNIC_WC_SUCCESS);
+    if (prefix) {
+        iq->cur_phase = 1;
+        iq->cur_msn = ++iq->tx_msn[RNIC_RDMAP_QN_SEND];
+    } else {
+        cur_finish(d, qp, RNIC_WC_SUCCESS);
+    }
     return 1;
 }
 
@@ -257,8 +267,11 @@ static int tx_data_seg(struct rnic_dev *d, struct rnic_qp *qp)
     bool last;
     size_t hl;
 
-    if (iq->cur_phase) {
-        return tx_imm(d, qp);
+    if (w->hdr.opcode == RNIC_WR_WRITE_IMM && iq->cur_phase) {
+        return tx_imm(d, qp, false);
+    }
+    if (w->hdr.opcode == RNIC_WR_SEND_IMM && !iq->cur_phase) {
+        return tx_imm(d, qp, true);
     }
     if (total - iq->cur_off < n) {
         n = (uint32_t)(total - iq->cur_off);
@@ -287,8 +300,7 @@ static int tx_data_seg(struct rnic_dev *d, struct rnic_qp *qp)
     if (!last) {
         return 1;
     }
-    if (w->hdr.opcode == RNIC_WR_WRITE_IMM ||
-        w->hdr.opcode == RNIC_WR_SEND_IMM) {
+    if (w->hdr.opcode == RNIC_WR_WRITE_IMM) {
         iq->cur_phase = 1;
         iq->cur_msn = ++iq->tx_msn[RNIC_RDMAP_QN_SEND];
         return 1;

@@ -273,6 +273,13 @@ static void test_rfc7306(void)
     w.op.rdma.rkey = 0x200;
     t_sge(&w.data.sge[0], la, 1500, 0x100);
     t_post_send(p->a.h, &p->a.qp, &w);
+    /* Send-Imm: one receive completion with the data and the immediate */
+    post_recv(&p->b, 56, rb + 2560, 512, 0x200);
+    wqe(&w, RNIC_WR_SEND_IMM, RNIC_WQE_SOLICITED, 57);
+    w.hdr.count = 1;
+    w.hdr.ex = 0xcafe0001;
+    t_sge(&w.data.sge[0], la + 100, 300, 0x100);
+    t_post_send(p->a.h, &p->a.qp, &w);
     v = 40;
     memcpy(p->b.h->mem + rb + 4000, &v, 8);
     wqe(&w, RNIC_WR_ATOMIC_FADD, 0, 53);
@@ -299,6 +306,14 @@ static void test_rfc7306(void)
     CHECK_EQ(cqe.flags, RNIC_CQE_F_IMM);
     CHECK_EQ(cqe.ex, 0x12345678);
     CHECK_EQ(cqe.byte_len, 1500);
+    CHECK(t_poll_cq(p->b.h, &p->b.cq, &cqe));
+    CHECK_EQ(cqe.wr_id, 56);
+    CHECK_EQ(cqe.opcode, RNIC_WC_RECV);
+    CHECK_EQ(cqe.flags, RNIC_CQE_F_IMM | RNIC_CQE_F_SOLICITED);
+    CHECK_EQ(cqe.ex, 0xcafe0001);
+    CHECK_EQ(cqe.byte_len, 300);
+    CHECK(!memcmp(p->b.h->mem + rb + 2560, p->a.h->mem + la + 100, 300));
+    CHECK(!t_poll_cq(p->b.h, &p->b.cq, &cqe));
     memcpy(&v, p->b.h->mem + rb + 4000, 8);
     CHECK_EQ(v, 7);
     memcpy(&v, p->a.h->mem + la + 3000, 8);
@@ -307,6 +322,8 @@ static void test_rfc7306(void)
     CHECK_EQ(v, 42);
     CHECK(t_poll_cq(p->a.h, &p->a.cq, &cqe));
     CHECK_EQ(cqe.wr_id, 52);
+    CHECK(t_poll_cq(p->a.h, &p->a.cq, &cqe));
+    CHECK_EQ(cqe.wr_id, 57);
     CHECK(t_poll_cq(p->a.h, &p->a.cq, &cqe));
     CHECK_EQ(cqe.wr_id, 53);
     CHECK_EQ(cqe.opcode, RNIC_WC_ATOMIC_FADD);
