@@ -37,6 +37,7 @@ enum rnic_db_kind {
 };
 
 struct rnic_rdma {
+    bool ready;                 /* every table below was allocated */
     struct rnic_cq *cq;         /* [max_cq] */
     struct rnic_srq *srq;       /* [max_srq] */
     struct rnic_qp *qp;         /* [max_qp] */

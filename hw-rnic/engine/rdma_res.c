@@ -44,6 +44,7 @@ int rnic_rdma_init(struct rnic_dev *d)
         !r->uctx_users || !r->db_list) {
         return -1;
     }
+    r->ready = true;
     return 0;
 }
 
@@ -83,7 +84,7 @@ void rnic_rdma_fini(struct rnic_dev *d)
     if (!r) {
         return;
     }
-    if (r->cq && r->srq && r->qp && r->mr && r->pd_users && r->uctx_users) {
+    if (r->ready) {
         free_objects(d);
     }
     free(r->cq);

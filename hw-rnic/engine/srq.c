@@ -28,7 +28,7 @@ unsigned rnic_srq_create(struct rnic_dev *d,
         return RNIC_STS_BAD_PARAM;
     }
     depth = 1u << c->log_depth;
-    if (limit >= depth) {
+    if (limit > depth) {
         return RNIC_STS_BAD_PARAM;
     }
     sts = rnic_rdma_check_uctx(d, uctx);
@@ -67,7 +67,7 @@ unsigned rnic_srq_modify(struct rnic_dev *d,
     if (!srq->live) {
         return RNIC_STS_NOT_FOUND;
     }
-    if (c->rsvd || limit >= srq->wq.ring.depth) {
+    if (c->rsvd || limit > srq->wq.ring.depth) {
         return RNIC_STS_BAD_PARAM;
     }
     srq->limit = limit;     /* (re-)armed; 0 disarms */

@@ -143,7 +143,7 @@ static void test_srq(void)
     c.u.create_srq.max_sge = 8;
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_BAD_PARAM);
     c = ok;
-    c.u.create_srq.limit = 32;
+    c.u.create_srq.limit = 33;          /* the depth itself is allowed */
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_BAD_PARAM);
     c = ok;
     c.u.create_srq.ring.nentries = 2;
@@ -153,8 +153,10 @@ static void test_srq(void)
 
     c = t_mk(RNIC_CMD_MODIFY_SRQ);
     c.u.modify_srq.srqn = 3;
-    c.u.modify_srq.limit = 32;
+    c.u.modify_srq.limit = 33;
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_BAD_PARAM);
+    c.u.modify_srq.limit = 32;
+    CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
     c.u.modify_srq.limit = 8;
     c.u.modify_srq.rsvd = 1;
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_BAD_PARAM);
