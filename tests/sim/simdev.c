@@ -678,6 +678,7 @@ int sd_enable(struct simdev *sd, uint16_t mtu)
     /* 64 commands of 128 B = 2 pages, 64 completions = 1 page */
     sd->admq_depth = 64;
     sd->admq_sq = sd_alloc(sd, 2);
+    sd_mark_dev(sd, sd->admq_sq, 2);    /* commands written at run time */
     sd->admq_cq = sd_alloc(sd, 1);
     sd_mark_dev(sd, sd->admq_cq, 1);
     pg[0] = sd->admq_sq;
@@ -772,6 +773,7 @@ int sd_create_cq(struct simdev *sd, struct sd_cq *cq, uint32_t cqn,
     cq->cqn = cqn;
     ring_alloc(sd, &cq->ring, 1u << log_depth, RNIC_CQE_SIZE, true);
     cq->dbrec = sd_alloc(sd, 1);
+    sd_mark_dev(sd, cq->dbrec, 1);      /* the driver's running index */
     cmd_init(&cmd, RNIC_CMD_CREATE_CQ);
     cmd.u.create_cq.cqn = cqn;
     cmd.u.create_cq.eqn = SD_EQ_COMP;

@@ -125,9 +125,9 @@ struct simdev {
     uint8_t *mem;
     uint64_t mem_size;
     uint8_t *page_used;                 /* [mem_size / 4096] */
-    uint8_t *page_dev;                  /* pages the device may write to
+    uint8_t *page_dev;                  /* queue pages written at run time
                                          * by design: CQ/EQ/L2 rings, CM
-                                         * pdata slots, command buffers */
+                                         * pdata slots, admin ring, dbrec */
     uint64_t alloc_next;
     uint64_t rng;
     struct { uint64_t addr, len; } slack[SD_MAX_SLACK];
@@ -166,7 +166,7 @@ uint8_t sd_guard_byte(uint64_t addr);
 uint64_t sd_alloc(struct simdev *sd, uint32_t pages);
 /* npages zeroed pages at scattered addresses (a shuffled block). */
 void sd_alloc_scattered(struct simdev *sd, uint32_t npages, uint64_t *out);
-/* Pages the device writes by design (rings, buffers it fills). */
+/* Queue pages written at run time by design (rings, buffers, dbrec). */
 void sd_mark_dev(struct simdev *sd, uint64_t addr, uint32_t pages);
 /* Bytes [addr, addr+len) of allocated memory the device must not touch. */
 void sd_add_slack(struct simdev *sd, uint64_t addr, uint64_t len);
