@@ -6,6 +6,8 @@
  * polling across phase wraps, CQE -> ibv_wc translation, doorbell values.
  * The device side is played by this file writing CQEs byte by byte.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -670,6 +672,139 @@ static void test_doorbells(void)
     CHECK(rnic_db_producer(0x01000001, 0xffffffffu) == 0xffffffff00000001ull);
 }
 
+/*
+ * Three threads as in a real process: a poster (post_send, retrying on
+ * ENOMEM), the device (reads WQEs up to the published producer, writes a CQE
+ * for each signaled one, never more than the dbrec says fit) and the poller
+ * (poll + retire + dbrec).  Small rings so every index wraps thousands of
+ * times; any ordering mistake shows up as a wrong wr_id or a stale WQE.
+ */
+#define MT_WRS      200000u
+#define MT_SIGNALED(i) ((i) % 3 == 2 || (i) == MT_WRS - 1)
+
+struct mt {
+    struct rnic_work_queue sq;
+    struct fake_cq cq;
+    unsigned bad_wqe, bad_post;
+    uint32_t done;          /* the device is finished */
+};
+
+static void *mt_poster(void *arg)
+{
+    struct mt *m = arg;
+    struct ibv_send_wr wr;
+    struct ibv_send_wr *bad;
+    int ret;
+
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = IBV_WR_RDMA_WRITE;
+    for (uint32_t i = 0; i < MT_WRS; i++) {
+        wr.wr_id = i;
+        wr.wr.rdma.remote_addr = (uint64_t)i << 12;
+        wr.send_flags = MT_SIGNALED(i) ? IBV_SEND_SIGNALED : 0;
+        while ((ret = rnic_sq_post(&m->sq, &all_features, &wr, &bad)) == ENOMEM) {
+            sched_yield();
+        }
+        if (ret) {
+            m->bad_post++;
+        }
+    }
+    return NULL;
+}
+
+static void *mt_device(void *arg)
+{
+    struct mt *m = arg;
+    struct rnic_sq_wqe w;
+    uint32_t cons = 0;
+
+    while (cons < MT_WRS) {
+        uint32_t prod = __atomic_load_n(&m->sq.prod, __ATOMIC_ACQUIRE);
+
+        if (prod == cons) {
+            sched_yield();
+            continue;
+        }
+        memcpy(&w, rnic_wq_slot(&m->sq, cons), sizeof(w));
+        if (le64toh(w.hdr.wr_id) != cons || le64toh(w.op.rdma.remote_addr) != (uint64_t)cons << 12) {
+            m->bad_wqe++;
+        }
+        if (w.hdr.flags & RNIC_WQE_SIGNALED) {
+            struct rnic_cqe *e;
+            uint32_t idx = m->cq.dev_prod;
+
+            /* no room until the consumer's dbrec says so */
+            while (idx - le32toh(__atomic_load_n(m->cq.ring.dbrec, __ATOMIC_ACQUIRE)) >=
+                   m->cq.ring.depth) {
+                sched_yield();
+            }
+            e = &m->cq.ring.cqe[idx & (m->cq.ring.depth - 1)];
+            e->wr_id = w.hdr.wr_id;
+            e->wqe_idx = htole16((uint16_t)(cons & (m->sq.depth - 1)));
+            e->opcode = RNIC_WC_WRITE;
+            e->status = RNIC_WC_SUCCESS;
+            __atomic_store_n(&e->owner, ((idx / m->cq.ring.depth) & 1) ? 0 : RNIC_CQE_PHASE,
+                             __ATOMIC_RELEASE);
+            m->cq.dev_prod++;
+        }
+        cons++;
+    }
+    __atomic_store_n(&m->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    struct mt m;
+    pthread_t poster, device;
+    struct ibv_wc wc[8];
+    uint64_t expect = 2, seen = 0, wrong = 0;
+
+    memset(&m, 0, sizeof(m));
+    m.sq = make_wq(16, RNIC_SQ_WQE_SIZE, 1, 0);
+    cq_init(&m.cq, 8);
+    pthread_create(&device, NULL, mt_device, &m);
+    pthread_create(&poster, NULL, mt_poster, &m);
+    while (expect < MT_WRS) {
+        const struct rnic_cqe *cqe;
+        int n = 0;
+
+        while (n < 8 && (cqe = rnic_cq_peek(&m.cq.ring))) {
+            __atomic_thread_fence(__ATOMIC_ACQUIRE);
+            rnic_cqe_to_wc(cqe, &wc[n]);
+            if (!rnic_sq_retire(&m.sq, le16toh(cqe->wqe_idx))) {
+                wrong++;
+            }
+            rnic_cq_advance(&m.cq.ring);
+            n++;
+        }
+        if (!n) {
+            sched_yield();
+            continue;
+        }
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        rnic_cq_update_dbrec(&m.cq.ring);
+        for (int i = 0; i < n; i++) {
+            wrong += wc[i].wr_id != expect;
+            seen++;
+            expect = expect + 3 < MT_WRS ? expect + 3 : MT_WRS - 1;
+            if (wc[i].wr_id == MT_WRS - 1) {
+                expect = MT_WRS;
+            }
+        }
+    }
+    pthread_join(poster, NULL);
+    pthread_join(device, NULL);
+    CHECK(m.bad_post == 0 && m.bad_wqe == 0 && wrong == 0);
+    CHECK(seen == MT_WRS / 3 + 1);
+    CHECK(rnic_wq_outstanding(&m.sq) == 0 && m.sq.prod == MT_WRS);
+    CHECK(__atomic_load_n(&m.done, __ATOMIC_ACQUIRE) == 1);
+    printf("threads: %u WRs, %llu CQEs through a 16-deep SQ and an 8-deep CQ\n", MT_WRS,
+           (unsigned long long)seen);
+    free(m.cq.mem);
+    free(m.sq.buf);
+}
+
 int main(void)
 {
     check_layout_offsets();
@@ -684,5 +819,6 @@ int main(void)
     test_cq_phase_wrap();
     test_send_completion_frees_sq();
     test_doorbells();
+    test_threads();
     return check_report("test-provider-ring");
 }
