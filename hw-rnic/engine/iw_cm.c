@@ -282,6 +282,13 @@ static void rx_reply(struct rnic_dev *d, struct rnic_iw_conn *c,
         return;
     }
     r = rnic_mpa_check_reply(&c->req, &rep, &c->neg);
+    if (r == RNIC_MPA_EC_INSUFFICIENT_IRD && rep.ord <= d->cfg.max_ird) {
+        /* Relaxed IRD negotiation (as siw): take the responder's ORD. */
+        struct rnic_mpa_rr req = c->req;
+
+        req.ird = rep.ord;
+        r = rnic_mpa_check_reply(&req, &rep, &c->neg);
+    }
     if (r < 0) {
         /* Rejected: the peer's private data goes to the driver. */
         c->neg.rev = rep.rev;
@@ -777,6 +784,11 @@ static unsigned cmd_accept(struct rnic_dev *d,
     loc.p2p = true;
     loc.ird = cmd->ird;
     loc.ord = cmd->ord;
+    /* Relaxed IRD (as siw): room for the Reads the initiator will issue. */
+    if (c->req.enhanced && c->req.ord > loc.ird &&
+        c->req.ord <= d->cfg.max_ird) {
+        loc.ird = c->req.ord;
+    }
     if (rnic_mpa_make_reply(&c->req, &loc, &rep)) {
         return RNIC_STS_BAD_PARAM;      /* no common RTR: reject instead */
     }
