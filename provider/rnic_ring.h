@@ -364,7 +364,8 @@ static inline uint8_t rnic_cq_phase(const struct rnic_cq_ring *cq, uint32_t idx)
 static inline const struct rnic_cqe *rnic_cq_peek(const struct rnic_cq_ring *cq)
 {
 	const struct rnic_cqe *cqe = &cq->cqe[cq->cons & (cq->depth - 1)];
-	uint8_t owner = __atomic_load_n(&cqe->owner, __ATOMIC_RELAXED);
+	/* acquire: with the caller's device barrier, the entry is read after */
+	uint8_t owner = __atomic_load_n(&cqe->owner, __ATOMIC_ACQUIRE);
 
 	if ((owner & RNIC_CQE_PHASE) != rnic_cq_phase(cq, cq->cons))
 		return NULL;
@@ -473,7 +474,7 @@ static inline void rnic_cq_advance(struct rnic_cq_ring *cq)
 /* Tell the device how far we got (after a barrier ordering the CQE reads). */
 static inline void rnic_cq_update_dbrec(struct rnic_cq_ring *cq)
 {
-	__atomic_store_n(cq->dbrec, htole32(cq->cons), __ATOMIC_RELAXED);
+	__atomic_store_n(cq->dbrec, htole32(cq->cons), __ATOMIC_RELEASE);
 }
 
 /* Doorbell values (hw.h layout: object, flags, free-running index). */
