@@ -24,6 +24,7 @@
  *             [--srq] [--mtu N] [--loss P] [--dup P] [--reorder P]
  *             [--delay-us N] [--rate-mbps N] [--pcap FILE] [-v]
  *             [--force-features MASK]  (use features FEATURES does not list)
+ *             [--pcap-corrupt N]  (capture only: damage the Nth data frame)
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -60,6 +61,7 @@ struct opts {
     uint64_t delay_us, rate_mbps;
     const char *pcap;
     uint32_t force_features;    /* try features the device does not list */
+    uint64_t pcap_corrupt;      /* damage the Nth data frame in the capture */
     int verbose;
 };
 
@@ -895,8 +897,9 @@ static bool run_round(struct sim *s, unsigned round)
                     pl.size = i == 2 ? s->pool[0].slot_size : s->S;
                 }
                 pl.se = pl.op == OP_SEND_SE ||
-                        ((pl.op == OP_SEND_INV || pl.op == OP_SEND_IMM) &&
-                         rnd(s) % 4 == 0);
+                        ((pl.op == OP_SEND_INV || pl.op == OP_SEND_IMM ||
+                          pl.op == OP_WRITE_IMM) &&
+                         rnd(s) % 2 == 0);
                 pl.signaled = pl.op == OP_READ || pl.op == OP_FADD ||
                               pl.op == OP_CSWAP || rnd(s) % 5 != 0;
                 p[n++] = pl;
@@ -1001,7 +1004,7 @@ static int run_seed(const struct opts *o, uint64_t seed)
 
     memset(s, 0, sizeof(*s));
     s->o = *o;
-    s->rng = seed * 0x9e3779b97f4a7c15ull + 0x1234;
+    s->rng = (seed + 1) * 0xd1342543de82ef95ull;   /* not a splitmix step */
     s->S = o->max_size < 4096 ? 4096 : o->max_size;
     rcap = o->ops + 2;
     memset(&po, 0, sizeof(po));
@@ -1045,6 +1048,7 @@ static int run_seed(const struct opts *o, uint64_t seed)
         sp_fini(&s->sp);
         return 1;
     }
+    s->sp.sl.pcap_corrupt = o->pcap_corrupt;
     feat = s->sp.sd[0]->features | o->force_features;
     s->enabled = o->ops_set;
     if (!(feat & RNIC_FEAT_FRMR)) {
@@ -1246,6 +1250,8 @@ int main(int argc, char **argv)
             o.rate_mbps = (uint64_t)num(v);
         } else if (!strcmp(a, "--force-features")) {
             o.force_features = (uint32_t)strtoul(v, NULL, 0);
+        } else if (!strcmp(a, "--pcap-corrupt")) {
+            o.pcap_corrupt = strtoull(v, NULL, 0);
         } else if (!strcmp(a, "--pcap")) {
             o.pcap = v;
         } else {

@@ -104,6 +104,43 @@ static struct sl_ev heap_pop(struct simlink *sl)
     return top;
 }
 
+/* IPv4/TCP with payload: its payload length, else 0. */
+static size_t tcp_payload(const uint8_t *f, size_t len)
+{
+    size_t ihl, tot, doff;
+
+    if (len < 54 || f[12] != 0x08 || f[13] != 0 || f[23] != 6) {
+        return 0;
+    }
+    ihl = (size_t)(f[14] & 0xf) * 4;
+    tot = (size_t)f[16] << 8 | f[17];
+    if (14 + ihl + 20 > len || tot + 14 > len || tot < ihl + 20) {
+        return 0;
+    }
+    doff = (size_t)(f[14 + ihl + 12] >> 4) * 4;
+    return tot > ihl + doff ? tot - ihl - doff : 0;
+}
+
+static void capture(struct simlink *sl, const uint8_t *f, size_t len)
+{
+    size_t pl = tcp_payload(f, len);
+
+    if (pl && sl->pcap_corrupt && ++sl->pcap_data_frames == sl->pcap_corrupt) {
+        uint8_t *bad = malloc(len);
+
+        if (!bad) {
+            abort();
+        }
+        memcpy(bad, f, len);
+        /* the last payload octet: an MPA CRC with a record-aware sender */
+        bad[14 + ((size_t)bad[16] << 8 | bad[17]) - 1] ^= 0x01;
+        pcapw_frame(sl->pcap, sl->now, bad, len);
+        free(bad);
+        return;
+    }
+    pcapw_frame(sl->pcap, sl->now, f, len);
+}
+
 void sl_send(struct simlink *sl, int from, const uint8_t *frame, size_t len)
 {
     struct sl_params *p = &sl->p[from];
@@ -122,7 +159,7 @@ void sl_send(struct simlink *sl, int from, const uint8_t *frame, size_t len)
                 'A' + from, len);
     }
     if (sl->pcap) {
-        pcapw_frame(sl->pcap, sl->now, copy, len);
+        capture(sl, copy, len);
     }
     if (sl->tap && !sl->tap(sl->tap_opaque, from, copy, &len)) {
         st->lost++;

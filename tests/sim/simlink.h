@@ -62,6 +62,9 @@ struct simlink {
     size_t nheap, capheap;
     FILE *pcap;
     bool trace;                         /* SIMLINK_TRACE: log every frame */
+    /* Capture only: flip the last payload octet of the Nth TCP data frame
+     * (a negative control for capture checkers); 0 off. */
+    uint64_t pcap_corrupt, pcap_data_frames;
     /* Optional: see (and edit or drop: return false) each sent frame. */
     bool (*tap)(void *opaque, int from, uint8_t *frame, size_t *len);
     void *tap_opaque;
