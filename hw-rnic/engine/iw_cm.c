@@ -907,6 +907,11 @@ static unsigned cmd_abort(struct rnic_dev *d, uint32_t id)
 unsigned rnic_iw_cm_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
                           struct rnic_admin_cqe *cqe)
 {
+    /* Connections report through the CM EQ: none, no new connections. */
+    if ((cmd->hdr.opcode == RNIC_CMD_CM_LISTEN ||
+         cmd->hdr.opcode == RNIC_CMD_CM_CONNECT) && !d->cm_eqn) {
+        return RNIC_STS_BAD_STATE;
+    }
     switch (cmd->hdr.opcode) {
     case RNIC_CMD_CM_LISTEN:
         return cmd_listen(d, &cmd->u.cm_listen);
