@@ -153,7 +153,7 @@ static void rnic_timer_cb(void *opaque)
     RnicState *s = opaque;
 
     rnic_dev_timer(s->core);
-    rnic_dev_process(s->core);
+    qemu_bh_schedule(s->bh);
 }
 
 static uint64_t rnic_regs_read(void *opaque, hwaddr addr, unsigned size)
