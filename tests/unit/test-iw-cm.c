@@ -202,6 +202,49 @@ static void test_disconnect(void)
     p_free(p);
 }
 
+/* The passive side closes; QUERY_QP shows the connection before. */
+static void test_passive_close_and_query(void)
+{
+    struct pair *p = p_new();
+    struct rnic_admin_cmd c;
+    struct rnic_qp_attr a;
+    struct rnic_eqe e;
+    uint64_t buf;
+
+    if (!p_connect_pair(p, 2, RNIC_MPA_CRC)) {
+        p_free(p);
+        return;
+    }
+    buf = h_alloc(p->a.h, 1);
+    c = t_mk(RNIC_CMD_QUERY_QP);
+    c.u.query_qp.qpn = P_QP;
+    c.u.query_qp.buf_len = sizeof(a);
+    c.u.query_qp.buf_addr = buf;
+    CHECK_EQ(h_cmd(p->a.h, &c), RNIC_STS_OK);
+    memcpy(&a, p->a.h->mem + buf, sizeof(a));
+    CHECK_EQ(a.state, RNIC_QPS_RTS);
+    CHECK_EQ(a.conn_id, 0);
+    CHECK_EQ(a.mpa_rev, 2);
+    CHECK_EQ(a.mpa_flags, RNIC_MPA_CRC);
+    CHECK_EQ(a.ird, 4);
+    CHECK_EQ(a.ord, 4);
+    CHECK(!memcmp(a.tuple.remote_addr, p->b.ip, 4));
+    CHECK_EQ(a.tuple.remote_port, P_PORT);
+    CHECK_EQ(a.tcp.mss, 1460 - 12);    /* timestamps on */
+    CHECK(a.tcp.snd_nxt != 0);
+    CHECK(p_cm_event(&p->b, &e, NULL) == false);
+    /* B's id of the connection: the first slot as well */
+    CHECK_EQ(p_conn_cmd(&p->b, RNIC_CMD_CM_DISCONNECT, 0), RNIC_STS_OK);
+    p_settle(p, 120000000000ull);
+    CHECK(p_cm_event(&p->a, &e, NULL));
+    CHECK_EQ(e.code, RNIC_CM_CLOSED);
+    CHECK(p_cm_event(&p->b, &e, NULL));
+    CHECK_EQ(e.code, RNIC_CM_CLOSED);
+    CHECK_EQ(p_qp_state(&p->a, P_QP), RNIC_QPS_ERROR);
+    CHECK_EQ(p_qp_state(&p->b, P_QP), RNIC_QPS_ERROR);
+    p_free(p);
+}
+
 static void test_abort(void)
 {
     struct pair *p = p_new();
@@ -256,6 +299,7 @@ int main(void)
     test_rtr();
     test_disconnect();
     test_abort();
+    test_passive_close_and_query();
     test_refused_and_bad_commands();
     return t_report("test-iw-cm");
 }
