@@ -266,6 +266,30 @@ static void rx_request(struct rnic_dev *d, struct rnic_iw_conn *c,
                      c->req.pd_len);
 }
 
+/*
+ * RFC 6581: a Reply we cannot live with (revision, IRD, RTR) is answered
+ * with a Terminate carrying the MPA error code, then the connection closes.
+ */
+static void reply_refused(struct rnic_dev *d, struct rnic_iw_conn *c,
+                          const struct rnic_mpa_rr *rep, uint8_t code)
+{
+    struct rnic_term_cause cause = rnic_mpa_term_cause(code);
+    uint8_t ulpdu[RNIC_RDMAP_TERM_MAX];
+    size_t n;
+
+    rnic_mpa_tx_init(&c->tx, c->req.crc || rep->crc, rep->markers);
+    n = rnic_rdmap_term_build(ulpdu, sizeof(ulpdu), 1, &cause, NULL, 0);
+    if (n && c->tc) {
+        rnic_iw_send_fpdu(d, c, ulpdu, n, NULL, 0);
+        rnic_tcp_close(c->tc, rnic_iw_now(d));
+    }
+    c->fin_sent = true;
+    rnic_iw_cm_event(d, c, RNIC_CM_MPA_ERROR, RNIC_IW_ST_EPROTO, NULL, 0);
+    rnic_iw_conn_unbind(d, c, 0);
+    c->state = IWC_LINGER;
+    c->deadline = UINT64_MAX;
+}
+
 static void rx_reply(struct rnic_dev *d, struct rnic_iw_conn *c,
                      const uint8_t *data, size_t len)
 {
@@ -303,7 +327,7 @@ static void rx_reply(struct rnic_dev *d, struct rnic_iw_conn *c,
         return;
     }
     if (r > 0) {
-        conn_abort(d, c, RNIC_CM_MPA_ERROR, RNIC_IW_ST_EPROTO);
+        reply_refused(d, c, &rep, (uint8_t)r);
         return;
     }
     qp = rnic_qp_get(d, c->qpn);
