@@ -279,7 +279,7 @@ static void rnic_ib_port_work(struct work_struct *w)
 
 void rnic_ib_port_event(struct rnic_dev *rdev)
 {
-	struct rnic_ib *rib = rdev->ib;
+	struct rnic_ib *rib = READ_ONCE(rdev->ib);
 
 	if (rib && READ_ONCE(rib->registered))
 		schedule_work(&rib->port_work);
@@ -351,7 +351,7 @@ static void rnic_qp_event(struct rnic_ib *rib, u32 qpn, enum ib_event_type t)
  */
 bool rnic_ib_async_event(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
 {
-	struct rnic_ib *rib = rdev->ib;
+	struct rnic_ib *rib = READ_ONCE(rdev->ib);
 	u32 obj = le32_to_cpu(eqe->obj);
 	struct ib_event ev = { .device = rib ? &rib->ibdev : NULL };
 	struct rnic_srq *srq;
@@ -412,6 +412,13 @@ void rnic_ib_destroy_hw(struct rnic_dev *rdev, u8 opcode, u32 id)
 		rnic_dev_fail(rdev, "RDMA object teardown refused");
 }
 
+/* The async EQ handler looks at rdev->ib: wait until it no longer can. */
+static void rnic_ib_detach(struct rnic_dev *rdev)
+{
+	WRITE_ONCE(rdev->ib, NULL);
+	synchronize_irq(pci_irq_vector(rdev->pdev, RNIC_EQN_ASYNC));
+}
+
 /* Called at probe end: an ib_device if the device can do RDMA, else nothing. */
 int rnic_ib_register(struct rnic_dev *rdev)
 {
@@ -453,7 +460,7 @@ int rnic_ib_register(struct rnic_dev *rdev)
 		err = -ENOMEM;
 		goto err_dealloc;
 	}
-	rdev->ib = rib;
+	WRITE_ONCE(rdev->ib, rib);
 
 	err = rnic_eq_create(rdev, RNIC_EQN_COMP, 0, rnic_ib_comp_event);
 	if (err)
@@ -492,7 +499,7 @@ err_cm_eq:
 err_comp_eq:
 	rnic_eq_destroy(rdev, RNIC_EQN_COMP);
 err_wq:
-	rdev->ib = NULL;
+	rnic_ib_detach(rdev);
 	destroy_workqueue(rib->cm_wq);
 err_dealloc:
 	ib_dealloc_device(&rib->ibdev);
@@ -511,6 +518,8 @@ void rnic_ib_unregister(struct rnic_dev *rdev)
 	if (!rib)
 		return;
 	WRITE_ONCE(rib->registered, false);
+	/* No link event may schedule port_work after the flush below. */
+	synchronize_irq(pci_irq_vector(rdev->pdev, RNIC_EQN_ASYNC));
 	ib_unregister_device(&rib->ibdev);
 	flush_work(&rib->port_work);
 	flush_work(&rib->fatal_work);
@@ -519,7 +528,7 @@ void rnic_ib_unregister(struct rnic_dev *rdev)
 	rnic_eq_destroy(rdev, RNIC_EQN_CM);
 	rnic_eq_destroy(rdev, RNIC_EQN_COMP);
 	destroy_workqueue(rib->cm_wq);
-	rdev->ib = NULL;
+	rnic_ib_detach(rdev);
 	xa_destroy(&rib->conns);
 	xa_destroy(&rib->listeners);
 	ida_destroy(&rib->listen_ida);

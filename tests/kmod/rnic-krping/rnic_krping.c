@@ -372,19 +372,26 @@ static int kp_rdma(struct kp *kp, bool read, u64 size, const u64 *remote,
 	int n, i, err;
 
 	n = kp_sges(kp, read ? kp->dst_dma : kp->src_dma, size, sge);
-	for (i = 0; i < max(n, 1); i++) {
+	if (!n) {
+		/* Zero-length: one empty SGE (siw wants exactly one for Read). */
+		sge[0].addr = read ? kp->dst_dma[0] : kp->src_dma[0];
+		sge[0].length = 0;
+		sge[0].lkey = kp->pd->local_dma_lkey;
+		n = 1;
+	}
+	for (i = 0; i < n; i++) {
 		kp_cqe_init(&c[i]);
 		wr[i].wr.wr_cqe = &c[i].cqe;
 		wr[i].wr.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
 		wr[i].wr.send_flags = IB_SEND_SIGNALED;
-		wr[i].wr.sg_list = n ? &sge[i] : NULL;
-		wr[i].wr.num_sge = n ? 1 : 0;
+		wr[i].wr.sg_list = &sge[i];
+		wr[i].wr.num_sge = 1;
 		wr[i].wr.next = i + 1 < n ? &wr[i + 1].wr : NULL;
 		wr[i].remote_addr = remote[i];
 		wr[i].rkey = rkey;
 	}
 	err = ib_post_send(kp->qp, &wr[0].wr, NULL);
-	for (i = 0; !err && i < max(n, 1); i++)
+	for (i = 0; !err && i < n; i++)
 		err = kp_wait(kp, kp->scq, &c[i], read ? "read" : "write");
 	return err;
 }
