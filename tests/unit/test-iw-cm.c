@@ -6,6 +6,7 @@
  */
 #include <string.h>
 #include "test-iw-pair.h"
+#include "iw.h"
 
 static void test_accept_pdata(void)
 {
@@ -267,6 +268,49 @@ static void test_abort(void)
     p_free(p);
 }
 
+/* A Reply choosing an RTR we did not offer: Terminate + MPA_ERROR. */
+static void test_bad_reply(void)
+{
+    struct pair *p = p_new();
+    uint8_t buf[RNIC_MPA_RR_MAX];
+    struct rnic_iw_conn *bc;
+    struct rnic_mpa_rr rep;
+    struct rnic_eqe e;
+    uint32_t conn;
+    int n;
+
+    p_make_qp(&p->a, P_QP);
+    CHECK_EQ(p_listen(&p->b, 0, P_PORT), RNIC_STS_OK);
+    CHECK_EQ(p_connect(p, P_QP, 2, RNIC_MPA_P2P_READ, NULL, &conn),
+             RNIC_STS_OK);
+    p_settle(p, 1000000000ull);
+    CHECK(p_cm_event(&p->b, &e, NULL));
+    bc = rnic_iw_conn_find(&p->b.h->dev, e.obj);
+    CHECK(bc && bc->tc);
+    if (!bc || !bc->tc) {
+        p_free(p);
+        return;
+    }
+    memset(&rep, 0, sizeof(rep));
+    rep.reply = true;
+    rep.rev = 2;
+    rep.enhanced = true;
+    rep.p2p = true;
+    rep.rtr = RNIC_MPA_RTR_WRITE;
+    rep.ird = rep.ord = 1;
+    n = rnic_mpa_rr_encode(&rep, buf, sizeof(buf));
+    CHECK(n > 0);
+    CHECK_EQ(rnic_tcp_send(bc->tc, buf, (size_t)n, p->now), RNIC_TCP_OK);
+    p_settle(p, 1000000000ull);
+    CHECK(p_cm_event(&p->a, &e, NULL));
+    CHECK_EQ(e.code, RNIC_CM_MPA_ERROR);
+    CHECK_EQ(p_qp_state(&p->a, P_QP), RNIC_QPS_ERROR);
+    /* B got the Terminate while it waited for its own accept */
+    CHECK(p_cm_event(&p->b, &e, NULL));
+    CHECK_EQ(e.code, RNIC_CM_MPA_ERROR);
+    p_free(p);
+}
+
 /* Nobody listens: B's guest stack has no L2 ring here, the SYNs go
  * unanswered and TCP gives up. */
 static void test_refused_and_bad_commands(void)
@@ -300,6 +344,7 @@ int main(void)
     test_disconnect();
     test_abort();
     test_passive_close_and_query();
+    test_bad_reply();
     test_refused_and_bad_commands();
     return t_report("test-iw-cm");
 }
