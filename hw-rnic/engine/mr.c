@@ -297,16 +297,22 @@ enum rnic_mr_err rnic_mr_check(struct rnic_dev *d, uint32_t stag,
     return err;
 }
 
-/* Copy between buf and MR bytes [va, va + len), one MR page at a time. */
+/*
+ * Copy MR bytes [va, va + len) to rbuf, or from wbuf into them, one MR
+ * page at a time (exactly one of rbuf/wbuf is set).
+ */
 static enum rnic_mr_err mr_copy(struct rnic_dev *d, const struct rnic_mr *mr,
-                                uint64_t va, uint8_t *buf, size_t len,
-                                bool to_guest)
+                                uint64_t va, uint8_t *rbuf,
+                                const uint8_t *wbuf, size_t len)
 {
     uint64_t off, page_mask;
 
+    if (!len) {
+        return RNIC_MR_OK;
+    }
     if (mr->phys) {
-        int rc = to_guest ? rnic_dma_write(&d->host, va, buf, len) :
-                            rnic_dma_read(&d->host, va, buf, len);
+        int rc = wbuf ? rnic_dma_write(&d->host, va, wbuf, len) :
+                        rnic_dma_read(&d->host, va, rbuf, len);
 
         return rc ? RNIC_MR_E_DMA : RNIC_MR_OK;
     }
@@ -324,12 +330,16 @@ static enum rnic_mr_err mr_copy(struct rnic_dev *d, const struct rnic_mr *mr,
             return RNIC_MR_E_BOUNDS;    /* unreachable after mr_find */
         }
         addr = mr->pages[pg] + in;
-        rc = to_guest ? rnic_dma_write(&d->host, addr, buf, n) :
-                        rnic_dma_read(&d->host, addr, buf, n);
+        if (wbuf) {
+            rc = rnic_dma_write(&d->host, addr, wbuf, n);
+            wbuf += n;
+        } else {
+            rc = rnic_dma_read(&d->host, addr, rbuf, n);
+            rbuf += n;
+        }
         if (rc) {
             return RNIC_MR_E_DMA;
         }
-        buf += n;
         len -= n;
         off += n;
     }
@@ -346,7 +356,7 @@ enum rnic_mr_err rnic_mr_write(struct rnic_dev *d, uint32_t stag,
     if (!mr) {
         return err;
     }
-    return mr_copy(d, mr, va, (uint8_t *)buf, len, true);
+    return mr_copy(d, mr, va, NULL, buf, len);
 }
 
 enum rnic_mr_err rnic_mr_read(struct rnic_dev *d, uint32_t stag,
@@ -359,5 +369,5 @@ enum rnic_mr_err rnic_mr_read(struct rnic_dev *d, uint32_t stag,
     if (!mr) {
         return err;
     }
-    return mr_copy(d, mr, va, buf, len, false);
+    return mr_copy(d, mr, va, buf, NULL, len);
 }
