@@ -38,15 +38,13 @@ run() {
 	echo "== $name ($*)"
 	wlog=$("$walk" --require-opcodes $ALL "$pcap") || { echo "$wlog"; fail "$name: stream walk"; }
 	echo "$wlog"
-	local markers=$1
 	tlog=$("$check" --allow-opcodes $ALL --require-opcodes $ALL "$pcap") && { echo "$tlog"; return; }
 	echo "$tlog"
-	[ "$markers" = marker ] || fail "$name: tshark rejected the capture"
+	case $name in marker-*) ;; *) fail "$name: tshark rejected the capture" ;; esac
 	grep -Eq '[1-9][0-9]* FPDUs end on the marker grid' <<<"$wlog" ||
 		fail "$name: tshark errors without a grid-ending FPDU to explain them"
 	grep -q 'markers req/rep on/on' <<<"$tlog" || fail "$name: tshark did not decode M=1 both ways"
-	grep -q ' 0 bad MPA CRCs\|bad MPA CRC' <<<"$tlog" && grep -q 'bad MPA CRC' <<<"$tlog" &&
-		fail "$name: tshark found bad CRCs"
+	! grep -q 'bad MPA CRC' <<<"$tlog" || fail "$name: tshark found bad CRCs"
 	echo "   (tshark 4.0 marker-grid quirk: tolerated, the walker checked every marker and CRC)"
 }
 
