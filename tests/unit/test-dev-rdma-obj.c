@@ -517,6 +517,55 @@ static void test_mr(void)
     h_free(h);
 }
 
+/*
+ * A level-2 list spanning two list pages: 600 page entries alternating
+ * between two guest pages; a write into entry 550 lands where it should.
+ */
+static void test_mr_level2(void)
+{
+    struct t_eq aeq, ceq;
+    struct harness *h = t_setup(&aeq, &ceq);
+    struct rnic_admin_cmd c = t_mk(RNIC_CMD_REG_MR);
+    uint64_t a = h_alloc(h, 1), b = h_alloc(h, 1), top = h_alloc(h, 1);
+    uint64_t l1 = h_alloc(h, 2), iova = 0x100000000ull, p;
+    uint32_t stag = RNIC_STAG(9, 9), i;
+    uint8_t v[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, back[8];
+
+    for (i = 0; i < 600; i++) {
+        p = (i & 1) ? b : a;
+        memcpy(h->mem + l1 + 8 * i, &p, 8);
+    }
+    p = l1;
+    memcpy(h->mem + top, &p, 8);
+    p = l1 + RNIC_PAGE_SIZE;
+    memcpy(h->mem + top + 8, &p, 8);
+    c.u.reg_mr.stag = stag;
+    c.u.reg_mr.pdn = 0;
+    c.u.reg_mr.access = RNIC_ACCESS_LOCAL_WRITE;
+    c.u.reg_mr.iova = iova;
+    c.u.reg_mr.length = 600ull * RNIC_PAGE_SIZE;
+    c.u.reg_mr.pages.addr = top;
+    c.u.reg_mr.pages.nentries = 600;
+    c.u.reg_mr.pages.page_shift = RNIC_PAGE_SHIFT;
+    c.u.reg_mr.pages.levels = 2;
+    CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
+    CHECK_EQ(h->dev.rdma->mr[9].pages[599], b);
+    CHECK_EQ(rnic_mr_write(&h->dev, stag, 0, RNIC_ACCESS_LOCAL_WRITE,
+                           iova + 550ull * RNIC_PAGE_SIZE + 16, v, 8),
+             RNIC_MR_OK);
+    CHECK(!memcmp(h->mem + a + 16, v, 8));
+    CHECK_EQ(rnic_mr_read(&h->dev, stag, 0, 0,
+                          iova + 600ull * RNIC_PAGE_SIZE - 8, back, 8),
+             RNIC_MR_OK);
+    /* The second list page missing from the top level: DMA error. */
+    c.u.reg_mr.stag = RNIC_STAG(10, 0);
+    p = GUEST_MEM_SIZE;
+    memcpy(h->mem + top + 8, &p, 8);
+    CHECK_EQ(h_cmd(h, &c), RNIC_STS_DMA_ERROR);
+    CHECK_EQ(h->dev.rdma->mr[10].state, RNIC_MR_FREE);
+    h_free(h);
+}
+
 /* Reset forgets every object and every latched doorbell. */
 static void test_reset(void)
 {
@@ -589,6 +638,7 @@ int main(void)
     test_qp_create();
     test_qp_modify_query();
     test_mr();
+    test_mr_level2();
     test_reset();
     test_small_config();
     return t_report("test-dev-rdma-obj");
