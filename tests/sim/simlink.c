@@ -36,6 +36,9 @@ void sl_fini(struct simlink *sl)
     for (i = 0; i < sl->nheap; i++) {
         free(sl->heap[i].frame);
     }
+    while (sl->npool) {
+        free(sl->pool[--sl->npool]);
+    }
     free(sl->heap);
     if (sl->pcap) {
         pcapw_close(sl->pcap);
@@ -49,6 +52,30 @@ bool sl_pcap(struct simlink *sl, const char *path)
 {
     sl->pcap = pcapw_open(path);
     return sl->pcap != NULL;
+}
+
+/* Frame buffers are recycled: a malloc per frame would dominate benchmarks. */
+static uint8_t *buf_get(struct simlink *sl, size_t len)
+{
+    uint8_t *b;
+
+    if (len <= SL_FRAME_BUF && sl->npool) {
+        return sl->pool[--sl->npool];
+    }
+    b = malloc(len > SL_FRAME_BUF ? len : SL_FRAME_BUF);
+    if (!b) {
+        abort();
+    }
+    return b;
+}
+
+static void buf_put(struct simlink *sl, uint8_t *b, size_t len)
+{
+    if (len > SL_FRAME_BUF || sl->npool == SL_POOL) {
+        free(b);
+        return;
+    }
+    sl->pool[sl->npool++] = b;
 }
 
 static bool ev_before(const struct sl_ev *a, const struct sl_ev *b)
@@ -145,13 +172,11 @@ void sl_send(struct simlink *sl, int from, const uint8_t *frame, size_t len)
 {
     struct sl_params *p = &sl->p[from];
     struct sl_stats *st = &sl->st[from];
-    uint8_t *copy = malloc(len ? len : 1);
+    uint8_t *copy = buf_get(sl, len);
+    size_t len0 = len;
     uint64_t start, ser = 0;
     int copies, i;
 
-    if (!copy) {
-        abort();
-    }
     memcpy(copy, frame, len);
     st->sent++;
     if (sl->trace) {
@@ -163,15 +188,18 @@ void sl_send(struct simlink *sl, int from, const uint8_t *frame, size_t len)
     }
     if (sl->tap && !sl->tap(sl->tap_opaque, from, copy, &len)) {
         st->lost++;
-        free(copy);
+        buf_put(sl, copy, len0);
         return;
+    }
+    if (len > len0) {
+        abort();                /* a tap may shorten a frame, not grow it */
     }
     start = sl->busy_until[from] > sl->now ? sl->busy_until[from] : sl->now;
     if (p->rate_bps) {
         if (p->qlimit_bytes &&
             (start - sl->now) * p->rate_bps / (8 * SL_SEC) > p->qlimit_bytes) {
             st->queue_drops++;
-            free(copy);
+            buf_put(sl, copy, len0);
             return;
         }
         ser = (uint64_t)len * 8 * SL_SEC / p->rate_bps;
@@ -179,7 +207,7 @@ void sl_send(struct simlink *sl, int from, const uint8_t *frame, size_t len)
     }
     if (p->loss > 0 && sl_unit(sl) < p->loss) {
         st->lost++;
-        free(copy);
+        buf_put(sl, copy, len0);
         return;
     }
     copies = (p->dup > 0 && sl_unit(sl) < p->dup) ? 2 : 1;
@@ -198,13 +226,11 @@ void sl_send(struct simlink *sl, int from, const uint8_t *frame, size_t len)
         e.order = sl->order++;
         e.dst = 1 - from;
         e.len = len;
+        e.cap = len0;
         if (i == 0) {
             e.frame = copy;
         } else {
-            e.frame = malloc(len ? len : 1);
-            if (!e.frame) {
-                abort();
-            }
+            e.frame = buf_get(sl, len0);
             memcpy(e.frame, copy, len);
         }
         heap_push(sl, e);
@@ -260,7 +286,7 @@ bool sl_step(struct simlink *sl)
         } else {
             st->refused++;
         }
-        free(e.frame);
+        buf_put(sl, e.frame, e.cap);
     }
     for (i = 0; i < 2; i++) {
         if (sl->port[i].deadline && sl->port[i].tick &&

@@ -48,9 +48,12 @@ struct sl_stats {
 struct sl_ev {
     uint64_t at, order;
     int dst;
-    size_t len;
+    size_t len, cap;            /* cap: size the buffer was taken for */
     uint8_t *frame;
 };
+
+#define SL_FRAME_BUF    9600    /* pooled buffers hold any jumbo frame */
+#define SL_POOL         4096
 
 struct simlink {
     uint64_t now, order, rng;
@@ -60,6 +63,8 @@ struct simlink {
     uint64_t busy_until[2];
     struct sl_ev *heap;
     size_t nheap, capheap;
+    uint8_t *pool[SL_POOL];
+    size_t npool;
     FILE *pcap;
     bool trace;                         /* SIMLINK_TRACE: log every frame */
     /* Capture only: flip the last payload octet of the Nth TCP data frame
