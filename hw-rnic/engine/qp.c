@@ -261,7 +261,8 @@ void rnic_sq_doorbell(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx)
         return;
     }
     qp->sq.pidx = idx;
-    if (qp->state == RNIC_QPS_RTS) {
+    /* CLOSING still drains the SQ before the FIN: the kick decides. */
+    if (qp->state == RNIC_QPS_RTS || qp->state == RNIC_QPS_CLOSING) {
         rnic_iw_sq_kick(d, qp);
     } else if (qp->state == RNIC_QPS_ERROR) {
         rnic_qp_to_error(d, qp, 0);

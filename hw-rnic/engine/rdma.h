@@ -222,7 +222,10 @@ void rnic_qp_to_error(struct rnic_dev *d, struct rnic_qp *qp,
 /* Calls from the resources into the iWARP layer (implemented in iw_*)  */
 /* ------------------------------------------------------------------ */
 
-/* The SQ doorbell advanced qp->sq.pidx: send what the window allows. */
+/*
+ * The SQ doorbell advanced qp->sq.pidx (QP in RTS or CLOSING): send what
+ * the window allows.
+ */
 void rnic_iw_sq_kick(struct rnic_dev *d, struct rnic_qp *qp);
 /*
  * The QP leaves RTS for ERROR (MODIFY_QP, destroy, fatal): abort the
