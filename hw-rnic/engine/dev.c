@@ -371,6 +371,7 @@ bool rnic_dev_tx_resume(struct rnic_dev *d)
     uint32_t i;
 
     d->tx_paused = false;
+    rnic_iw_tx_resume(d);
     /* Revisit queues with frames posted; keep newer latched doorbells. */
     for (i = 0; i < d->cfg.max_l2q; i++) {
         if (d->txq[i].live && d->txq[i].cidx != d->txq[i].pidx &&

@@ -35,23 +35,71 @@ void rnic_iw_rearm(struct rnic_dev *d)
     d->host.ops->timer_mod(d->host.opaque, dl);
 }
 
-/*
- * Offload TCP frames share the device's wire; while it is paused they are
- * dropped and TCP retransmission recovers them.
- */
-static void eng_tx(void *opaque, uint8_t *frame, size_t len)
+static void wire_send(struct rnic_dev *d, const uint8_t *frame, size_t len)
 {
-    struct rnic_iw_eng *e = opaque;
-    struct rnic_dev *d = e->d;
-
-    if (d->tx_paused || !d->port.link_up) {
-        return;
-    }
     if (!d->host.ops->send_frame(d->host.opaque, frame, len)) {
         d->tx_paused = true;
     }
     d->stats.tx_frames++;
     d->stats.tx_bytes += len;
+}
+
+/*
+ * Offload TCP frames share the device's wire.  While it is busy they wait
+ * in a bounded queue (in order) for rnic_dev_tx_resume(); beyond that, and
+ * while the link is down, they are dropped and TCP retransmits them.
+ */
+static void eng_tx(void *opaque, uint8_t *frame, size_t len)
+{
+    struct rnic_iw_eng *e = opaque;
+    struct rnic_dev *d = e->d;
+    struct rnic_iw *iw = d->iw;
+    struct rnic_iw_frame *f;
+
+    if (!d->port.link_up) {
+        return;
+    }
+    if (!d->tx_paused && !iw->txq_cnt) {
+        wire_send(d, frame, len);
+        return;
+    }
+    f = &iw->txq[(iw->txq_head + iw->txq_cnt) % RNIC_IW_TXQ_MAX];
+    if (iw->txq_cnt == RNIC_IW_TXQ_MAX || !(f->data = malloc(len))) {
+        iw->tx_dropped++;
+        return;
+    }
+    memcpy(f->data, frame, len);
+    f->len = len;
+    iw->txq_cnt++;
+    iw->tx_held++;
+}
+
+static void txq_clear(struct rnic_iw *iw)
+{
+    while (iw->txq_cnt) {
+        free(iw->txq[iw->txq_head].data);
+        iw->txq[iw->txq_head].data = NULL;
+        iw->txq_head = (iw->txq_head + 1) % RNIC_IW_TXQ_MAX;
+        iw->txq_cnt--;
+    }
+    iw->txq_head = 0;
+}
+
+void rnic_iw_tx_resume(struct rnic_dev *d)
+{
+    struct rnic_iw *iw = d->iw;
+
+    while (iw->txq_cnt && !d->tx_paused) {
+        struct rnic_iw_frame *f = &iw->txq[iw->txq_head];
+
+        if (d->port.link_up) {
+            wire_send(d, f->data, f->len);
+        }
+        free(f->data);
+        f->data = NULL;
+        iw->txq_head = (iw->txq_head + 1) % RNIC_IW_TXQ_MAX;
+        iw->txq_cnt--;
+    }
 }
 
 static void *eng_accept(void *opaque, struct rnic_tcp_listener *l,
@@ -359,6 +407,7 @@ void rnic_iw_reset(struct rnic_dev *d)
     for (i = 0; i < iw->neng; i++) {
         rnic_tcp_free(iw->eng[i].tcp);
     }
+    txq_clear(iw);
     memset(iw->eng, 0, sizeof(iw->eng));
     iw->neng = 0;
     memset(iw->lis, 0, d->cfg.max_listen * sizeof(*iw->lis));

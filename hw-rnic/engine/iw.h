@@ -32,6 +32,8 @@
 #define RNIC_IW_RX_ULPDU_MAX    65535
 #define RNIC_IW_TX_BUF          (16 * 1024)
 #define RNIC_IW_NO_QP           0xffffffffu
+/* Offload frames held while the wire is busy; beyond, TCP retransmits. */
+#define RNIC_IW_TXQ_MAX         512
 
 /* errno-like values in struct rnic_eqe_cm.status */
 #define RNIC_IW_ST_ECONNRESET   104
@@ -181,6 +183,12 @@ struct rnic_iw {
     struct rnic_tcp_ops ops;
     uint64_t isn_seq;
     int depth;                  /* nesting of entry points */
+    struct rnic_iw_frame {
+        uint8_t *data;
+        size_t len;
+    } txq[RNIC_IW_TXQ_MAX];     /* held while d->tx_paused */
+    uint32_t txq_head, txq_cnt;
+    uint64_t tx_held, tx_dropped;
 };
 
 /* iw.c */

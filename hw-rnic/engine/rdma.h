@@ -279,5 +279,7 @@ unsigned rnic_iw_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
 void rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len);
 /* Time passed: run expired TCP/MPA timers (rnic_dev_timer). */
 void rnic_iw_timer(struct rnic_dev *d);
+/* The wire took the queued frame (rnic_dev_tx_resume): send held frames. */
+void rnic_iw_tx_resume(struct rnic_dev *d);
 
 #endif

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 #include "test-iw-pair.h"
+#include "iw.h"
 
 #define ALL_ACCESS (RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE | \
                     RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC)
@@ -391,6 +392,51 @@ static void test_big_write(void)
     p_free(p);
 }
 
+/* A busy wire holds offload frames in order; resume sends them at once. */
+static void test_wire_busy(void)
+{
+    struct pair *p = p_new();
+    struct rnic_sq_wqe w;
+    struct rnic_cqe cqe;
+    uint64_t la, rb, t0;
+    unsigned long sent;
+
+    if (!p_connect_pair(p, 2, RNIC_MPA_CRC)) {
+        p_free(p);
+        return;
+    }
+    la = mr(&p->a, 0x100, RNIC_ACCESS_LOCAL_WRITE, 16);
+    rb = mr(&p->b, 0x200, ALL_ACCESS, 16);
+    fill(&p->a, la, 65536, 5);
+    p->a.h->wire_busy = true;
+    sent = p->a.h->sent_total;
+    wqe(&w, RNIC_WR_WRITE, 0, 81);
+    w.hdr.count = 1;
+    w.op.rdma.remote_addr = rb;
+    w.op.rdma.rkey = 0x200;
+    t_sge(&w.data.sge[0], la, 65536, 0x100);
+    t_post_send(p->a.h, &p->a.qp, &w);
+    p_ring_sq(&p->a);
+    /* one frame went (the wire queued it), the rest waits in the device */
+    CHECK_EQ(p->a.h->sent_total - sent, 1);
+    CHECK(p->a.h->dev.tx_paused);
+    p->a.h->wire_busy = false;
+    t0 = p->now;
+    rnic_dev_tx_resume(&p->a.h->dev);
+    CHECK(p->a.h->dev.iw->tx_held >= 2);
+    CHECK_EQ(p->a.h->sent_total - sent, 1 + p->a.h->dev.iw->tx_held);
+    printf("wire busy: %lu frames held, sent on resume\n",
+           (unsigned long)p->a.h->dev.iw->tx_held);
+    p_settle(p, 1000000000ull);
+    CHECK(!memcmp(p->b.h->mem + rb, p->a.h->mem + la, 65536));
+    CHECK(t_poll_cq(p->a.h, &p->a.cq, &cqe));
+    CHECK_EQ(cqe.wr_id, 81);
+    /* no retransmission timeout was needed */
+    CHECK(p->now - t0 < 200000000ull);
+    CHECK_EQ(p->a.h->dev.iw->tx_dropped, 0);
+    p_free(p);
+}
+
 static void test_bad_crc(void)
 {
     struct pair *p = p_new();
@@ -445,6 +491,7 @@ int main(void)
     test_send_inv();
     test_rfc7306();
     test_big_write();
+    test_wire_busy();
     test_bad_crc();
     return t_report("test-iw-data");
 }
