@@ -64,7 +64,8 @@ static void eng_tx(void *opaque, uint8_t *frame, size_t len)
         return;
     }
     f = &iw->txq[(iw->txq_head + iw->txq_cnt) % RNIC_IW_TXQ_MAX];
-    if (iw->txq_cnt == RNIC_IW_TXQ_MAX || !(f->data = malloc(len))) {
+    f->data = iw->txq_cnt < RNIC_IW_TXQ_MAX ? malloc(len) : NULL;
+    if (!f->data) {
         iw->tx_dropped++;
         return;
     }
