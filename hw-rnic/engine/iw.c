@@ -63,8 +63,12 @@ static void eng_tx(void *opaque, uint8_t *frame, size_t len)
         wire_send(d, frame, len);
         return;
     }
+    if (iw->txq_cnt == RNIC_IW_TXQ_MAX) {
+        iw->tx_dropped++;
+        return;
+    }
     f = &iw->txq[(iw->txq_head + iw->txq_cnt) % RNIC_IW_TXQ_MAX];
-    f->data = iw->txq_cnt < RNIC_IW_TXQ_MAX ? malloc(len) : NULL;
+    f->data = malloc(len);
     if (!f->data) {
         iw->tx_dropped++;
         return;
