@@ -112,9 +112,9 @@ struct rnic_cq {
 struct rnic_srq {
 	struct ib_srq ibsrq;
 	u32 srqn;
-	spinlock_t lock;	/* prod and the SRQ doorbell */
+	spinlock_t lock;	/* prod, cons and the SRQ doorbell */
 	u32 prod;
-	u32 cons;		/* advanced by poll_cq on RQ completions */
+	u32 cons;		/* advanced by poll_cq on receive completions */
 	u32 max_sge;
 	u32 limit;
 	struct rnic_ring ring;
@@ -278,7 +278,8 @@ int rnic_umem_ring_get(struct rnic_ib *rib, struct rnic_umem_ring *r,
 		       u64 va, u64 len, u32 entry_size, u32 max_depth);
 void rnic_umem_ring_put(struct rnic_ib *rib, struct rnic_umem_ring *r);
 int rnic_pbl_from_umem(struct rnic_ib *rib, struct ib_umem *umem,
-		       unsigned long pgsz, struct rnic_pbl_buf *pb);
+		       unsigned long pgsz, bool two_levels,
+		       struct rnic_pbl_buf *pb);
 void rnic_pbl_free(struct rnic_ib *rib, struct rnic_pbl_buf *pb);
 void rnic_pbl_to_hw(const struct rnic_pbl_buf *pb, struct rnic_pbl *pbl);
 

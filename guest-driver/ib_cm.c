@@ -19,6 +19,7 @@
 #include <linux/in.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <net/ipv6.h>
 #include <net/neighbour.h>
 #include <net/route.h>
 #include <net/sock.h>
@@ -32,6 +33,10 @@ MODULE_PARM_DESC(mpa_crc, "ask for MPA CRC32c on new connections (default on)");
 static bool mpa_markers;
 module_param(mpa_markers, bool, 0644);
 MODULE_PARM_DESC(mpa_markers, "ask for MPA markers on new connections (default off)");
+
+static bool mpa_rfc7306;
+module_param(mpa_rfc7306, bool, 0644);
+MODULE_PARM_DESC(mpa_rfc7306, "RFC 7306 (Immediate Data) on new connections: both ends must agree, siw lacks it (default off)");
 
 static uint mpa_p2p;
 module_param(mpa_p2p, uint, 0644);
@@ -51,6 +56,8 @@ static u8 rnic_mpa_flags(struct rnic_ib *rib)
 		f |= RNIC_MPA_CRC;
 	if (mpa_markers && (feat & RNIC_FEAT_MPA_MARKERS))
 		f |= RNIC_MPA_MARKERS;
+	if (mpa_rfc7306 && (feat & RNIC_FEAT_IMM))
+		f |= RNIC_MPA_RFC7306;
 	if (mpa_p2p & 1)
 		f |= RNIC_MPA_P2P_WRITE;
 	if (mpa_p2p & 2)
@@ -144,6 +151,28 @@ static void rnic_ss_addr(const struct sockaddr_storage *ss, u8 *out16)
 		memcpy(out16, &((const struct sockaddr_in *)ss)->sin_addr, 4);
 }
 
+/*
+ * The device's listener address: an IPv6 wildcard or v4-mapped address
+ * becomes its IPv4 form (the offload engine speaks IPv4), other IPv6
+ * addresses go as they are (the device may refuse them).
+ */
+static void rnic_listen_addr(const struct sockaddr_storage *ss,
+			     struct rnic_cmd_cm_listen *c)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+
+	c->family = RNIC_AF_IPV4;
+	memset(c->addr, 0, sizeof(c->addr));
+	if (ss->ss_family == AF_INET) {
+		rnic_ss_addr(ss, c->addr);
+	} else if (ipv6_addr_v4mapped(&s6->sin6_addr)) {
+		memcpy(c->addr, &s6->sin6_addr.s6_addr32[3], 4);
+	} else if (!ipv6_addr_any(&s6->sin6_addr)) {
+		c->family = RNIC_AF_IPV6;
+		memcpy(c->addr, &s6->sin6_addr, 16);
+	}
+}
+
 int rnic_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 {
 	struct rnic_ib *rib = to_rib(cm_id->device);
@@ -155,6 +184,7 @@ int rnic_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 
 	if (addr.ss_family != AF_INET && addr.ss_family != AF_INET6)
 		return -EAFNOSUPPORT;
+	rnic_listen_addr(&addr, c);
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
 		return -ENOMEM;
@@ -173,9 +203,7 @@ int rnic_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 	cmd.hdr.opcode = RNIC_CMD_CM_LISTEN;
 	c->listen_id = cpu_to_le32(l->listen_id);
 	c->backlog = cpu_to_le32(max(backlog, 1));
-	c->family = addr.ss_family == AF_INET6 ? RNIC_AF_IPV6 : RNIC_AF_IPV4;
 	c->port = cpu_to_le16(rnic_ss_port(&addr));
-	rnic_ss_addr(&addr, c->addr);
 	mutex_lock(&rib->cm_lock);
 	err = xa_err(xa_store(&rib->listeners, l->listen_id, l, GFP_KERNEL));
 	if (!err) {

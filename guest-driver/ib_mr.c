@@ -106,7 +106,7 @@ struct ib_mr *rnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!pgsz || ib_umem_num_dma_blocks(mr->umem, pgsz) >
 		     rib->caps.max_mr_pages)
 		goto err;
-	err = rnic_pbl_from_umem(rib, mr->umem, pgsz, &pb);
+	err = rnic_pbl_from_umem(rib, mr->umem, pgsz, true, &pb);
 	if (err)
 		goto err;
 	err = rnic_reg_mr_cmd(rib, mr, to_rpd(ibpd)->pdn, access, 0, iova,

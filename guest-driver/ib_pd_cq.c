@@ -242,13 +242,17 @@ static void rnic_cq_retire(struct rnic_qp *qp, const struct rnic_cqe *cqe)
 {
 	u16 slot = le16_to_cpu(cqe->wqe_idx);
 
-	if (cqe->opcode & RNIC_WC_RECV) {
-		if (qp->srq)
-			WRITE_ONCE(qp->srq->cons, qp->srq->cons + 1);
-		else if (!qp->user)
-			WRITE_ONCE(qp->rq_cons, qp->rq_cons +
-				   ((slot - qp->rq_cons) & (qp->rq_depth - 1)) + 1);
-	} else if (!qp->user) {
+	if (qp->user)
+		return;
+	if ((cqe->opcode & RNIC_WC_RECV) && qp->srq) {
+		/* QPs on other CQs retire from the same SRQ. */
+		spin_lock(&qp->srq->lock);
+		qp->srq->cons++;
+		spin_unlock(&qp->srq->lock);
+	} else if (cqe->opcode & RNIC_WC_RECV) {
+		WRITE_ONCE(qp->rq_cons, qp->rq_cons +
+			   ((slot - qp->rq_cons) & (qp->rq_depth - 1)) + 1);
+	} else {
 		WRITE_ONCE(qp->sq_cons, qp->sq_cons +
 			   ((slot - qp->sq_cons) & (qp->sq_depth - 1)) + 1);
 	}

@@ -250,7 +250,7 @@ int rnic_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	spin_lock_irqsave(&srq->lock, flags);
 	start = srq->prod;
 	for (; wr; wr = wr->next) {
-		if (srq->prod - READ_ONCE(srq->cons) >= srq->ring.depth) {
+		if (srq->prod - srq->cons >= srq->ring.depth) {
 			err = -ENOMEM;
 			break;
 		}

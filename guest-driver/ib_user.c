@@ -46,11 +46,11 @@ static __le64 *rnic_pbl_slot(struct rnic_pbl_buf *pb, u32 i)
 
 /*
  * The page list of umem in pgsz pages: level 1 while it fits one 4 KiB
- * page (always for pgsz 4 KiB rings, which the device wants at level 1),
- * level 2 for larger MRs.
+ * page or when two levels are not wanted (rings), level 2 above (MRs).
  */
 int rnic_pbl_from_umem(struct rnic_ib *rib, struct ib_umem *umem,
-		       unsigned long pgsz, struct rnic_pbl_buf *pb)
+		       unsigned long pgsz, bool two_levels,
+		       struct rnic_pbl_buf *pb)
 {
 	struct device *dev = &rib->rdev->pdev->dev;
 	struct ib_block_iter biter;
@@ -62,7 +62,7 @@ int rnic_pbl_from_umem(struct rnic_ib *rib, struct ib_umem *umem,
 		return -EINVAL;
 	pb->nentries = n;
 	pb->page_shift = ilog2(pgsz);
-	pb->levels = (n > RNIC_PBL_PER_PAGE && pgsz != RNIC_PAGE_SIZE) ? 2 : 1;
+	pb->levels = (two_levels && n > RNIC_PBL_PER_PAGE) ? 2 : 1;
 	if (pb->levels == 1) {
 		pb->l1_size = n * sizeof(__le64);
 	} else {
@@ -132,12 +132,17 @@ int rnic_umem_ring_get(struct rnic_ib *rib, struct rnic_umem_ring *r,
 		r->umem = NULL;
 		return err;
 	}
-	err = rnic_pbl_from_umem(rib, r->umem, RNIC_PAGE_SIZE, &r->pbl);
+	err = rnic_pbl_from_umem(rib, r->umem, RNIC_PAGE_SIZE, false, &r->pbl);
 	if (err) {
 		ib_umem_release(r->umem);
 		r->umem = NULL;
+		return err;
 	}
-	return err;
+	/* The device wants exactly the pages the entries occupy. */
+	r->pbl.nentries = min_t(u32, r->pbl.nentries,
+				DIV_ROUND_UP(r->depth * entry_size,
+					     RNIC_PAGE_SIZE));
+	return 0;
 }
 
 void rnic_umem_ring_put(struct rnic_ib *rib, struct rnic_umem_ring *r)
@@ -206,6 +211,7 @@ int rnic_alloc_ucontext(struct ib_ucontext *ibuctx, struct ib_udata *udata)
 	resp.max_send_sge = rib->caps.max_send_sge;
 	resp.max_recv_sge = rib->caps.max_recv_sge;
 	resp.max_inline = rib->caps.max_inline;
+	resp.features = rib->rdev->caps.features;
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 	if (err)
 		goto err_entry;
