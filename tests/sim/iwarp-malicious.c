@@ -17,7 +17,8 @@
  * A "control" case sends the same kind of traffic legally and must get no
  * Terminate: it proves the attacker speaks correct MPA.
  *
- *   iwarp-malicious [--case NAME]... [--list] [--pcap DIR] [-v]
+ *   iwarp-malicious [--case NAME]... [--mode as-listed|markers|nocrc-rev1]
+ *                   [--list] [--pcap DIR] [-v]
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -867,8 +868,15 @@ static uint64_t diff_memory(struct world *w, const uint8_t *snap, int target,
     return bad;
 }
 
-static int run_case(const struct mcase *mc, const char *pcap_dir, int verbose)
+/* Whole-matrix variants: every case again with markers both ways, or
+ * with MPA rev 1 and no CRC (cases that need a CRC do not apply). */
+enum { MODE_AS_LISTED, MODE_MARKERS, MODE_NOCRC_REV1 };
+static int mode;
+
+static int run_case(const struct mcase *mc0, const char *pcap_dir, int verbose)
 {
+    struct mcase mcv = *mc0;
+    const struct mcase *mc = &mcv;
     static struct world W;
     struct world *w = &W;
     struct rnic_tcp_config tc;
@@ -884,6 +892,16 @@ static int run_case(const struct mcase *mc, const char *pcap_dir, int verbose)
     uint64_t bad, tchanged = 0;
     int n, fail = 0, i;
 
+    if (mode == MODE_MARKERS) {
+        mcv.markers_to_victim = true;
+    } else if (mode == MODE_NOCRC_REV1) {
+        if (mc0->attack == at_bad_crc || mc0->attack == at_garbage_len) {
+            printf("%-24s n/a   (needs MPA CRC)\n", mc0->name);
+            return 0;
+        }
+        mcv.crc = false;
+        mcv.rev = 1;
+    }
     memset(w, 0, sizeof(*w));
     memset(&c, 0, sizeof(c));
     w->mc = mc;
@@ -932,6 +950,7 @@ static int run_case(const struct mcase *mc, const char *pcap_dir, int verbose)
     memset(&loc, 0, sizeof(loc));
     loc.rev = mc->rev;
     loc.crc = mc->crc;
+    loc.markers = mode == MODE_MARKERS;     /* we want markers too */
     loc.ird = 4;
     loc.ord = 4;
     rnic_mpa_make_request(&loc, &w->a.req);
@@ -1105,6 +1124,15 @@ int main(int argc, char **argv)
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--case") && i + 1 < argc && nonly < 64) {
             only[nonly++] = argv[++i];
+        } else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
+            i++;
+            mode = !strcmp(argv[i], "markers") ? MODE_MARKERS :
+                   !strcmp(argv[i], "nocrc-rev1") ? MODE_NOCRC_REV1 :
+                   !strcmp(argv[i], "as-listed") ? MODE_AS_LISTED : -1;
+            if (mode < 0) {
+                fprintf(stderr, "--mode as-listed|markers|nocrc-rev1\n");
+                return 2;
+            }
         } else if (!strcmp(argv[i], "--pcap") && i + 1 < argc) {
             pcap_dir = argv[++i];
         } else if (!strcmp(argv[i], "-v")) {
@@ -1115,8 +1143,8 @@ int main(int argc, char **argv)
             }
             return 0;
         } else {
-            fprintf(stderr, "usage: %s [--case NAME]... [--pcap DIR] [-v] "
-                    "[--list]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--case NAME]... [--mode MODE] "
+                    "[--pcap DIR] [-v] [--list]\n", argv[0]);
             return 2;
         }
     }
