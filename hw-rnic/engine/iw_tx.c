@@ -206,6 +206,7 @@ static void cur_finish(struct rnic_dev *d, struct rnic_qp *qp,
 static int fail_local(struct rnic_dev *d, struct rnic_qp *qp,
                       enum rnic_mr_err e)
 {
+    qp->iw->stopped = true;     /* nothing may follow a half message */
     cur_finish(d, qp, e == RNIC_MR_E_BOUNDS ? RNIC_WC_LOC_LEN_ERR :
                       RNIC_WC_LOC_PROT_ERR);
     return -1;
