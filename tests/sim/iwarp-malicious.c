@@ -25,11 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "crc32c.h"
-#include "mpa.h"
-#include "rdmap.h"
-#include "simlink.h"
-#include "tcp.h"
+#include "rawpeer.h"
 
 #define VPORT       6000
 #define APORT       41000
@@ -57,32 +53,10 @@ struct victim {
     unsigned posted_recvs;
 };
 
-/* The attacker: raw TCP + MPA codecs. */
-struct attacker {
-    struct rnic_tcp *t;
-    struct rnic_tcp_conn *c;
-    bool connected, closed, reset;
-    struct rnic_mpa_rr req;
-    struct rnic_mpa_rr_rx rr_rx;
-    bool have_reply;
-    struct rnic_mpa_rr rep;
-    struct rnic_mpa_neg neg;
-    struct rnic_mpa_tx tx;
-    struct rnic_mpa_rx rx;
-    uint8_t rxbuf[65536];
-    bool hold_window;           /* do not return receive window */
-    size_t unread;
-    unsigned fpdus;
-    bool got_term;
-    struct rnic_rdmap_term term;
-    unsigned read_resp_segs;
-    char err[200];
-};
-
 struct world {
     struct simlink sl;
     struct victim v;
-    struct attacker a;
+    struct rawpeer a;
     const struct mcase *mc;
     int verbose;
 };
@@ -104,234 +78,6 @@ struct mcase {
 static const uint8_t a_ip[4] = { 10, 0, 0, 1 }, v_ip[4] = { 10, 0, 0, 2 };
 static const uint8_t a_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 
-/* ---- attacker plumbing ---- */
-
-static void a_tx(void *opaque, uint8_t *frame, size_t len)
-{
-    struct world *w = opaque;
-
-    sl_send(&w->sl, 0, frame, len);
-}
-
-static void a_connected(void *opaque, struct rnic_tcp_conn *c, void *user)
-{
-    struct world *w = opaque;
-
-    (void)c;
-    (void)user;
-    w->a.connected = true;
-}
-
-static void a_parse_fpdus(struct world *w, const uint8_t *data, size_t len)
-{
-    struct attacker *a = &w->a;
-
-    while (len) {
-        struct rnic_mpa_rx_ev ev;
-        size_t n = rnic_mpa_rx_feed(&a->rx, data, len, &ev);
-
-        data += n;
-        len -= n;
-        if (ev.type == RNIC_MPA_RX_ERROR) {
-            snprintf(a->err, sizeof(a->err), "victim's FPDU stream broken: "
-                     "MPA error %u", ev.code);
-            return;
-        }
-        if (ev.type == RNIC_MPA_RX_FPDU) {
-            struct rnic_rdmap_msg m;
-            struct rnic_term_cause cause;
-
-            a->fpdus++;
-            if (rnic_rdmap_decode(ev.ulpdu, ev.len, RNIC_RDMAP_F_RFC7306, &m,
-                                  &cause)) {
-                snprintf(a->err, sizeof(a->err), "victim sent an undecodable "
-                         "DDP segment (cause %u/%u/0x%02x)", cause.layer,
-                         cause.etype, cause.code);
-                return;
-            }
-            if (m.opcode == RNIC_RDMAP_TERMINATE && !a->got_term) {
-                a->got_term = true;
-                a->term = m.u.term;
-            } else if (m.opcode == RNIC_RDMAP_READ_RESP) {
-                a->read_resp_segs++;
-            }
-        }
-        if (!n) {
-            return;
-        }
-    }
-}
-
-static void a_recv(void *opaque, struct rnic_tcp_conn *c, void *user,
-                   const uint8_t *data, size_t len)
-{
-    struct world *w = opaque;
-    struct attacker *a = &w->a;
-
-    (void)user;
-    a->unread += len;
-    if (!a->have_reply) {
-        size_t used = 0;
-        int r = rnic_mpa_rr_rx_feed(&a->rr_rx, data, len, &used, &a->rep);
-
-        if (r < 0) {
-            snprintf(a->err, sizeof(a->err), "bad MPA Reply (%d)", r);
-            return;
-        }
-        if (r == 0) {
-            return;
-        }
-        a->have_reply = true;
-        r = rnic_mpa_check_reply(&a->req, &a->rep, &a->neg);
-        if (r) {
-            snprintf(a->err, sizeof(a->err), "MPA Reply refused (%d)", r);
-            return;
-        }
-        rnic_mpa_tx_init(&a->tx, a->neg.crc, a->neg.markers_tx);
-        rnic_mpa_rx_init(&a->rx, a->neg.crc, a->neg.markers_rx, a->rxbuf,
-                         sizeof(a->rxbuf) - 1);
-        data += used;
-        len -= used;
-    }
-    a_parse_fpdus(w, data, len);
-    if (!a->hold_window && a->c == c) {
-        rnic_tcp_recv_done(c, a->unread, w->sl.now);
-        a->unread = 0;
-    }
-}
-
-static void a_closed(void *opaque, struct rnic_tcp_conn *c, void *user,
-                     int err)
-{
-    struct world *w = opaque;
-
-    (void)c;
-    (void)user;
-    w->a.closed = true;
-    w->a.reset = err == RNIC_TCP_ECONNRESET;
-    w->a.c = NULL;
-}
-
-static void a_peer_closed(void *opaque, struct rnic_tcp_conn *c, void *user)
-{
-    struct world *w = opaque;
-
-    (void)user;
-    if (w->a.c == c) {
-        rnic_tcp_close(c, w->sl.now);
-    }
-}
-
-static const struct rnic_tcp_ops a_ops = {
-    .tx = a_tx,
-    .connected = a_connected,
-    .recv = a_recv,
-    .peer_closed = a_peer_closed,
-    .closed = a_closed,
-};
-
-static bool port_deliver(void *o, const uint8_t *f, size_t len)
-{
-    struct world *w = o;
-
-    rnic_tcp_input(w->a.t, f, len, w->sl.now);
-    return true;
-}
-
-static uint64_t port_deadline(void *o)
-{
-    return rnic_tcp_next_deadline(((struct world *)o)->a.t);
-}
-
-static void port_tick(void *o)
-{
-    struct world *w = o;
-
-    rnic_tcp_tick(w->a.t, w->sl.now);
-}
-
-/* One record on the attacker's connection. */
-static bool a_send(struct world *w, const uint8_t *buf, size_t len)
-{
-    if (!w->a.c || rnic_tcp_send(w->a.c, buf, len, w->sl.now)) {
-        snprintf(w->a.err, sizeof(w->a.err), "attacker could not send %zu "
-                 "bytes", len);
-        return false;
-    }
-    return true;
-}
-
-/* An FPDU with the given DDP/RDMAP message header and payload. */
-static bool a_fpdu(struct world *w, const uint8_t *hdr, size_t hlen,
-                   const uint8_t *pay, size_t plen, int corrupt)
-{
-    static uint8_t out[70000];
-    uint32_t n = rnic_mpa_fpdu_build(&w->a.tx, out, sizeof(out), hdr, hlen,
-                                     pay, plen);
-
-    if (!n) {
-        snprintf(w->a.err, sizeof(w->a.err), "FPDU build failed");
-        return false;
-    }
-    if (corrupt == 1) {
-        out[n - 1] ^= 0x20;     /* CRC */
-    } else if (corrupt == 2) {
-        out[3] ^= 0x40;         /* FPDUPTR of the marker at offset 0 */
-    }
-    return a_send(w, out, n);
-}
-
-static size_t hdr_tagged(uint8_t *buf, uint8_t opcode, uint32_t stag,
-                         uint64_t to, bool last)
-{
-    struct rnic_rdmap_msg m;
-
-    memset(&m, 0, sizeof(m));
-    m.opcode = opcode;
-    m.rv = RNIC_RDMAP_VERSION;
-    m.ddp.dv = RNIC_DDP_VERSION;
-    m.ddp.last = last;
-    m.ddp.stag = stag;
-    m.ddp.to = to;
-    return rnic_rdmap_hdr_encode(&m, buf, 64);
-}
-
-static size_t hdr_untagged(uint8_t *buf, uint8_t opcode, uint32_t qn,
-                           uint32_t msn, uint32_t mo, bool last)
-{
-    struct rnic_rdmap_msg m;
-
-    memset(&m, 0, sizeof(m));
-    m.opcode = opcode;
-    m.rv = RNIC_RDMAP_VERSION;
-    m.ddp.dv = RNIC_DDP_VERSION;
-    m.ddp.last = last;
-    m.ddp.qn = qn;
-    m.ddp.msn = msn;
-    m.ddp.mo = mo;
-    return rnic_rdmap_hdr_encode(&m, buf, 64);
-}
-
-static size_t hdr_read_req(uint8_t *buf, uint32_t msn, uint32_t src_stag,
-                           uint64_t src_to, uint32_t size)
-{
-    struct rnic_rdmap_msg m;
-
-    memset(&m, 0, sizeof(m));
-    m.opcode = RNIC_RDMAP_READ_REQ;
-    m.rv = RNIC_RDMAP_VERSION;
-    m.ddp.dv = RNIC_DDP_VERSION;
-    m.ddp.last = true;
-    m.ddp.qn = RNIC_RDMAP_QN_READ_REQ;
-    m.ddp.msn = msn;
-    m.u.rr.sink_stag = 0x12345601;
-    m.u.rr.sink_to = 0x1000;
-    m.u.rr.size = size;
-    m.u.rr.src_stag = src_stag;
-    m.u.rr.src_to = src_to;
-    return rnic_rdmap_hdr_encode(&m, buf, 64);
-}
-
 /* ---- attacks ---- */
 
 static uint8_t payload[2048];
@@ -339,27 +85,27 @@ static uint8_t payload[2048];
 static bool write_to(struct world *w, uint32_t stag, uint64_t to, size_t len)
 {
     uint8_t h[64];
-    size_t hl = hdr_tagged(h, RNIC_RDMAP_WRITE, stag, to, true);
+    size_t hl = rp_hdr_tagged(h, RNIC_RDMAP_WRITE, stag, to, true);
 
-    return a_fpdu(w, h, hl, payload, len, 0);
+    return rp_fpdu(&w->a, h, hl, payload, len, 0);
 }
 
 static bool send_msg(struct world *w, uint32_t msn, size_t len, int corrupt)
 {
     uint8_t h[64];
-    size_t hl = hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, msn, 0,
+    size_t hl = rp_hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, msn, 0,
                              true);
 
-    return a_fpdu(w, h, hl, payload, len, corrupt);
+    return rp_fpdu(&w->a, h, hl, payload, len, corrupt);
 }
 
 static bool at_control(struct world *w)
 {
     uint8_t h[64];
-    size_t hl = hdr_read_req(h, 1, w->v.mr[MR_T].stag, T_IOVA + 100, 300);
+    size_t hl = rp_hdr_read_req(h, 1, w->v.mr[MR_T].stag, T_IOVA + 100, 300);
 
     return write_to(w, w->v.mr[MR_T].stag, T_IOVA + 1000, 700) &&
-           a_fpdu(w, h, hl, NULL, 0, 0) && send_msg(w, 1, 200, 0);
+           rp_fpdu(&w->a, h, hl, NULL, 0, 0) && send_msg(w, 1, 200, 0);
 }
 
 static bool at_forged_stag(struct world *w)
@@ -394,10 +140,10 @@ static bool at_write_ro(struct world *w)
 static bool at_read_nonreadable(struct world *w)
 {
     uint8_t h[64];
-    size_t hl = hdr_read_req(h, 1, w->v.mr[MR_WO].stag, w->v.mr[MR_WO].iova,
+    size_t hl = rp_hdr_read_req(h, 1, w->v.mr[MR_WO].stag, w->v.mr[MR_WO].iova,
                              64);
 
-    return a_fpdu(w, h, hl, NULL, 0, 0);
+    return rp_fpdu(&w->a, h, hl, NULL, 0, 0);
 }
 
 static bool at_to_bounds(struct world *w)
@@ -418,18 +164,18 @@ static bool at_to_wrap(struct world *w)
 static bool at_read_bounds(struct world *w)
 {
     uint8_t h[64];
-    size_t hl = hdr_read_req(h, 1, w->v.mr[MR_T].stag, T_IOVA + T_LEN - 8,
+    size_t hl = rp_hdr_read_req(h, 1, w->v.mr[MR_T].stag, T_IOVA + T_LEN - 8,
                              4096);
 
-    return a_fpdu(w, h, hl, NULL, 0, 0);
+    return rp_fpdu(&w->a, h, hl, NULL, 0, 0);
 }
 
 static bool at_read_wrap(struct world *w)
 {
     uint8_t h[64];
-    size_t hl = hdr_read_req(h, 1, w->v.mr[MR_T].stag, UINT64_MAX - 7, 64);
+    size_t hl = rp_hdr_read_req(h, 1, w->v.mr[MR_T].stag, UINT64_MAX - 7, 64);
 
-    return a_fpdu(w, h, hl, NULL, 0, 0);
+    return rp_fpdu(&w->a, h, hl, NULL, 0, 0);
 }
 
 static bool at_bad_msn(struct world *w)
@@ -440,11 +186,11 @@ static bool at_bad_msn(struct world *w)
 static bool at_bad_qn(struct world *w)
 {
     uint8_t h[64];
-    size_t hl = hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 0,
+    size_t hl = rp_hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 0,
                              true);
 
     rnic_put32(h + 6, 7);       /* QN */
-    return a_fpdu(w, h, hl, payload, 32, 0);
+    return rp_fpdu(&w->a, h, hl, payload, 32, 0);
 }
 
 static bool at_send_too_long(struct world *w)
@@ -455,37 +201,37 @@ static bool at_send_too_long(struct world *w)
 static bool at_send_too_long_multi(struct world *w)
 {
     uint8_t h[64];
-    size_t hl = hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 0,
+    size_t hl = rp_hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 0,
                              false);
 
-    if (!a_fpdu(w, h, hl, payload, 200, 0)) {
+    if (!rp_fpdu(&w->a, h, hl, payload, 200, 0)) {
         return false;
     }
-    hl = hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 200, true);
-    return a_fpdu(w, h, hl, payload, 200, 0);
+    hl = rp_hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 200, true);
+    return rp_fpdu(&w->a, h, hl, payload, 200, 0);
 }
 
 static bool at_bad_mo(struct world *w)
 {
     uint8_t h[64];
-    size_t hl = hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 0,
+    size_t hl = rp_hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 0,
                              false);
 
-    if (!a_fpdu(w, h, hl, payload, 64, 0)) {
+    if (!rp_fpdu(&w->a, h, hl, payload, 64, 0)) {
         return false;
     }
-    hl = hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 100, true);
-    return a_fpdu(w, h, hl, payload, 64, 0);
+    hl = rp_hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 100, true);
+    return rp_fpdu(&w->a, h, hl, payload, 64, 0);
 }
 
 static bool at_unknown_opcode(struct world *w)
 {
     uint8_t h[64];
-    size_t hl = hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 0,
+    size_t hl = rp_hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 0,
                              true);
 
     h[1] = (uint8_t)((RNIC_RDMAP_VERSION << RNIC_RDMAP_RV_SHIFT) | 0x0c);
-    return a_fpdu(w, h, hl, payload, 16, 0);
+    return rp_fpdu(&w->a, h, hl, payload, 16, 0);
 }
 
 static bool at_bad_crc(struct world *w)
@@ -503,7 +249,7 @@ static bool at_garbage_len(struct world *w)
     }
     junk[0] = 0xff;             /* ULPDU_Length 0xfff0 */
     junk[1] = 0xf0;
-    return a_send(w, junk, sizeof(junk));
+    return rp_send(&w->a, junk, sizeof(junk));
 }
 
 static bool at_bad_marker(struct world *w)
@@ -531,10 +277,10 @@ static bool at_beyond_ird(struct world *w)
      * the victim's TCP send buffer is full, requests pile up beyond IRD.
      */
     for (i = 0; i <= w->mc->ird + 8u; i++) {
-        size_t hl = hdr_read_req(h, i + 1, w->v.mr[MR_T].stag, T_IOVA,
+        size_t hl = rp_hdr_read_req(h, i + 1, w->v.mr[MR_T].stag, T_IOVA,
                                  T_LEN);
 
-        if (!a_fpdu(w, h, hl, NULL, 0, 0)) {
+        if (!rp_fpdu(&w->a, h, hl, NULL, 0, 0)) {
             return false;
         }
     }
@@ -879,18 +625,14 @@ static int run_case(const struct mcase *mc0, const char *pcap_dir, int verbose)
     const struct mcase *mc = &mcv;
     static struct world W;
     struct world *w = &W;
-    struct rnic_tcp_config tc;
     struct rnic_dev_config cfg;
     struct sd_env env;
     struct wait_ctx c;
-    struct rnic_mpa_local loc;
-    struct rnic_ipaddr vip;
-    uint8_t rr[RNIC_MPA_RR_MAX];
     uint8_t *snap = NULL;
     struct rnic_qp_attr attr;
     char err[1024] = "", first[128] = "";
     uint64_t bad, tchanged = 0;
-    int n, fail = 0, i;
+    int fail = 0, i;
 
     if (mode == MODE_MARKERS) {
         mcv.markers_to_victim = true;
@@ -923,19 +665,8 @@ static int run_case(const struct mcase *mc0, const char *pcap_dir, int verbose)
     cfg.mac[5] = 0x02;
     w->v.sd = sd_new(&cfg, 16u << 20, 1, 42, &env);
     sl_port_simdev(&w->sl, 1, w->v.sd);
-    rnic_tcp_config_default(&tc);
-    memcpy(tc.mac, a_mac, 6);
-    rnic_ipaddr_v4(&tc.addr, a_ip[0], a_ip[1], a_ip[2], a_ip[3]);
-    tc.max_conns = 4;
-    if (mc->hold_window) {
-        tc.rcvbuf = 8192;
-    }
+    rp_init(&w->a, &w->sl, 0, a_mac, a_ip, mc->hold_window ? 8192 : 0);
     w->a.hold_window = mc->hold_window;
-    w->a.t = rnic_tcp_new(&tc, &a_ops, w);
-    w->sl.port[0].opaque = w;
-    w->sl.port[0].deliver = port_deliver;
-    w->sl.port[0].deadline = port_deadline;
-    w->sl.port[0].tick = port_tick;
     for (i = 0; i < 2; i++) {
         w->sl.p[i].delay_ns = 10000;
     }
@@ -944,25 +675,9 @@ static int run_case(const struct mcase *mc0, const char *pcap_dir, int verbose)
         goto out;
     }
     /* attacker: TCP connect, MPA Request */
-    rnic_ipaddr_v4(&vip, v_ip[0], v_ip[1], v_ip[2], v_ip[3]);
-    w->a.c = rnic_tcp_connect(w->a.t, &vip, VPORT, APORT, w->v.sd->mac, w,
-                              w->sl.now);
-    memset(&loc, 0, sizeof(loc));
-    loc.rev = mc->rev;
-    loc.crc = mc->crc;
-    loc.markers = mode == MODE_MARKERS;     /* we want markers too */
-    loc.ird = 4;
-    loc.ord = 4;
-    rnic_mpa_make_request(&loc, &w->a.req);
-    w->a.req.pd = (const uint8_t *)"attacker";
-    w->a.req.pd_len = 8;
-    rnic_mpa_rr_rx_init(&w->a.rr_rx, true);
-    while (!w->a.connected && sl_step(&w->sl) &&
-           w->sl.now < 10 * SL_SEC) {
-    }
-    n = rnic_mpa_rr_encode(&w->a.req, rr, sizeof(rr));
-    if (!w->a.connected || n <= 0 || !a_send(w, rr, (size_t)n)) {
-        snprintf(err, sizeof(err), "attacker: TCP/MPA start failed");
+    if (!rp_connect(&w->a, v_ip, VPORT, w->v.sd->mac, APORT, mc->rev, mc->crc,
+                    mode == MODE_MARKERS)) {
+        snprintf(err, sizeof(err), "attacker: %s", w->a.err);
         fail = 1;
         goto out;
     }
@@ -1109,7 +824,7 @@ out:
         printf("    FAILED: %s\n", err);
     }
     free(snap);
-    rnic_tcp_free(w->a.t);
+    rp_fini(&w->a);
     sl_fini(&w->sl);
     sd_free(w->v.sd);
     return fail;
