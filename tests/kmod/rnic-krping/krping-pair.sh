@@ -23,7 +23,7 @@ rnic) TAG=rnic ;;
 esac
 modprobe rdma_cm || fail "modprobe rdma_cm"
 rdma link show
-[ -n "$(rdma link show)" ] || fail "no RDMA device"
+[ -n "$(rdma link show)" ] || { dmesg | grep -iE 'rnic|ib_|rdma'; fail "no RDMA device"; }
 wait_peer
 pin_peer_neigh
 
