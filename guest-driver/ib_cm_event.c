@@ -162,8 +162,17 @@ void rnic_ep_force_close(struct rnic_ep *ep, int status)
 	rnic_ep_release(ep);
 }
 
+/* The event's errno-like status when it is one we know, else by code. */
 static int rnic_cm_status(u8 code, u16 status)
 {
+	switch (status) {
+	case ECONNRESET:
+	case ECONNABORTED:
+	case ETIMEDOUT:
+	case ECONNREFUSED:
+	case EPROTO:
+		return -status;
+	}
 	switch (code) {
 	case RNIC_CM_REJECTED: return -ECONNREFUSED;
 	case RNIC_CM_TIMEOUT: return -ETIMEDOUT;
@@ -201,6 +210,7 @@ static void rnic_cm_handle(struct rnic_ib *rib, struct rnic_cm_work *w)
 	u32 conn_id = le32_to_cpu(w->eqe.obj);
 	u8 code = w->eqe.code;
 	struct rnic_ep *ep;
+	u16 status;
 
 	if (code == RNIC_CM_CONNECT_REQUEST) {
 		rnic_cm_connect_request(rib, w, conn_id);
@@ -240,7 +250,8 @@ static void rnic_cm_handle(struct rnic_ib *rib, struct rnic_cm_work *w)
 	case RNIC_CM_RESET:
 	case RNIC_CM_TIMEOUT:
 	case RNIC_CM_MPA_ERROR:
-		rnic_ep_force_close(ep, rnic_cm_status(code, 0));
+		status = le16_to_cpu(w->eqe.u.cm.status);
+		rnic_ep_force_close(ep, rnic_cm_status(code, status));
 		break;
 	default:
 		dev_warn_ratelimited(&rib->rdev->pdev->dev,
