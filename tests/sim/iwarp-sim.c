@@ -966,6 +966,40 @@ static bool run_round(struct sim *s, unsigned round)
     return verify_round(s, round);
 }
 
+/*
+ * On a link that loses, duplicates and reorders nothing, a retransmission is
+ * spurious: QUERY_QP's TCP counters must stay at 0.
+ */
+static void check_retransmits(struct sim *s)
+{
+    unsigned q;
+    int side;
+
+    for (q = 0; q < s->o.qps && !s->failed; q++) {
+        for (side = 0; side < 2; side++) {
+            struct rnic_qp_attr at;
+            int st = sd_query_qp(s->sp.sd[side], s->qe[q][side].e->qp.qpn, &at);
+
+            if (st) {
+                failf(s, "%s", s->sp.sd[side]->err);
+                return;
+            }
+            if (s->o.verbose) {
+                printf("  q%u %c: TCP retransmits %u, srtt %u us, snd_wnd %u\n",
+                       q, 'A' + side, at.tcp.retransmits, at.tcp.srtt_us,
+                       at.tcp.snd_wnd);
+            }
+            if (!s->o.loss && !s->o.dup && !s->o.reorder &&
+                at.tcp.retransmits) {
+                failf(s, "q%u %c: %u TCP retransmissions on a link that "
+                      "loses, duplicates and reorders nothing", q, 'A' + side,
+                      at.tcp.retransmits);
+                return;
+            }
+        }
+    }
+}
+
 static void free_sim(struct sim *s)
 {
     unsigned q;
@@ -1111,6 +1145,9 @@ static int run_seed(const struct opts *o, uint64_t seed)
                    (double)s->sp.sl.now / SL_SEC);
         }
         run_round(s, r);
+    }
+    if (!s->failed) {
+        check_retransmits(s);
     }
     if (!s->failed && !sp_disconnect(&s->sp)) {
         failf(s, "%s", s->sp.err);

@@ -222,6 +222,12 @@ void sl_send(struct simlink *sl, int from, const uint8_t *frame, size_t len)
         if (p->reorder > 0 && p->reorder_ns && sl_unit(sl) < p->reorder) {
             e.at += 1 + sl_rng(sl) % p->reorder_ns;
             st->reordered++;
+        } else {
+            /* jitter alone keeps a direction in order, like a real path */
+            if (e.at < sl->fifo_at[from]) {
+                e.at = sl->fifo_at[from];
+            }
+            sl->fifo_at[from] = e.at;
         }
         e.order = sl->order++;
         e.dst = 1 - from;

@@ -5,7 +5,8 @@
  * simulated rnic (sl_port_simdev) or a raw protocol peer (an attacker).
  *
  * Per direction: loss, duplication, reordering (a frame held back by up to
- * reorder_ns more), delay + jitter, a rate limit with a drop-tail queue.
+ * reorder_ns more), delay + jitter (which alone never reorders), a rate
+ * limit with a drop-tail queue.
  * Same seed, same inputs: same frames at the same virtual times.  Frames
  * are captured to a pcap file as sent (before the link's impairments).
  */
@@ -61,6 +62,7 @@ struct simlink {
     struct sl_params p[2];              /* p[i]: frames sent by port i */
     struct sl_stats st[2];
     uint64_t busy_until[2];
+    uint64_t fifo_at[2];                /* latest in-order arrival */
     struct sl_ev *heap;
     size_t nheap, capheap;
     uint8_t *pool[SL_POOL];
