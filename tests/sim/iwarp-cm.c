@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Connection management between two simulated rnics, through the CM
+ * commands and CM events of hw.h only:
+ *   reject       CM_REJECT with private data: the active side gets REJECTED
+ *                carrying that private data;
+ *   abort        CM_ABORT on an established connection: the peer gets RESET,
+ *                its posted receives are flushed and its QP is in ERROR;
+ *   no-listener  CONNECT to a port nobody listens on ends in REJECTED (the
+ *                TCP RST), or RESET/TIMEOUT, never ESTABLISHED;
+ *   pdata-limits the largest private data each MPA revision carries (512,
+ *                508 with the RFC 6581 block) arrives intact both ways, one
+ *                byte more is refused with BAD_PARAM;
+ *   bad-commands LISTEN twice on one port, CONNECT of an unknown QP, ACCEPT
+ *                of an unknown connection: a status, nothing else.
+ *
+ *   iwarp-cm [--case NAME]...
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mpa.h"
+#include "simlink.h"
+
+#define PORT 7000
+
+static const uint8_t ip[2][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 } };
+
+struct pair {
+    struct simlink sl;
+    struct simdev *sd[2];
+    struct sd_cq cq[2][2];
+    struct sd_qp qp[2];
+    char err[512];
+};
+
+static bool fail(struct pair *p, const char *what, const char *detail)
+{
+    snprintf(p->err, sizeof(p->err), "%s%s%s", what, detail ? ": " : "",
+             detail ? detail : "");
+    return false;
+}
+
+static bool pair_up(struct pair *p)
+{
+    struct sd_env env;
+    int i, s;
+
+    memset(p, 0, sizeof(*p));
+    sl_init(&p->sl, 5);
+    p->sl.p[0].delay_ns = p->sl.p[1].delay_ns = 20000;
+    env = sl_env(&p->sl);
+    for (i = 0; i < 2; i++) {
+        struct rnic_dev_config cfg;
+
+        rnic_dev_config_default(&cfg);
+        cfg.mac[0] = 0x02;
+        cfg.mac[5] = (uint8_t)(i + 1);
+        p->sd[i] = sd_new(&cfg, 8u << 20, i, 5, &env);
+        sl_port_simdev(&p->sl, i, p->sd[i]);
+    }
+    for (i = 0; i < 2; i++) {
+        struct simdev *sd = p->sd[i];
+
+        s = sd_enable(sd, 1500);
+        s = s ? s : sd_create_pd(sd, 1);
+        s = s ? s : sd_create_cq(sd, &p->cq[i][0], 0, 5);
+        s = s ? s : sd_create_cq(sd, &p->cq[i][1], 1, 5);
+        s = s ? s : sd_create_qp(sd, &p->qp[i], 1, 1, &p->cq[i][0],
+                                 &p->cq[i][1], NULL, 4, 4);
+        if (s) {
+            return fail(p, sd->err, NULL);
+        }
+    }
+    return true;
+}
+
+static void pair_down(struct pair *p)
+{
+    sl_fini(&p->sl);
+    sd_free(p->sd[0]);
+    sd_free(p->sd[1]);
+}
+
+static void connect_cmd(struct pair *p, struct rnic_cmd_cm_connect *c,
+                        uint16_t port, uint8_t rev, uint16_t pdata_len)
+{
+    memset(c, 0, sizeof(*c));
+    c->qpn = p->qp[0].qpn;
+    c->tuple.family = RNIC_AF_IPV4;
+    memcpy(c->tuple.local_addr, ip[0], 4);
+    memcpy(c->tuple.remote_addr, ip[1], 4);
+    c->tuple.local_port = 45000;
+    c->tuple.remote_port = port;
+    memcpy(c->next_hop_mac, p->sd[1]->mac, 6);
+    c->ird = c->ord = 4;
+    c->mpa_rev = rev;
+    c->mpa_flags = RNIC_MPA_CRC;
+    c->pdata_len = pdata_len;
+}
+
+/* Step until side has a CM event; false after max_ns. */
+static bool next_event(struct pair *p, int side, struct sd_cm_event *ev,
+                       uint64_t max_ns)
+{
+    uint64_t end = p->sl.now + max_ns;
+
+    while (!sd_cm_next(p->sd[side], ev)) {
+        if (p->sl.now > end || !sl_step(&p->sl)) {
+            return sd_cm_next(p->sd[side], ev);
+        }
+    }
+    return true;
+}
+
+static void fill(uint8_t *b, size_t n, uint8_t seed)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        b[i] = (uint8_t)(i * 31 + seed);
+    }
+}
+
+/* CONNECT with pd, the passive side ACCEPTs with its own; both checked. */
+static bool establish(struct pair *p, uint8_t rev, uint16_t len_req,
+                      uint16_t len_rep, uint32_t *conn, uint32_t *aconn)
+{
+    struct rnic_cmd_cm_connect c;
+    struct sd_cm_event ev;
+    uint8_t req[RNIC_MPA_MAX_PDATA], rep[RNIC_MPA_MAX_PDATA];
+
+    fill(req, sizeof(req), 1);
+    fill(rep, sizeof(rep), 2);
+    if (sd_cm_listen(p->sd[1], 0, PORT)) {
+        return fail(p, p->sd[1]->err, NULL);
+    }
+    connect_cmd(p, &c, PORT, rev, len_req);
+    if (sd_cm_connect(p->sd[0], &c, req, aconn)) {
+        return fail(p, p->sd[0]->err, NULL);
+    }
+    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_CONNECT_REQUEST) {
+        return fail(p, "no CONNECT_REQUEST", NULL);
+    }
+    if (ev.cm.pdata_len != len_req || memcmp(ev.pdata, req, len_req)) {
+        return fail(p, "CONNECT_REQUEST private data differs", NULL);
+    }
+    *conn = ev.conn_id;
+    if (sd_cm_accept(p->sd[1], ev.conn_id, p->qp[1].qpn, 4, 4, RNIC_MPA_CRC,
+                     rep, len_rep)) {
+        return fail(p, p->sd[1]->err, NULL);
+    }
+    if (!next_event(p, 0, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_CONNECT_REPLY) {
+        return fail(p, "no CONNECT_REPLY at the active side",
+                    sd_cm_name(ev.code));
+    }
+    if (ev.cm.pdata_len != len_rep || memcmp(ev.pdata, rep, len_rep)) {
+        return fail(p, "CONNECT_REPLY private data differs", NULL);
+    }
+    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_ESTABLISHED) {
+        return fail(p, "no ESTABLISHED at the passive side", NULL);
+    }
+    return true;
+}
+
+static bool case_reject(struct pair *p)
+{
+    struct rnic_cmd_cm_connect c;
+    struct sd_cm_event ev;
+    static const char why[] = "no thanks: private data of a REJECT";
+    uint32_t conn;
+
+    if (sd_cm_listen(p->sd[1], 0, PORT)) {
+        return fail(p, p->sd[1]->err, NULL);
+    }
+    connect_cmd(p, &c, PORT, 2, 4);
+    if (sd_cm_connect(p->sd[0], &c, "hey!", &conn)) {
+        return fail(p, p->sd[0]->err, NULL);
+    }
+    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_CONNECT_REQUEST) {
+        return fail(p, "no CONNECT_REQUEST", NULL);
+    }
+    if (sd_cm_reject(p->sd[1], ev.conn_id, why, sizeof(why))) {
+        return fail(p, p->sd[1]->err, NULL);
+    }
+    if (!next_event(p, 0, &ev, 10 * SL_SEC)) {
+        return fail(p, "no CM event at the active side after REJECT", NULL);
+    }
+    if (ev.code != RNIC_CM_REJECTED || ev.conn_id != conn) {
+        return fail(p, "active side got", sd_cm_name(ev.code));
+    }
+    if (ev.cm.pdata_len != sizeof(why) || memcmp(ev.pdata, why, sizeof(why))) {
+        return fail(p, "REJECTED without the rejecting private data", NULL);
+    }
+    return true;
+}
+
+static bool case_abort(struct pair *p)
+{
+    struct sd_cm_event ev;
+    struct rnic_qp_attr at;
+    struct rnic_cqe cqe;
+    uint32_t conn, aconn, i, flushed = 0;
+    struct sd_mr mr;
+
+    if (!establish(p, 2, 16, 16, &conn, &aconn)) {
+        return false;
+    }
+    if (sd_reg_mr(p->sd[1], &mr, RNIC_STAG(5, 1), 1, RNIC_ACCESS_LOCAL_WRITE,
+                  0x10000, 4096, 1)) {
+        return fail(p, p->sd[1]->err, NULL);
+    }
+    for (i = 0; i < 3; i++) {
+        struct rnic_rq_wqe w;
+
+        memset(&w, 0, sizeof(w));
+        w.wr_id = 0x70 + i;
+        w.num_sge = 1;
+        w.sge[0].addr = 0x10000;
+        w.sge[0].length = 4096;
+        w.sge[0].lkey = mr.stag;
+        sd_post_recv(p->sd[1], &p->qp[1], &w);
+    }
+    if (sd_cm_simple(p->sd[0], RNIC_CMD_CM_ABORT, aconn)) {
+        return fail(p, p->sd[0]->err, NULL);
+    }
+    if (!next_event(p, 1, &ev, 10 * SL_SEC)) {
+        return fail(p, "the passive side saw nothing after CM_ABORT", NULL);
+    }
+    if (ev.code != RNIC_CM_RESET) {
+        return fail(p, "passive side got", sd_cm_name(ev.code));
+    }
+    for (i = 0; i < 1000 && flushed < 3; i++) {
+        while (sd_poll_cq(p->sd[1], &p->cq[1][1], &cqe)) {
+            if (cqe.status != RNIC_WC_WR_FLUSH_ERR) {
+                return fail(p, "receive completed with",
+                            sd_wc_status_name(cqe.status));
+            }
+            flushed++;
+        }
+        sl_step(&p->sl);
+    }
+    if (flushed != 3) {
+        return fail(p, "posted receives not flushed after RESET", NULL);
+    }
+    if (sd_query_qp(p->sd[1], p->qp[1].qpn, &at) ||
+        at.state != RNIC_QPS_ERROR) {
+        return fail(p, "passive QP not in ERROR after RESET", NULL);
+    }
+    return true;
+}
+
+static bool case_no_listener(struct pair *p)
+{
+    struct rnic_cmd_cm_connect c;
+    struct sd_cm_event ev;
+    uint32_t conn;
+
+    connect_cmd(p, &c, PORT + 1, 2, 0);
+    if (sd_cm_connect(p->sd[0], &c, NULL, &conn)) {
+        return fail(p, p->sd[0]->err, NULL);
+    }
+    if (!next_event(p, 0, &ev, 300 * SL_SEC)) {
+        return fail(p, "no CM event for a connect nobody answers", NULL);
+    }
+    if (ev.code != RNIC_CM_REJECTED && ev.code != RNIC_CM_RESET &&
+        ev.code != RNIC_CM_TIMEOUT) {
+        return fail(p, "connect to no listener ended in", sd_cm_name(ev.code));
+    }
+    return true;
+}
+
+static bool case_pdata_limits(struct pair *p)
+{
+    struct rnic_cmd_cm_connect c;
+    uint8_t big[RNIC_MPA_MAX_PDATA + 1];
+    uint32_t conn;
+    int s;
+
+    /* one over the limit is refused before anything goes on the wire */
+    fill(big, sizeof(big), 3);
+    connect_cmd(p, &c, PORT, 1, RNIC_MPA_MAX_PDATA + 1);
+    s = sd_cm_connect(p->sd[0], &c, big, &conn);
+    if (s != RNIC_STS_BAD_PARAM) {
+        return fail(p, "CONNECT with 513 bytes of private data answered",
+                    sd_sts_name(s));
+    }
+    connect_cmd(p, &c, PORT, 2, RNIC_MPA_MAX_PDATA - RNIC_MPA_V2_LEN + 1);
+    s = sd_cm_connect(p->sd[0], &c, big, &conn);
+    if (s != RNIC_STS_BAD_PARAM) {
+        return fail(p, "rev 2 CONNECT with 509 bytes of private data answered",
+                    sd_sts_name(s));
+    }
+    /* the largest each way (rev 2: the RFC 6581 block takes 4 bytes) */
+    return establish(p, 2, RNIC_MPA_MAX_PDATA - RNIC_MPA_V2_LEN,
+                     RNIC_MPA_MAX_PDATA - RNIC_MPA_V2_LEN, &conn, &conn);
+}
+
+static bool case_pdata_rev1(struct pair *p)
+{
+    uint32_t conn, aconn;
+
+    return establish(p, 1, RNIC_MPA_MAX_PDATA, RNIC_MPA_MAX_PDATA, &conn,
+                     &aconn);
+}
+
+static bool case_bad_commands(struct pair *p)
+{
+    struct rnic_cmd_cm_connect c;
+    uint32_t conn;
+    int s;
+
+    if (sd_cm_listen(p->sd[1], 0, PORT)) {
+        return fail(p, p->sd[1]->err, NULL);
+    }
+    s = sd_cm_listen(p->sd[1], 1, PORT);
+    if (s == RNIC_STS_OK) {
+        return fail(p, "a second LISTEN on the same port was accepted", NULL);
+    }
+    s = sd_cm_listen(p->sd[1], 0, PORT + 5);
+    if (s == RNIC_STS_OK) {
+        return fail(p, "LISTEN reusing a live listen_id was accepted", NULL);
+    }
+    connect_cmd(p, &c, PORT, 2, 0);
+    c.qpn = 77;
+    s = sd_cm_connect(p->sd[0], &c, NULL, &conn);
+    if (s == RNIC_STS_OK) {
+        return fail(p, "CONNECT of a QP that does not exist was accepted",
+                    NULL);
+    }
+    s = sd_cm_accept(p->sd[1], 12345, p->qp[1].qpn, 4, 4, 0, NULL, 0);
+    if (s == RNIC_STS_OK) {
+        return fail(p, "ACCEPT of an unknown connection was accepted", NULL);
+    }
+    s = sd_cm_simple(p->sd[1], RNIC_CMD_CM_ABORT, 54321);
+    if (s == RNIC_STS_OK) {
+        return fail(p, "ABORT of an unknown connection was accepted", NULL);
+    }
+    return true;
+}
+
+static const struct {
+    const char *name;
+    bool (*fn)(struct pair *p);
+} cases[] = {
+    { "reject", case_reject },
+    { "abort", case_abort },
+    { "no-listener", case_no_listener },
+    { "pdata-limits", case_pdata_limits },
+    { "pdata-rev1", case_pdata_rev1 },
+    { "bad-commands", case_bad_commands },
+};
+
+int main(int argc, char **argv)
+{
+    static struct pair P;
+    int fails = 0, ran = 0, i;
+    size_t k;
+
+    for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        bool want = argc == 1;
+        bool ok;
+
+        for (i = 1; i + 1 < argc; i += 2) {
+            want |= !strcmp(argv[i], "--case") &&
+                    !strcmp(argv[i + 1], cases[k].name);
+        }
+        if (!want) {
+            continue;
+        }
+        ran++;
+        ok = pair_up(&P) && cases[k].fn(&P);
+        ok = ok && sd_check_guards(P.sd[0]) == 0 &&
+             sd_check_guards(P.sd[1]) == 0;
+        printf("%-14s %s%s\n", cases[k].name, ok ? "ok" : "FAIL: ",
+               ok ? "" : P.err);
+        fails += !ok;
+        pair_down(&P);
+    }
+    if (!ran) {
+        fprintf(stderr, "usage: %s [--case NAME]...\n", argv[0]);
+        return 2;
+    }
+    printf("iwarp-cm: %d case(s), %d failed\n", ran, fails);
+    return fails ? 1 : 0;
+}
