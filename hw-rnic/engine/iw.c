@@ -201,6 +201,8 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
 
     for (i = 0; i < iw->neng; i++) {
         if (!memcmp(iw->eng[i].addr, addr, 4)) {
+            /* SET_PORT may have given the port a new address since. */
+            rnic_tcp_set_mac(iw->eng[i].tcp, d->port.mac);
             return &iw->eng[i];
         }
     }
@@ -211,10 +213,12 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
     rnic_tcp_config_default(&cfg);
     memcpy(cfg.mac, d->port.mac, sizeof(cfg.mac));
     rnic_ipaddr_v4(&cfg.addr, addr[0], addr[1], addr[2], addr[3]);
-    cfg.mtu = (uint16_t)d->port.mtu;
-    if (cfg.mtu < 576) {
-        cfg.mtu = 576;
-    }
+    /*
+     * The largest MTU the device takes: each connection is then set to the
+     * port MTU of its time (rnic_iw_conn_mtu), so SET_PORT applies to the
+     * connections opened after it.
+     */
+    cfg.mtu = (uint16_t)d->cfg.max_mtu;
     cfg.max_conns = d->cfg.max_conn;
     /* RFC 6528 wants a secret: the MAC, the address and the clock. */
     memcpy(cfg.isn_secret, d->port.mac, 6);
@@ -239,6 +243,17 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
         }
     }
     return e;
+}
+
+void rnic_iw_conn_mtu(struct rnic_dev *d, struct rnic_tcp_conn *tc,
+                      uint16_t mss)
+{
+    uint32_t mtu = d->port.mtu;
+
+    if (mss && mss + 40u < mtu) {
+        mtu = mss + 40u;
+    }
+    rnic_tcp_set_mtu(tc, (uint16_t)(mtu < 576 ? 576 : mtu));
 }
 
 struct rnic_iw_conn *rnic_iw_conn_alloc(struct rnic_dev *d)

@@ -200,6 +200,9 @@ void rnic_iw_leave(struct rnic_dev *d);
 void rnic_iw_rearm(struct rnic_dev *d);
 struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
                                     bool create);
+/* Send MTU of a new connection: the port MTU, or mss + 40 if smaller. */
+void rnic_iw_conn_mtu(struct rnic_dev *d, struct rnic_tcp_conn *tc,
+                      uint16_t mss);
 struct rnic_iw_conn *rnic_iw_conn_alloc(struct rnic_dev *d);
 struct rnic_iw_conn *rnic_iw_conn_find(struct rnic_dev *d, uint32_t id);
 void rnic_iw_conn_free(struct rnic_dev *d, struct rnic_iw_conn *c);

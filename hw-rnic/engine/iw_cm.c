@@ -167,6 +167,7 @@ void *rnic_iw_cm_accept(struct rnic_dev *d, struct rnic_iw_eng *e,
     c->tc = tc;
     c->listen_id = listen_id;
     c->state = IWC_REQ_WAIT;
+    rnic_iw_conn_mtu(d, tc, 0);
     rnic_tcp_get_tuple(tc, &la, &lp, &ra, &rp);
     c->tuple.family = RNIC_AF_IPV4;
     memcpy(c->tuple.local_addr, la.u.v4, 4);
@@ -734,9 +735,7 @@ static unsigned cmd_connect(struct rnic_dev *d,
     c->key.lport = lport;
     c->key.rport = rport;
     rnic_iw_steer_conn(d, c, true);
-    if (mss) {
-        rnic_tcp_set_mtu(c->tc, (uint16_t)(mss + 40));
-    }
+    rnic_iw_conn_mtu(d, c->tc, mss);
     cqe->result0 = rnic_st32(c->id);
     return RNIC_STS_OK;
 }

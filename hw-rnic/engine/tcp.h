@@ -218,6 +218,8 @@ int rnic_tcp_close(struct rnic_tcp_conn *c, uint64_t now_ns);
 void rnic_tcp_abort(struct rnic_tcp_conn *c, uint64_t now_ns);
 /* Path MTU changed (e.g. ICMP or admin): EMSS is recomputed and reported. */
 void rnic_tcp_set_mtu(struct rnic_tcp_conn *c, uint16_t mtu);
+/* The local MAC changed (the port's address): used for frames from now on. */
+void rnic_tcp_set_mac(struct rnic_tcp *t, const uint8_t *mac);
 
 void rnic_tcp_set_user(struct rnic_tcp_conn *c, void *user);
 void rnic_tcp_get_info(const struct rnic_tcp_conn *c,

@@ -351,6 +351,11 @@ void rnic_tcp_set_mtu(struct rnic_tcp_conn *c, uint16_t mtu)
     tcp_conn_update_emss(c);
 }
 
+void rnic_tcp_set_mac(struct rnic_tcp *t, const uint8_t *mac)
+{
+    memcpy(t->cfg.mac, mac, RNIC_ETH_ALEN);
+}
+
 void rnic_tcp_set_user(struct rnic_tcp_conn *c, void *user)
 {
     c->user = user;

@@ -268,6 +268,67 @@ static void test_abort(void)
     p_free(p);
 }
 
+static void set_mtu(struct p_dev *d, uint16_t mtu)
+{
+    struct rnic_admin_cmd c = t_mk(RNIC_CMD_SET_PORT);
+
+    memcpy(c.u.set_port.mac, d->mac, 6);
+    c.u.set_port.mtu = mtu;
+    CHECK_EQ(h_cmd(d->h, &c), RNIC_STS_OK);
+}
+
+/* SET_PORT MTU after the engines exist applies to the next connection. */
+static void test_mtu_change(void)
+{
+    struct pair *p = p_new();
+    struct rnic_admin_cmd c;
+    struct rnic_qp_attr a;
+    struct rnic_sq_wqe w;
+    struct rnic_eqe e;
+    uint64_t buf, la, rb;
+    uint32_t conn;
+
+    p_make_qp(&p->a, P_QP);
+    p_make_qp(&p->b, P_QP);
+    CHECK_EQ(p_listen(&p->b, 0, P_PORT), RNIC_STS_OK);
+    set_mtu(&p->a, 9000);
+    set_mtu(&p->b, 9000);
+    CHECK_EQ(p_connect(p, P_QP, 2, 0, NULL, &conn), RNIC_STS_OK);
+    p_settle(p, 1000000000ull);
+    CHECK(p_cm_event(&p->b, &e, NULL));
+    CHECK_EQ(p_accept(&p->b, e.obj, P_QP, 0, NULL), RNIC_STS_OK);
+    p_settle(p, 1000000000ull);
+    CHECK(p_cm_event(&p->a, &e, NULL));
+    CHECK_EQ(e.code, RNIC_CM_CONNECT_REPLY);
+    buf = h_alloc(p->a.h, 1);
+    c = t_mk(RNIC_CMD_QUERY_QP);
+    c.u.query_qp.qpn = P_QP;
+    c.u.query_qp.buf_len = sizeof(a);
+    c.u.query_qp.buf_addr = buf;
+    CHECK_EQ(h_cmd(p->a.h, &c), RNIC_STS_OK);
+    memcpy(&a, p->a.h->mem + buf, sizeof(a));
+    CHECK_EQ(a.tcp.mss, 9000 - 40 - 12);
+    /* jumbo FPDUs carry a 20000-byte Write in 3 frames */
+    la = h_alloc(p->a.h, 5);
+    rb = h_alloc(p->b.h, 5);
+    CHECK_EQ(t_reg_mr(p->a.h, 0x100, 0, RNIC_ACCESS_LOCAL_WRITE, la, 20480,
+                      la), RNIC_STS_OK);
+    CHECK_EQ(t_reg_mr(p->b.h, 0x100, 0, RNIC_ACCESS_LOCAL_WRITE |
+                      RNIC_ACCESS_REMOTE_WRITE, rb, 20480, rb), RNIC_STS_OK);
+    memset(p->a.h->mem + la, 0x3c, 20000);
+    memset(&w, 0, sizeof(w));
+    w.hdr.opcode = RNIC_WR_WRITE;
+    w.hdr.count = 1;
+    w.op.rdma.remote_addr = rb;
+    w.op.rdma.rkey = 0x100;
+    t_sge(&w.data.sge[0], la, 20000, 0x100);
+    t_post_send(p->a.h, &p->a.qp, &w);
+    p_ring_sq(&p->a);
+    p_settle(p, 1000000000ull);
+    CHECK(!memcmp(p->a.h->mem + la, p->b.h->mem + rb, 20000));
+    p_free(p);
+}
+
 /* A Reply choosing an RTR we did not offer: Terminate + MPA_ERROR. */
 static void test_bad_reply(void)
 {
@@ -345,6 +406,7 @@ int main(void)
     test_abort();
     test_passive_close_and_query();
     test_bad_reply();
+    test_mtu_change();
     test_refused_and_bad_commands();
     return t_report("test-iw-cm");
 }
