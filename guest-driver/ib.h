@@ -241,6 +241,7 @@ struct ib_qp *rnic_iw_get_qp(struct ib_device *ibdev, int qpn);
 void rnic_qp_get(struct ib_qp *ibqp);
 void rnic_qp_put(struct ib_qp *ibqp);
 int rnic_qp_hw_modify(struct rnic_qp *qp, u8 state);
+int rnic_qp_grant_iw_access(struct rnic_qp *qp);
 
 /* ib_srq.c */
 int rnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,

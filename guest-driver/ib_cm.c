@@ -319,6 +319,9 @@ int rnic_iw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	qp = xa_load(&rib->qps, param->qpn);
 	if (!qp)
 		return -EINVAL;
+	err = rnic_qp_grant_iw_access(qp);
+	if (err)
+		return err;
 	err = rnic_next_hop(rib, (struct sockaddr_in *)&laddr,
 			    (struct sockaddr_in *)&cm_id->m_remote_addr, c);
 	if (err)
@@ -395,10 +398,21 @@ int rnic_iw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 
 	if (!ep)
 		return -EINVAL;
-	err = rnic_pdata_get(rib, &pd, param->private_data,
-			     param->private_data_len);
-	if (err)
+	qp = xa_load(&rib->qps, param->qpn);
+	err = qp ? rnic_qp_grant_iw_access(qp) : -EINVAL;
+	if (!err)
+		err = rnic_pdata_get(rib, &pd, param->private_data,
+				     param->private_data_len);
+	if (err) {
+		/* iw_cm forgets the request after a failed accept. */
+		mutex_lock(&rib->cm_lock);
+		if (ep->state == RNIC_EP_REQ_RECV)
+			rnic_cm_cmd_obj(rib, RNIC_CMD_CM_ABORT, ep->conn_id);
+		cm_id->provider_data = NULL;
+		rnic_ep_release(ep);
+		mutex_unlock(&rib->cm_lock);
 		return err;
+	}
 	mutex_lock(&rib->cm_lock);
 	qp = xa_load(&rib->qps, param->qpn);
 	if (ep->state != RNIC_EP_REQ_RECV || !qp || qp->ep) {

@@ -251,6 +251,26 @@ static int rnic_qp_hw_attrs(struct rnic_qp *qp, struct ib_qp_attr *attr,
 	return rnic_admin_exec(rib->rdev, &cmd, NULL);
 }
 
+/*
+ * A connection enables RDMA Read/Write on its QP, as iw_cm_init_qp_attr()
+ * does for every iWARP QP.  rdma_cm's kernel users get those flags through
+ * modify_qp, but librdmacm applies them on the active side before the
+ * iw_cm id exists (access 0): grant them again when connecting/accepting.
+ */
+int rnic_qp_grant_iw_access(struct rnic_qp *qp)
+{
+	struct ib_qp_attr attr = {
+		.qp_access_flags = qp->access | IB_ACCESS_LOCAL_WRITE |
+				   IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ,
+	};
+	int err;
+
+	mutex_lock(&qp->state_lock);
+	err = rnic_qp_hw_attrs(qp, &attr, IB_QP_ACCESS_FLAGS);
+	mutex_unlock(&qp->state_lock);
+	return err;
+}
+
 static bool rnic_qp_unconnected(enum ib_qp_state s)
 {
 	return s == IB_QPS_RESET || s == IB_QPS_INIT || s == IB_QPS_RTR;
