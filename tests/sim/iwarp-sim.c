@@ -256,7 +256,9 @@ static bool setup_memory(struct sim *s)
         for (side = 0; side < 2; side++) {
             struct qend *qe = &s->qe[q][side];
             struct simdev *sd = s->sp.sd[side];
-            uint64_t base = 0x7f0000000000ull + (uint64_t)q * 0x100000000ull;
+            /* regions start anywhere in a page (the first byte offset) */
+            uint64_t base = 0x7f0000000000ull + (uint64_t)q * 0x100000000ull +
+                            (rnd(s) % 2 ? (rnd(s) % RNIC_PAGE_SIZE) & ~7ull : 0);
             uint8_t *buf;
             uint64_t i;
 

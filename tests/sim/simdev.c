@@ -906,20 +906,25 @@ int sd_destroy(struct simdev *sd, uint8_t opcode, uint32_t id)
     return sd_cmd(sd, &cmd);
 }
 
-static void mr_pages(struct simdev *sd, struct sd_mr *mr, uint64_t length)
+/*
+ * Pages covering [iova, iova + length), the first starting at iova rounded
+ * down (the first byte sits at iova's offset in its page, as in Linux);
+ * the bytes of the first and last page outside the region are slack.
+ */
+static void mr_pages(struct simdev *sd, struct sd_mr *mr, uint64_t iova,
+                     uint64_t length)
 {
-    uint64_t used = length % PG;
+    uint64_t fbo = iova % PG, end = (fbo + length) % PG;
 
-    mr->npages = (uint32_t)((length + PG - 1) / PG);
+    mr->npages = (uint32_t)((fbo + length + PG - 1) / PG);
     if (!mr->npages) {
         mr->npages = 1;
     }
     mr->pages = sd_calloc(sd, mr->npages, 8);
     sd_alloc_scattered(sd, mr->npages, mr->pages);
-    if (used || !length) {
-        uint64_t last = mr->pages[mr->npages - 1];
-
-        sd_add_slack(sd, last + used, PG - used);
+    sd_add_slack(sd, mr->pages[0], fbo);
+    if (end || !length) {
+        sd_add_slack(sd, mr->pages[mr->npages - 1] + end, PG - end);
     }
 }
 
@@ -937,7 +942,7 @@ int sd_reg_mr(struct simdev *sd, struct sd_mr *mr, uint32_t stag,
     mr->iova = iova;
     mr->length = length;
     mr->page_shift = RNIC_PAGE_SHIFT;
-    mr_pages(sd, mr, length);
+    mr_pages(sd, mr, iova, length);
     if (!levels) {
         levels = mr->npages > RNIC_PBL_PER_PAGE ? 2 : 1;
     }
@@ -1007,7 +1012,7 @@ void sd_wqe_fastreg(struct simdev *sd, struct sd_mr *mr, uint8_t key,
 
 uint64_t sd_mr_addr(const struct sd_mr *mr, uint64_t va)
 {
-    uint64_t off = va - mr->iova;
+    uint64_t off = va - mr->iova + mr->iova % PG;
 
     return mr->pages[off / PG] + off % PG;
 }
@@ -1016,6 +1021,8 @@ void sd_mr_write(struct simdev *sd, const struct sd_mr *mr, uint64_t off,
                  const void *buf, uint64_t len)
 {
     const uint8_t *p = buf;
+
+    off += mr->iova % PG;          /* offsets count from iova */
 
     while (len) {
         uint64_t n = PG - off % PG;
@@ -1034,6 +1041,8 @@ void sd_mr_read(struct simdev *sd, const struct sd_mr *mr, uint64_t off,
                 void *buf, uint64_t len)
 {
     uint8_t *p = buf;
+
+    off += mr->iova % PG;          /* offsets count from iova */
 
     while (len) {
         uint64_t n = PG - off % PG;

@@ -201,9 +201,10 @@ int sd_query_qp(struct simdev *sd, uint32_t qpn, struct rnic_qp_attr *attr);
 int sd_destroy(struct simdev *sd, uint8_t opcode, uint32_t id);
 
 /*
- * Register length bytes at iova (page aligned) in 4 KiB pages scattered over
- * guest memory; levels 1 or 2 (0: 2 if more than 512 pages).  The bytes of
- * the last page after length are guarded slack.
+ * Register length bytes at iova in 4 KiB pages scattered over guest memory;
+ * levels 1 or 2 (0: 2 if more than 512 pages).  The first byte sits at
+ * iova's offset within the first page; the bytes of the first and last page
+ * outside the region are guarded slack.
  */
 int sd_reg_mr(struct simdev *sd, struct sd_mr *mr, uint32_t stag,
               uint32_t pdn, uint32_t access, uint64_t iova, uint64_t length,
@@ -215,7 +216,8 @@ int sd_alloc_mr(struct simdev *sd, struct sd_mr *mr, uint32_t stag,
 void sd_wqe_fastreg(struct simdev *sd, struct sd_mr *mr, uint8_t key,
                     uint32_t access, uint64_t iova, uint64_t length,
                     struct rnic_sq_wqe *wqe);
-/* Guest-physical address of MR byte va (iova-based). */
+/* Guest-physical address of MR byte va (iova-based); sd_mr_write/read
+ * take offsets from iova. */
 uint64_t sd_mr_addr(const struct sd_mr *mr, uint64_t va);
 void sd_mr_write(struct simdev *sd, const struct sd_mr *mr, uint64_t off,
                  const void *buf, uint64_t len);
