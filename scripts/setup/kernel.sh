@@ -61,13 +61,23 @@ prepare_series() {
 }
 
 # siw from the Linux source of the same series, built against the extracted headers.
-# siw's protocol settings are compile-time constants (siw_main.c), so the variants
-# the interop matrix needs are built from the same source with one constant changed:
-#   siw      stock (MPA rev 2, CRC not required)
-#   siw-crc  mpa_crc_required = true (requests and insists on MPA CRC)
+# siw's protocol settings are compile-time constants (siw_main.c, siw_cm.c, siw.h), so
+# the variants the interop matrix (tests/conformance/interop-matrix.py) needs are
+# built from the same source with a sed script applied to every source file (it must
+# change something):
+#   siw           stock (MPA rev 2, CRC not required, no RTR requested)
+#   siw-crc       mpa_crc_required = true (requests and insists on MPA CRC)
+#   siw-rev1      mpa_version = 1 (MPA revision 1 Requests: no IRD/ORD, no RTR)
+#   siw-p2p       peer_to_peer = true (requests RTR, offering zero-length Write or Read)
+#   siw-p2p-read  peer_to_peer = true, offering only zero-length Read RTR
+#   siw-ird1      at most 1 outstanding RDMA Read each way (max IRD/ORD 1)
 SIW_VARIANTS=(
 	"siw|"
 	"siw-crc|s/^const bool mpa_crc_required;/const bool mpa_crc_required = true;/"
+	"siw-rev1|s/^u_char mpa_version = MPA_REVISION_2;/u_char mpa_version = MPA_REVISION_1;/"
+	"siw-p2p|s/^const bool peer_to_peer;/const bool peer_to_peer = true;/"
+	"siw-p2p-read|s/^const bool peer_to_peer;/const bool peer_to_peer = true;/;s/^static __be16 rtr_type = MPA_V2_RDMA_READ_RTR | MPA_V2_RDMA_WRITE_RTR;/static __be16 rtr_type = MPA_V2_RDMA_READ_RTR;/"
+	"siw-ird1|s/^#define SIW_MAX_ORD_QP 128$/#define SIW_MAX_ORD_QP 1/;s/^#define SIW_MAX_IRD_QP 128$/#define SIW_MAX_IRD_QP 1/"
 )
 
 extract_siw_source() { # extract_siw_source KVER -> prints the source dir
@@ -100,8 +110,12 @@ build_siw() { # build_siw NAME SED_SCRIPT
 	mkdir -p "$out"
 	cp "$src"/*.c "$src"/*.h "$out"/
 	if [ -n "$edit" ]; then
-		sed -i "$edit" "$out/siw_main.c"
-		cmp -s "$src/siw_main.c" "$out/siw_main.c" && die "$name: the edit '$edit' changed nothing in siw_main.c"
+		local f changed=0
+		for f in "$out"/*.c "$out"/*.h; do
+			sed -i "$edit" "$f"
+			cmp -s "$f" "$src/${f##*/}" || changed=$((changed + 1))
+		done
+		[ $changed -gt 0 ] || die "$name: the edit '$edit' changed nothing in siw"
 	fi
 	# The in-tree Makefile keys on CONFIG_RDMA_SIW, which Debian leaves unset.
 	printf 'obj-m := siw.o\nsiw-y := %s\n' \

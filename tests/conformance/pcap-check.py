@@ -9,9 +9,11 @@ Request it saw, so captures must start before the connection does.
 
   pcap-check.py [--allow-opcodes 0,1,2,3] [--allow-terminate] guest1.pcap ...
   pcap-check.py --expect-failure corrupt.pcap    # the checker must flag it
+  pcap-check.py --json conns.json guest1.pcap      # also each connection's negotiation
 """
 import argparse
 import collections
+import json
 import re
 import subprocess
 import sys
@@ -25,7 +27,8 @@ OPTS = ['-2', '-o', 'tcp.try_heuristic_first:TRUE', '--enable-heuristic', 'iwarp
 FIELDS = ['frame.number', 'tcp.stream', 'ip.src', 'tcp.srcport', 'ip.dst', 'tcp.dstport',
           '_ws.malformed', '_ws.expert.severity', 'iwarp_mpa.key.req', 'iwarp_mpa.key.rep',
           'iwarp_mpa.marker_flag', 'iwarp_mpa.crc_flag', 'iwarp_mpa.rej_flag', 'iwarp_mpa.rev',
-          'iwarp_rdma.opcode', 'iwarp_mpa.ulpdulength', 'iwarp_mpa.crc_check']
+          'iwarp_rdma.opcode', 'iwarp_mpa.ulpdulength', 'iwarp_mpa.crc_check',
+          'iwarp_mpa.res', 'iwarp_mpa.privatedata', 'iwarp_mpa.marker_fpduptr']
 PI_ERROR = 0x00800000
 OPNAMES = {0: 'Write', 1: 'ReadReq', 2: 'ReadResp', 3: 'Send', 4: 'SendInv', 5: 'SendSE',
            6: 'SendSEInv', 7: 'Terminate', 8: 'ImmData', 9: 'ImmDataSE', 10: 'AtomicReq',
@@ -49,6 +52,20 @@ def bool_flag(s):
     return s.split(',')[0] in ('1', 'True', 'true')
 
 
+def mpa_v2(res, pdata):
+    """RFC 6581 Enhanced Connection Establishment data of a Request/Reply, or None.
+
+    tshark shows the bits after M/C/R as 'res' (mask 0x1f): 0x10 is Enhanced."""
+    if not res or not int(res.split(',')[0], 0) & 0x10:
+        return None
+    raw = bytes.fromhex(pdata.split(',')[0].replace(':', '')) if pdata else b''
+    if len(raw) < 4:
+        return {'short': True}
+    ird, ord_ = int.from_bytes(raw[0:2], 'big'), int.from_bytes(raw[2:4], 'big')
+    rtr = [n for n, on in (('send', ird & 0x4000), ('write', ord_ & 0x8000), ('read', ord_ & 0x4000)) if on]
+    return {'ird': ird & 0x3fff, 'ord': ord_ & 0x3fff, 'p2p': bool(ird & 0x8000), 'rtr': rtr}
+
+
 class Conn:
     def __init__(self):
         self.ends = None
@@ -59,9 +76,23 @@ class Conn:
         self.ops = collections.Counter()
         self.bytes = 0
         self.crc_checked = 0
+        self.server_port = None
+        self.v2 = [None, None]       # RFC 6581 data in Request, Reply
+        self.first_op = [None, None]  # first RDMAP opcode from initiator, from responder
+        self.marker_ptrs = 0         # markers dissected in FPDUs
+
+    def as_dict(self):
+        return {'ends': self.ends, 'server_port': self.server_port, 'rev': self.rev,
+                'crc_req': self.crc[0], 'crc_rep': self.crc[1],
+                'markers_req': self.markers[0], 'markers_rep': self.markers[1],
+                'rejected': self.rejected, 'v2_req': self.v2[0], 'v2_rep': self.v2[1],
+                'first_op_initiator': self.first_op[0], 'first_op_responder': self.first_op[1],
+                'ops': {OPNAMES.get(o, hex(o)): n for o, n in sorted(self.ops.items())},
+                'ulpdu_bytes': self.bytes, 'crc_checked': self.crc_checked,
+                'markers_seen': self.marker_ptrs}
 
 
-def check(pcap, allowed, allow_term, required=()):
+def check(pcap, allowed, allow_term, required=(), conns_out=None):
     out = tshark(pcap, ['-T', 'fields', '-E', 'occurrence=a', '-E', 'aggregator=,'] +
                  sum((['-e', f] for f in FIELDS), []))
     conns = collections.OrderedDict()
@@ -84,14 +115,22 @@ def check(pcap, allowed, allow_term, required=()):
         c = conns.setdefault(stream, Conn())
         if v.get('iwarp_mpa.key.req'):
             c.ends = '%s:%s -> %s:%s' % (v['ip.src'], v['tcp.srcport'], v['ip.dst'], v['tcp.dstport'])
+            c.server_port = int(v['tcp.dstport'])
             c.rev = v.get('iwarp_mpa.rev')
             c.crc[0] = bool_flag(v.get('iwarp_mpa.crc_flag', '0'))
             c.markers[0] = bool_flag(v.get('iwarp_mpa.marker_flag', '0'))
+            c.v2[0] = mpa_v2(v.get('iwarp_mpa.res'), v.get('iwarp_mpa.privatedata'))
         if v.get('iwarp_mpa.key.rep'):
             c.crc[1] = bool_flag(v.get('iwarp_mpa.crc_flag', '0'))
             c.markers[1] = bool_flag(v.get('iwarp_mpa.marker_flag', '0'))
             c.rejected = bool_flag(v.get('iwarp_mpa.rej_flag', '0'))
+            c.rev_rep = v.get('iwarp_mpa.rev')
+            c.v2[1] = mpa_v2(v.get('iwarp_mpa.res'), v.get('iwarp_mpa.privatedata'))
+        c.marker_ptrs += len(v['iwarp_mpa.marker_fpduptr'].split(',')) if v.get('iwarp_mpa.marker_fpduptr') else 0
+        side = 0 if c.server_port is not None and v.get('tcp.dstport') == str(c.server_port) else 1
         for op in ints(v.get('iwarp_rdma.opcode', '')):
+            if c.first_op[side] is None:
+                c.first_op[side] = OPNAMES.get(op, hex(op))
             c.ops[op] += 1
             if op not in allowed and not (op == 7 and allow_term):
                 bad_ops[op] += 1
@@ -114,9 +153,16 @@ def check(pcap, allowed, allow_term, required=()):
         crc = 'on' if (c.crc[0] or c.crc[1]) else 'off'
         mk = '/'.join('?' if m is None else ('on' if m else 'off') for m in c.markers)
         ops = ' '.join('%s=%d' % (OPNAMES.get(o, hex(o)), n) for o, n in sorted(c.ops.items()))
-        print('  conn %s %s: MPA rev %s, CRC %s (%d checked), markers req/rep %s%s, %d ULPDU bytes, %s'
-              % (s, c.ends or '(handshake not captured)', c.rev, crc, c.crc_checked, mk,
+        v2 = ''
+        if c.v2[0] or c.v2[1]:
+            v2 = ', IRD/ORD/RTR req %s rep %s' % tuple(
+                '-' if not x else ('%s/%s/%s' % (x.get('ird'), x.get('ord'), '+'.join(x.get('rtr', [])) or
+                                               ('p2p' if x.get('p2p') else 'none'))) for x in c.v2)
+        print('  conn %s %s: MPA rev %s, CRC %s (%d checked), markers req/rep %s%s%s, %d ULPDU bytes, %s'
+              % (s, c.ends or '(handshake not captured)', c.rev, crc, c.crc_checked, mk, v2,
                  ', REJECTED' if c.rejected else '', c.bytes, ops or 'no RDMAP opcodes'))
+        if conns_out is not None:
+            conns_out.append(dict(c.as_dict(), pcap=pcap, stream=s))
     problems = []
     if malformed:
         problems.append('%d malformed packets' % malformed)
@@ -148,11 +194,17 @@ def main():
     p.add_argument('--allow-terminate', action='store_true')
     p.add_argument('--require-opcodes', default='',
                    help='RDMAP opcodes that must appear in every capture (e.g. 0,1,2,3)')
+    p.add_argument('--json', metavar='FILE',
+                   help="write every connection's negotiation and traffic as JSON")
     p.add_argument('--expect-failure', action='store_true',
                    help='succeed only if some capture is flagged (proves the checker can fail)')
     a = p.parse_args()
     allowed = set(ints(a.allow_opcodes))
-    results = [check(f, allowed, a.allow_terminate, ints(a.require_opcodes)) for f in a.pcaps]
+    conns = [] if a.json else None
+    results = [check(f, allowed, a.allow_terminate, ints(a.require_opcodes), conns) for f in a.pcaps]
+    if a.json:
+        with open(a.json, 'w') as f:
+            json.dump({'pcaps': dict(zip(a.pcaps, results)), 'conns': conns}, f, indent=1)
     if a.expect_failure:
         flagged = not all(results)
         print('pcap-check: expected a flagged capture: %s' % ('flagged, as it must be' if flagged else 'NOTHING FLAGGED'))
