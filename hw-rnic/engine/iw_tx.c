@@ -337,7 +337,7 @@ static int tx_request(struct rnic_dev *d, struct rnic_qp *qp)
     m.ddp.last = true;
     m.ddp.qn = RNIC_RDMAP_QN_READ_REQ;
     m.ddp.msn = iq->tx_msn[RNIC_RDMAP_QN_READ_REQ] + 1;
-    if (w->hdr.opcode == RNIC_WR_READ) {
+    if (w->hdr.opcode == RNIC_WR_READ || w->hdr.opcode == RNIC_WR_READ_INV) {
         m.opcode = RNIC_RDMAP_READ_REQ;
         m.u.rr.sink_stag = sgl->n ? sgl->sge[0].lkey : 0;
         m.u.rr.sink_to = sgl->n ? sgl->sge[0].addr : 0;
@@ -429,8 +429,8 @@ static int sq_start(struct rnic_dev *d, struct rnic_qp *qp)
     if (!sts && (w->hdr.flags & RNIC_WQE_FENCE) && iq->orq_cnt) {
         return 0;       /* wait for prior Reads */
     }
-    if (!sts && (op == RNIC_WR_READ || op == RNIC_WR_ATOMIC_FADD ||
-                 op == RNIC_WR_ATOMIC_CSWAP)) {
+    if (!sts && (op == RNIC_WR_READ || op == RNIC_WR_READ_INV ||
+                 op == RNIC_WR_ATOMIC_FADD || op == RNIC_WR_ATOMIC_CSWAP)) {
         if (iq->ord == 0) {
             sts = RNIC_WC_LOC_QP_OP_ERR;
         } else if (iq->orq_cnt >= iq->ord) {
@@ -491,6 +491,7 @@ static int tx_sq(struct rnic_dev *d, struct rnic_qp *qp)
     }
     switch (iq->cur.hdr.opcode) {
     case RNIC_WR_READ:
+    case RNIC_WR_READ_INV:
     case RNIC_WR_ATOMIC_FADD:
     case RNIC_WR_ATOMIC_CSWAP:
         return tx_request(d, qp);

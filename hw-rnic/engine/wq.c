@@ -33,6 +33,7 @@ static struct op_shape op_shape(uint8_t op)
         s.known = s.data = s.inline_ok = true;
         break;
     case RNIC_WR_READ:
+    case RNIC_WR_READ_INV:
         s.known = s.data = s.sink = true;
         break;
     case RNIC_WR_ATOMIC_FADD:
@@ -54,6 +55,7 @@ static uint8_t wc_opcode(uint8_t op)
     case RNIC_WR_WRITE_IMM:
         return RNIC_WC_WRITE;
     case RNIC_WR_READ:
+    case RNIC_WR_READ_INV:
         return RNIC_WC_READ;
     case RNIC_WR_ATOMIC_FADD:
         return RNIC_WC_ATOMIC_FADD;

@@ -98,7 +98,7 @@ static void test_sq_fetch(void)
     CHECK_EQ(sgl.sge[2].lkey, STAG_RO);
 
     /* Malformed WQEs. */
-    w = wqe(0x0a, 0, 2);
+    w = wqe(RNIC_WR_READ_INV + 1, 0, 2);
     CHECK_EQ(fetch(&e, &w, &sgl), RNIC_WC_LOC_QP_OP_ERR);
     w = wqe(RNIC_WR_SEND, 0x10, 3);
     CHECK_EQ(fetch(&e, &w, &sgl), RNIC_WC_LOC_QP_OP_ERR);
