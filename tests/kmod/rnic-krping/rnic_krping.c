@@ -462,9 +462,14 @@ static int kp_client_frwr(struct kp *kp, u32 seed)
 	u32 rkey;
 	int round, err;
 
-	err = kp_send_type(kp, KP_FRWR, 0, seed, 0);
-	for (round = 0; !err && round < 2; round++) {
-		err = kp_recv(kp, &m, KP_FRWR);
+	/*
+	 * One request per round: the server only ever answers, so a message
+	 * never arrives before the receive for it is posted.
+	 */
+	for (round = 0, err = 0; !err && round < 2; round++) {
+		err = kp_send_type(kp, KP_FRWR, 0, seed, 0);
+		if (!err)
+			err = kp_recv(kp, &m, KP_FRWR);
 		if (!err)
 			err = kp_post_recv(kp);
 		if (err)
@@ -507,6 +512,14 @@ static int kp_server_frwr(struct kp *kp, u32 seed)
 	sg_dma_address(&sg) = kp->dst_dma[0];
 	sg_dma_len(&sg) = len;
 	for (round = 0; round < 2; round++) {
+		/* Round 0's request came through the server loop. */
+		if (round) {
+			err = kp_recv(kp, &m, KP_FRWR);
+			if (!err)
+				err = kp_post_recv(kp);
+			if (err)
+				break;
+		}
 		n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
 		if (n != 1) {
 			err = n < 0 ? n : -EINVAL;
