@@ -66,6 +66,8 @@ def main():
     p.add_argument('--corrupt-nth-tcp', type=int, default=0,
                    help='flip one payload byte of the Nth TCP frame that carries >= 64 payload bytes')
     p.add_argument('--only-ethertype', type=lambda s: int(s, 0), default=None)
+    p.add_argument('--corrupt-from', choices=('A', 'B'), default=None,
+                   help='--corrupt-nth-tcp counts only frames sent by this guest (A: guest 1)')
     p.add_argument('--pcap')
     a = p.parse_args()
 
@@ -123,7 +125,8 @@ def main():
                 if bad:
                     frame = bad
                     c['corrupt'] += 1
-            t = tcp_payload(frame) if a.corrupt_nth_tcp else None
+            from_ok = a.corrupt_from is None or socks[s][0] == a.corrupt_from
+            t = tcp_payload(frame) if a.corrupt_nth_tcp and from_ok else None
             if t and t[2] - t[1] >= 64:
                 tcp_big += 1
                 if tcp_big == a.corrupt_nth_tcp:

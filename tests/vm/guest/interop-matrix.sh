@@ -73,8 +73,8 @@ while read -r name variant server params expect; do
 		rnic_params "$params"
 	fi
 	# A refused connection makes the server wait for nothing: bound it.
-	[ "$expect" = ok ] && tmo=90000 || tmo=20000
-	args="port=$port max_size=${RNIC_KRPING_MAX:-262144} iters=1 timeout_ms=$tmo"
+	[ "$expect" = ok ] && tmo=60000 || tmo=15000
+	args="port=$port max_size=${RNIC_KRPING_MAX:-262144} iters=1 frwr=${RNIC_KRPING_FRWR:-0} timeout_ms=$tmo"
 	dmesg -C
 	rc=0
 	if [ "$server" = "$ME" ]; then
