@@ -120,9 +120,15 @@ static int rnic_build_wqe(struct rnic_qp *qp, const struct ib_send_wr *wr,
 		err = rnic_wqe_sges(qp, wr, w);
 		break;
 	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
 		if (wr->send_flags & IB_SEND_INLINE)
 			return -EINVAL;
 		w->hdr.opcode = RNIC_WR_READ;
+		/* rdma_rw reads this way on iWARP: invalidate the sink MR. */
+		if (wr->opcode == IB_WR_RDMA_READ_WITH_INV) {
+			w->hdr.opcode = RNIC_WR_READ_INV;
+			w->hdr.ex = cpu_to_le32(wr->ex.invalidate_rkey);
+		}
 		w->op.rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
 		w->op.rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
 		err = rnic_wqe_sges(qp, wr, w);
