@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Benchmark (suite bench): user-space RDMA, rnic <-> rnic against siw <-> siw in the
+# same run on the same host, and host loopback TCP at the same MTU.
+#   ib_write_bw -R 64 KiB and ib_write_lat -R 8 B, RNIC_BENCH_RUNS runs each
+#   (default 3) in one boot per peer; medians; ratios rnic/siw and rnic/TCP.
+# Targets of the issue: bandwidth >= 50x siw, latency <= 1/5 of siw.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${RNIC_CACHE:-$HOME/.cache/rnic}
+runs=${RNIC_BENCH_RUNS:-3}
+iters=${RNIC_BENCH_ITERS:-1000}
+mtu=${RNIC_BENCH_MTU:-1500}
+out=$cache/runs/bench-user-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+tools=""
+for _ in $(seq 1 "$runs"); do tools="$tools write_bw:65536 write_lat:8"; done
+
+lab() { # lab NAME NIC EXTRA...: one two-guest boot running every run
+	local name=$1 nic=$2
+	shift 2
+	echo "== $name: $runs x (ib_write_bw 64 KiB, ib_write_lat 8 B), $iters iterations, MTU $mtu"
+	/usr/bin/python3 "$here/lab.py" --guests 2 --nic "$nic" --mtu "$mtu" --quiet --timeout 900 \
+		--out "$out/$name" --env "RNIC_TOOLS=$tools" --env "RNIC_PERF_ITERS=$iters" "$@" \
+		--pcap-check-arg=--require-opcodes=0 --script "$here/guest/rnic-user-pair.sh"
+}
+lab rnic rnic
+lab siw virtio --env RNIC_SOFT=siw
+
+# Host loopback TCP in a private network namespace, its lo at the lab's MTU.
+echo "== host loopback TCP: iperf3 -t 5 in a network namespace, lo MTU $mtu"
+tcp=()
+for _ in $(seq 1 "$runs"); do
+	tcp+=("$(unshare -n sh -c "ip link set lo mtu $mtu up && iperf3 -s -1 -D -p 5299 && sleep 0.5 &&
+		iperf3 -c 127.0.0.1 -p 5299 -t 5 -J" |
+		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e9)')")
+done
+printf '%s\n' "${tcp[@]}" >"$out/tcp-gbps.txt"
+
+/usr/bin/python3 - "$out" <<'PY'
+import os, statistics, sys
+out = sys.argv[1]
+def vals(peer, name, key):
+    v = []
+    for line in open(os.path.join(out, peer, 'results.txt')):
+        f = line.split()
+        if len(f) > 1 and f[1] == name:
+            kv = dict(x.split('=', 1) for x in f[2:] if '=' in x)
+            v.append(float(kv[key]))
+    if not v:
+        sys.exit('no %s in %s/results.txt' % (name, peer))
+    return v
+bw = {p: vals(p, 'ib_write_bw-' + p, 'gbps_avg') for p in ('rnic', 'siw')}
+lat = {p: vals(p, 'ib_write_lat-' + p, 'usec_typical') for p in ('rnic', 'siw')}
+tcp = [float(x) for x in open(os.path.join(out, 'tcp-gbps.txt'))]
+med = statistics.median
+print()
+print('%-34s %12s %12s %10s' % ('', 'rnic', 'siw', 'rnic/siw'))
+print('%-34s %12.1f %12.1f %9.2fx' % ('ib_write_bw 64 KiB, Mb/s (median)', med(bw['rnic']) * 1e3,
+      med(bw['siw']) * 1e3, med(bw['rnic']) / med(bw['siw'])))
+print('%-34s %12.1f %12.1f %9.2fx' % ('ib_write_lat 8 B typical, us (med)', med(lat['rnic']),
+      med(lat['siw']), med(lat['rnic']) / med(lat['siw'])))
+print('%-34s %12.1f' % ('host loopback TCP, Mb/s (median)', med(tcp) * 1e3))
+print('rnic write_bw / host loopback TCP: %.4f' % (med(bw['rnic']) / med(tcp)))
+print('runs: rnic bw %s, siw bw %s (Gb/s); rnic lat %s, siw lat %s (us); TCP %s (Gb/s)' %
+      (bw['rnic'], bw['siw'], lat['rnic'], lat['siw'], tcp))
+print('targets: bandwidth >= 50x siw (%s), latency <= 1/5 of siw (%s)' %
+      ('met' if med(bw['rnic']) >= 50 * med(bw['siw']) else 'NOT met',
+       'met' if med(lat['rnic']) * 5 <= med(lat['siw']) else 'NOT met'))
+PY
+echo "run directory: $out"

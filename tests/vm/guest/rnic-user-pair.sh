@@ -1,0 +1,181 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# User-space RDMA between two lab guests through the rdma-core provider
+# (provider/, staged rdma-core): with RNIC_NIC=rnic the device's own ib_device,
+# with virtio the software peer RNIC_SOFT (siw) for comparison. Guest 1 serves,
+# guest 2 is the client. RNIC_TOOLS picks the tools, run in order in one boot:
+#   devinfo   ibv_devinfo: transport iWARP, port PORT_ACTIVE (both guests)
+#   rping     rping -C $RNIC_RPING_COUNT -V, every ping's data verified
+#   ucmatose  ucmatose, $RNIC_UCMA_CONNS connections x $RNIC_UCMA_MSGS messages
+#   rdmacm    rdma_server / rdma_client
+#   write_bw read_bw send_bw write_lat send_lat
+#             perftest over rdma_cm (-R): sizes 2 B .. 8 MiB (-a) unless
+#             RNIC_PERF_SIZE gives one size; RNIC_PERF_ITERS iterations each
+#   qperf     qperf -cm1: rc_bw rc_lat rc_rdma_write_bw rc_rdma_read_bw ...
+#   strace    strace -c -f of two ib_write_bw clients, few and many messages:
+#             fails when the ioctl/write count grows with the message count
+. "$RNIC_LAB_DIR/guest/lib.sh"
+set -o pipefail
+net_up
+rdma_up
+rdma link show
+use_staged_rdma_core
+wait_peer
+pin_peer_neigh
+TAG=${RNIC_NIC%%,*}
+[ "$TAG" = rnic ] || TAG=${RNIC_SOFT:-siw}
+
+PERF_ITERS=${RNIC_PERF_ITERS:-20}
+# One port per tool: a listener's port just used by the previous tool can be
+# refused for a while by a peer's CM.
+declare -A PORT=([rping]=7174 [ucmatose]=7471 [rdmacm]=7472 [write_bw]=18515 [read_bw]=18516
+	[send_bw]=18517 [write_lat]=18518 [send_lat]=18519 [strace]=18520 [strace2]=18521)
+
+# port TOOL: its port, moved on by 100 for each earlier run in this boot.
+port() { echo $((${PORT[$1]} + 100 * RUN)); }
+
+perf_args() { # perf_args TOOL: the arguments both sides share
+	local a=(-R -d "$DEV" -p "$(port "$1")" -n "$PERF_ITERS")
+	if [ -n "$SIZE" ]; then
+		a+=(-s "$SIZE")
+	else
+		a+=(-a)
+	fi
+	case "$1" in *_bw) a+=(--report_gbits) ;; esac
+	echo "${a[@]}"
+}
+
+devinfo() {
+	local out
+	out=$(ibv_devinfo -v -d "$DEV") || fail "ibv_devinfo -d $DEV"
+	echo "$out" | grep -E "hca_id|transport|fw_ver|vendor_id|vendor_part_id|max_qp:|max_mr_size|state|active_mtu|phys_state"
+	echo "$out" | grep -q "transport:.*iWARP" || fail "$DEV: transport is not iWARP"
+	echo "$out" | grep -q "state:.*PORT_ACTIVE" || fail "$DEV: port not PORT_ACTIVE"
+	result "devinfo-$TAG-guest$RNIC_GUEST_ID" dev="$DEV" transport=iWARP state=PORT_ACTIVE
+}
+
+serve() { # serve TOOL
+	local a
+	case "$1" in
+	devinfo) devinfo ;;
+	rping) timeout 400 rping -s -a "$RNIC_IP" -p "$(port rping)" -C "${RNIC_RPING_COUNT:-1000}" -V ;;
+	ucmatose)
+		timeout 400 ucmatose -b "$RNIC_IP" -p "$(port ucmatose)" -c "${RNIC_UCMA_CONNS:-4}" \
+			-C "${RNIC_UCMA_MSGS:-10}" ;;
+	rdmacm) timeout 300 rdma_server -s "$RNIC_IP" -p "$(port rdmacm)" ;;
+	write_bw | read_bw | send_bw | write_lat | send_lat)
+		a=$(perf_args "$1")
+		# shellcheck disable=SC2086
+		timeout 600 "ib_$1" $a ;;
+	qperf) timeout 600 qperf -lp 19765 ;;
+	strace)
+		timeout 300 ib_write_bw -R -d "$DEV" -p "$(port strace)" -s 4096 -n 100 &&
+			timeout 300 ib_write_bw -R -d "$DEV" -p "$(port strace2)" -s 4096 -n 2000 ;;
+	*) fail "unknown tool $1" ;;
+	esac || fail "$1 server"
+}
+
+# perf_client TOOL: run it, print it, check a row per size, report each row.
+perf_client() {
+	local out a rows want
+	a=$(perf_args "$1")
+	# shellcheck disable=SC2086
+	out=$(retry 180 timeout 600 "ib_$1" $a "$RNIC_PEER") || { echo "$out"; fail "ib_$1 client"; }
+	echo "$out"
+	# Result rows start with the size in bytes and an iteration count.
+	rows=$(echo "$out" | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 5')
+	if [ -n "$SIZE" ]; then want=1; else want=23; fi # -a: 2^1 .. 2^23
+	[ "$(echo "$rows" | grep -c .)" = $want ] || fail "ib_$1: $(echo "$rows" | grep -c .) result rows, want $want"
+	case "$1" in
+	*_bw) # bytes iters BW-peak BW-avg MsgRate (Gb/s)
+		echo "$rows" | while read -r s n pk avg _; do
+			result "ib_$1-$TAG" size="$s" iters="$n" gbps_avg="$avg" gbps_peak="$pk"
+		done ;;
+	*_lat) # bytes iters t_min t_max t_typical t_avg ...
+		echo "$rows" | while read -r s n _ _ typ avg _; do
+			result "ib_$1-$TAG" size="$s" iters="$n" usec_typical="$typ" usec_avg="$avg"
+		done ;;
+	esac
+}
+
+# strace_count FILE: the ioctl + write calls in a strace -c summary.
+strace_count() {
+	awk '$NF == "ioctl" || $NF == "write" { n += ($4 ~ /^[0-9]+$/) ? $4 : $3 } END { print n + 0 }' "$1"
+}
+
+client() { # client TOOL
+	local out pings f1 f2 c1 c2
+	case "$1" in
+	devinfo) devinfo ;;
+	rping)
+		rping_client -a "$RNIC_PEER" -p "$(port rping)" -C "${RNIC_RPING_COUNT:-1000}" -v -V ||
+			fail "rping client"
+		echo "$RPING_OUT" | tail -3
+		pings=$(echo "$RPING_OUT" | grep -c "ping data")
+		result "rping-$TAG" pings="$pings" verified=yes
+		[ "$pings" = "${RNIC_RPING_COUNT:-1000}" ] || fail "rping: $pings pings verified"
+		echo "$RPING_OUT" | grep -qi "data mismatch\|error" && fail "rping reported an error"
+		;;
+	ucmatose)
+		out=$(retry 180 timeout 400 ucmatose -s "$RNIC_PEER" -p "$(port ucmatose)" \
+			-c "${RNIC_UCMA_CONNS:-4}" -C "${RNIC_UCMA_MSGS:-10}" 2>&1) ||
+			{ echo "$out"; fail "ucmatose client"; }
+		echo "$out" | tail -12
+		echo "$out" | grep -q "^test complete" || fail "ucmatose: no 'test complete'"
+		echo "$out" | grep -qi "error\|fail" && fail "ucmatose reported an error"
+		result "ucmatose-$TAG" conns="${RNIC_UCMA_CONNS:-4}" msgs="${RNIC_UCMA_MSGS:-10}" complete=yes
+		;;
+	rdmacm)
+		out=$(retry 180 timeout 120 rdma_client -s "$RNIC_PEER" -p "$(port rdmacm)" 2>&1) ||
+			{ echo "$out"; fail "rdma_client"; }
+		echo "$out"
+		echo "$out" | grep -q "rdma_client: end 0" || fail "rdma_client did not end 0"
+		result "rdmacm-$TAG" end=0
+		;;
+	write_bw | read_bw | send_bw | write_lat | send_lat) perf_client "$1" ;;
+	qperf)
+		out=$(retry 120 timeout 600 qperf -cm1 -lp 19765 -t "${RNIC_QPERF_SECS:-2}" -m "${RNIC_QPERF_SIZE:-64K}" \
+			"$RNIC_PEER" rc_bw rc_lat rc_rdma_write_bw rc_rdma_write_lat rc_rdma_read_bw rc_rdma_read_lat \
+			quit 2>&1) || { echo "$out"; fail "qperf client"; }
+		echo "$out"
+		for t in rc_bw rc_lat rc_rdma_write_bw rc_rdma_write_lat rc_rdma_read_bw rc_rdma_read_lat; do
+			echo "$out" | grep -A1 "^$t:" | grep -qE "(bw|latency) *= *[0-9.]+" || fail "qperf $t: no result"
+			result "qperf-$t-$TAG" "$(echo "$out" | grep -A1 "^$t:" | tail -1 | awk '{print $1 "=" $3 $4}')"
+		done
+		;;
+	strace)
+		f1=/tmp/strace-100.txt f2=/tmp/strace-2000.txt
+		retry 180 timeout 300 strace -c -f -o $f1 ib_write_bw -R -d "$DEV" -p "$(port strace)" -s 4096 \
+			-n 100 "$RNIC_PEER" >/dev/null || fail "strace ib_write_bw -n 100"
+		sleep 2
+		retry 180 timeout 300 strace -c -f -o $f2 ib_write_bw -R -d "$DEV" -p "$(port strace2)" -s 4096 \
+			-n 2000 "$RNIC_PEER" >/dev/null || fail "strace ib_write_bw -n 2000"
+		say "strace -c -f, ib_write_bw -R 4 KiB x 100:"
+		cat $f1
+		say "strace -c -f, ib_write_bw -R 4 KiB x 2000:"
+		cat $f2
+		c1=$(strace_count $f1) c2=$(strace_count $f2)
+		result "strace-$TAG" msgs_a=100 ioctl_write_a="$c1" msgs_b=2000 ioctl_write_b="$c2"
+		# 1900 more messages: allow a handful of extra calls (CM timing), not one per message.
+		[ $((c2 - c1)) -le 20 ] || fail "ioctl+write calls grow with the messages: $c1 for 100, $c2 for 2000"
+		;;
+	*) fail "unknown tool $1" ;;
+	esac
+}
+
+# A tool may be given as TOOL:SIZE (perftest: that size only, else RNIC_PERF_SIZE
+# or -a) and may repeat (each run on its own ports).
+RUN=0
+for t in ${RNIC_TOOLS:-devinfo rping ucmatose rdmacm}; do
+	SIZE=${RNIC_PERF_SIZE:-}
+	case "$t" in *:*) SIZE=${t#*:} t=${t%%:*} ;; esac
+	say "=== $t${SIZE:+ $SIZE B} (run $RUN) ==="
+	if [ "$RNIC_ROLE" = server ]; then
+		serve "$t"
+	else
+		sleep 2
+		client "$t"
+	fi
+	RUN=$((RUN + 1))
+done
+exit 0

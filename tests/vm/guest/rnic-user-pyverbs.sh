@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# rdma-core's own pyverbs tests (the source tree's tests/, run with the staged
+# pyverbs) on one guest's RDMA device through the rnic provider: the modules
+# that apply to an iWARP RC device (RNIC_PYVERBS_MODULES). Every test's outcome
+# is printed; a RESULT line counts ran/passed/skipped/failed/errors. Failures
+# and errors fail the test.
+. "$RNIC_LAB_DIR/guest/lib.sh"
+set -o pipefail
+net_up
+rdma_up
+use_staged_rdma_core
+SRC=$RNIC_CACHE/src/rdma-core-56.1/tests
+[ -f "$SRC/run_tests.py" ] || fail "no rdma-core source tests in $SRC (scripts/setup/rdma-core.sh)"
+export PYTHONPATH=$RNIC_STAGE/lib/python3/dist-packages
+cd /tmp || fail "cd /tmp"
+
+sel=()
+for m in ${RNIC_PYVERBS_MODULES:-test_device test_pd test_cq test_cq_events test_mr test_qp test_srq test_addr}; do
+	sel+=(-k "$m")
+done
+out=$(timeout 600 python3 -B "$SRC/run_tests.py" --dev "$DEV" -v "${sel[@]}" 2>&1)
+rc=$?
+echo "$out"
+ran=$(echo "$out" | sed -n 's/^Ran \([0-9]*\) test.*/\1/p')
+skipped=$(echo "$out" | grep -cE ' \.\.\. skipped')
+failed=$(echo "$out" | grep -cE ' \.\.\. FAIL$')
+errors=$(echo "$out" | grep -cE ' \.\.\. ERROR$')
+passed=$(echo "$out" | grep -cE ' \.\.\. ok$')
+result "pyverbs-${RNIC_NIC%%,*}" ran="${ran:-0}" passed="$passed" skipped="$skipped" failed="$failed" errors="$errors"
+[ -n "$ran" ] && [ "$ran" -gt 0 ] || fail "pyverbs ran no test (rc $rc)"
+[ "$failed" = 0 ] && [ "$errors" = 0 ] || fail "pyverbs: $failed failed, $errors errors"
+[ $rc = 0 ] || fail "run_tests.py exited $rc"
+exit 0
