@@ -27,9 +27,9 @@ void rnic_iw_rearm(struct rnic_dev *d)
         uint64_t t = rnic_tcp_next_deadline(iw->eng[i].tcp);
         dl = t < dl ? t : dl;
     }
-    for (i = 0; i < d->cfg.max_conn; i++) {
-        if (iw->conn[i] && iw->conn[i]->deadline < dl) {
-            dl = iw->conn[i]->deadline;
+    for (i = 0; i < iw->nlive; i++) {
+        if (iw->live[i]->deadline < dl) {
+            dl = iw->live[i]->deadline;
         }
     }
     d->host.ops->timer_mod(d->host.opaque, dl);
@@ -290,6 +290,8 @@ struct rnic_iw_conn *rnic_iw_conn_alloc(struct rnic_dev *d)
     c->listen_id = 0xffffffffu;
     c->deadline = UINT64_MAX;
     iw->conn[id] = c;
+    c->live_idx = iw->nlive;
+    iw->live[iw->nlive++] = c;
     iw->next_conn = id + 1;
     return c;
 }
@@ -307,7 +309,14 @@ struct rnic_iw_conn *rnic_iw_conn_find(struct rnic_dev *d, uint32_t id)
 
 static void conn_release(struct rnic_dev *d, struct rnic_iw_conn *c)
 {
-    d->iw->conn[c->id] = NULL;
+    struct rnic_iw *iw = d->iw;
+
+    iw->conn[c->id] = NULL;
+    iw->live[c->live_idx] = iw->live[--iw->nlive];
+    iw->live[c->live_idx]->live_idx = c->live_idx;
+    if (c->zombie) {
+        iw->nzombie--;
+    }
     rnic_iw_qp_destroy(c->iq);
     free(c->rxbuf);
     free(c->txbuf);
@@ -329,7 +338,11 @@ void rnic_iw_conn_free(struct rnic_dev *d, struct rnic_iw_conn *c)
         c->tc = NULL;
     }
     c->deadline = UINT64_MAX;
+    if (c->zombie) {
+        return;
+    }
     c->zombie = true;
+    d->iw->nzombie++;
     if (!d->iw->depth) {
         conn_release(d, c);
     }
@@ -358,9 +371,10 @@ void rnic_iw_leave(struct rnic_dev *d)
     if (--iw->depth) {
         return;
     }
-    for (i = 0; i < d->cfg.max_conn; i++) {
-        if (iw->conn[i] && iw->conn[i]->zombie) {
-            conn_release(d, iw->conn[i]);
+    /* backwards: a release moves the last one into the hole */
+    for (i = iw->nlive; iw->nzombie && i-- > 0;) {
+        if (iw->live[i]->zombie) {
+            conn_release(d, iw->live[i]);
         }
     }
     rnic_iw_rearm(d);
@@ -376,7 +390,8 @@ int rnic_iw_init(struct rnic_dev *d)
     d->iw = iw;
     iw->lis = calloc(d->cfg.max_listen, sizeof(*iw->lis));
     iw->conn = calloc(d->cfg.max_conn, sizeof(*iw->conn));
-    if (!iw->lis || !iw->conn) {
+    iw->live = calloc(d->cfg.max_conn, sizeof(*iw->live));
+    if (!iw->lis || !iw->conn || !iw->live) {
         return -1;
     }
     iw->ops.tx = eng_tx;
@@ -395,11 +410,12 @@ void rnic_iw_fini(struct rnic_dev *d)
     if (!d->iw) {
         return;
     }
-    if (d->iw->conn && d->iw->lis) {
+    if (d->iw->conn && d->iw->lis && d->iw->live) {
         rnic_iw_reset(d);
     }
     free(d->iw->lis);
     free(d->iw->conn);
+    free(d->iw->live);
     free(d->iw);
     d->iw = NULL;
 }
@@ -489,10 +505,10 @@ void rnic_iw_timer(struct rnic_dev *d)
     for (i = 0; i < iw->neng; i++) {
         rnic_tcp_tick(iw->eng[i].tcp, now);
     }
-    for (i = 0; i < d->cfg.max_conn; i++) {
-        struct rnic_iw_conn *c = iw->conn[i];
+    for (i = 0; i < iw->nlive; i++) {
+        struct rnic_iw_conn *c = iw->live[i];
 
-        if (c && !c->zombie && c->deadline <= now) {
+        if (!c->zombie && c->deadline <= now) {
             c->deadline = UINT64_MAX;
             rnic_iw_cm_timer(d, c, now);
         }

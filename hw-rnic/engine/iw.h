@@ -72,6 +72,7 @@ struct rnic_iw_qp;
 
 struct rnic_iw_conn {
     uint32_t id;
+    uint32_t live_idx;          /* in rnic_iw.live */
     uint8_t state;              /* enum rnic_iw_conn_state */
     bool active;
     bool fin_sent;
@@ -178,7 +179,10 @@ struct rnic_iw {
     struct rnic_iw_eng eng[RNIC_IW_MAX_ADDR];
     uint32_t neng;
     struct rnic_iw_listener *lis;       /* [max_listen] */
-    struct rnic_iw_conn **conn;         /* [max_conn] */
+    struct rnic_iw_conn **conn;         /* [max_conn] by id */
+    /* the allocated ones, dense: per-frame work is O(connections) */
+    struct rnic_iw_conn **live;         /* [max_conn] */
+    uint32_t nlive, nzombie;
     uint32_t next_conn;
     struct rnic_tcp_ops ops;
     uint64_t isn_seq;
