@@ -142,7 +142,8 @@ int rnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *a,
 	mutex_init(&qp->state_lock);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
-	qp->state = IB_QPS_RESET;
+	/* An iWARP QP is born idle, which verbs call INIT (as siw does). */
+	qp->state = IB_QPS_INIT;
 	qp->scq = to_rcq(a->send_cq);
 	qp->rcq = to_rcq(a->recv_cq);
 	qp->srq = a->srq ? to_rsrq(a->srq) : NULL;
