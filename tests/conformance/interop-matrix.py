@@ -46,14 +46,8 @@ CELLS = [
     ('markers-rnic-server', 'siw', 'rnic', 'mpa_markers=1', 'fail',
      dict(markers_req=False, markers_rep=True)),
     # rnic asks for an RTR (RFC 6581 peer-to-peer): siw picks Write or Read.
-    ('rtr-write-rnic-client', 'siw', 'siw', 'mpa_markers=0,mpa_p2p=1', 'ok',
-     dict(rev='2', rtr=['write'], first='Write')),
     ('rtr-read-rnic-client', 'siw', 'siw', 'mpa_p2p=2', 'ok',
      dict(rev='2', rtr=['read'], first='ReadReq')),
-    # Only a zero-length Send offered: siw never does Send RTRs and answers Write
-    # anyway, which the initiator did not offer: rnic must refuse the Reply
-    # (RFC 6581: Terminate, connection closed), not run on.
-    ('rtr-send-rnic-client', 'siw', 'siw', 'mpa_p2p=4', 'fail', dict(rev='2')),
     # CRC required by siw (siw-crc), not asked by rnic: CRC is used both ways.
     ('crc-siw-required-rnic-server', 'siw-crc', 'rnic', 'mpa_crc=0,mpa_p2p=0', 'ok',
      dict(rev='2', crc=True)),
@@ -70,7 +64,24 @@ CELLS = [
     # rnic must not send more Read Requests than that (siw would terminate).
     ('ird1-rnic-server', 'siw-ird1', 'rnic', 'mpa_crc=1', 'ok', dict(rev='2', ird_ord_siw=1)),
     ('ird1-siw-server', 'siw-ird1', 'siw', 'mpa_crc=1', 'ok', dict(rev='2', ird_ord_siw=1)),
+    # Last, and only with --all: cells where the Linux 6.12 reference fails on
+    # its own side (SIW_ISSUES); a crashed siw guest would void every later cell.
+    ('rtr-write-rnic-client', 'siw', 'siw', 'mpa_p2p=1', 'ok',
+     dict(rev='2', rtr=['write'], first='Write')),
+    # Only a zero-length Send offered: siw never does Send RTRs and answers Write
+    # anyway, which the initiator did not offer: rnic must refuse the Reply
+    # (RFC 6581: Terminate, connection closed), not run on.
+    ('rtr-send-rnic-client', 'siw', 'siw', 'mpa_p2p=4', 'fail', dict(rev='2')),
 ]
+
+# What the reference does wrong in the cells left out by default (seen in the lab;
+# docs/conformance.md tells what the captures show).
+SIW_ISSUES = {
+    'rtr-write-rnic-client': 'siw as responder never delivers the Send right behind a zero-length '
+                             'Write RTR (TCP-acked, not processed; suspect: siw_rtr_data_ready)',
+    'rtr-send-rnic-client': 'siw answers an RTR the initiator did not offer (Write for Send); '
+                            "rnic's Terminate then hits BUG() in iw_cm (iwcm.c:964) on the siw guest",
+}
 
 
 def side_results(results_txt):
@@ -126,6 +137,11 @@ def judge(cell, sides, conn):
             bad.append('capture: %s is %s, want %s' % (k, got, want))
     if expect == 'ok' and conn['ulpdu_bytes'] == 0:
         bad.append('capture: no ULPDU bytes')
+    if bad and expect == 'ok' and server == 'siw' and conn['first_op_responder'] is None and \
+            conn['first_op_initiator'] in ('Send', 'Write') and sum(conn['ops'].values()) <= 2:
+        # Seen with Linux 6.12 siw: siw_accept is in RDMA mode before it hooks the
+        # socket to the QP; an FPDU arriving in between is TCP-acked and ignored.
+        bad.append('siw accept race: the first FPDU after the MPA Reply was never delivered by siw')
     if expect == 'fail' and any(op in conn['ops'] for op in ('Write', 'Send', 'SendInv', 'ReadResp')) \
             and 'rtr' not in chk and conn['first_op_initiator'] != 'Terminate':
         bad.append('capture: data FPDUs on a refused connection: %s' % conn['ops'])
@@ -142,11 +158,14 @@ def main():
     p.add_argument('--list', action='store_true')
     p.add_argument('--out')
     p.add_argument('--timeout', type=int, default=1500)
+    p.add_argument('--all', action='store_true', help='also the cells where siw itself fails (SIW_ISSUES)')
     a = p.parse_args()
-    cells = [c for c in CELLS if not a.only or c[0] in a.only.split(',')]
+    cells = [c for c in CELLS if (a.only and c[0] in a.only.split(',')) or
+             (not a.only and (a.all or c[0] not in SIW_ISSUES))]
     if a.list or not cells:
         for c in CELLS:
-            print('%-30s siw=%-13s server=%-5s rnic=%-32s expect=%s' % c[:5])
+            print('%-30s siw=%-13s server=%-5s rnic=%-32s expect=%s%s' %
+                  (c[:5] + ('  [--all: %s]' % SIW_ISSUES[c[0]] if c[0] in SIW_ISSUES else '',)))
         sys.exit(0 if a.list else 2)
     cache = os.environ.get('RNIC_CACHE', os.path.expanduser('~/.cache/rnic'))
     out = a.out or os.path.join(cache, 'runs', 'interop-matrix-%s-%d' % (time.strftime('%Y%m%d-%H%M%S'), os.getpid()))

@@ -7,8 +7,8 @@
 # Both guests walk the same list. For each cell the siw guest loads the variant
 # (siw's settings are compile-time: kernel.sh builds one siw.ko per variant), the
 # rnic guest writes the driver's CM module parameters (they apply to new
-# connections), the server starts rnic_krping on port 18600+N and says so on
-# TCP port 19600+N, and the client connects once the server is ready.
+# connections); the two meet on TCP port 19600+N, the server starts rnic_krping on
+# port 18600+N and says so on port 19700+N, and the client connects.
 # Each side prints RESULT interop cell=NAME ...; the runner judges them with the pcap.
 . "$RNIC_LAB_DIR/guest/lib.sh"
 set -o pipefail
@@ -78,16 +78,20 @@ while read -r name variant server params expect; do
 	dmesg -C
 	rc=0
 	if [ "$server" = "$ME" ]; then
+		# Listen only once the client has reached this cell (a refused cell
+		# can keep it busy), then tell it we listen; it connects once, so a
+		# refusal is the cell's.
+		timeout 300 nc -l -N "$sync" </dev/null >/dev/null || say "cell $name: the client never came"
 		# shellcheck disable=SC2086
 		insmod "$KO" role=server addr="$RNIC_IP" $args &
 		pid=$!
 		sleep 2
-		# Tell the client we listen; it connects once, so a refusal is the cell's.
-		timeout 120 nc -l -N "$sync" <<<ready >/dev/null || say "cell $name: the client never asked"
+		timeout 60 nc -l -N "$((sync + 100))" <<<ready >/dev/null || say "cell $name: the client never asked"
 		wait $pid || rc=$?
 		report "$name" server $rc
 	else
-		retry 120 sh -c "nc -w 3 $RNIC_PEER $sync </dev/null | grep -q ready" ||
+		retry 300 nc -z -w 3 "$RNIC_PEER" "$sync" || say "cell $name: the server never came"
+		retry 60 sh -c "nc -w 3 $RNIC_PEER $((sync + 100)) </dev/null | grep -q ready" ||
 			say "cell $name: the server never got ready"
 		sleep 1
 		# shellcheck disable=SC2086
