@@ -9,7 +9,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${RNIC_CACHE:-$HOME/.cache/rnic}
 runs=${RNIC_BENCH_RUNS:-3}
-iters=${RNIC_BENCH_ITERS:-1000}
+iters=${RNIC_BENCH_ITERS:-300}
 mtu=${RNIC_BENCH_MTU:-1500}
 out=$cache/runs/bench-user-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
