@@ -42,6 +42,10 @@ static uint mpa_p2p;
 module_param(mpa_p2p, uint, 0644);
 MODULE_PARM_DESC(mpa_p2p, "MPA v2 peer-to-peer RTR: 0 none, 1 zero-length Write, 2 Read, 4 Send");
 
+static uint mpa_rev = 2;
+module_param(mpa_rev, uint, 0644);
+MODULE_PARM_DESC(mpa_rev, "MPA revision of new active connections: 1 (RFC 5044) or 2 (RFC 6581, default)");
+
 /* How long destroy_qp waits for an aborted connection to let go. */
 #define RNIC_CM_CLOSE_WAIT	(5 * HZ)
 /* How long iw_connect waits for the neighbour to resolve. */
@@ -344,7 +348,7 @@ int rnic_iw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	c->tuple.remote_port = cpu_to_le16(rnic_ss_port(&cm_id->m_remote_addr));
 	c->ird = min_t(u32, param->ird, rib->caps.max_ird);
 	c->ord = min_t(u32, param->ord, rib->caps.max_ord);
-	c->mpa_rev = 2;
+	c->mpa_rev = mpa_rev == 1 ? 1 : 2;
 	c->mpa_flags = rnic_mpa_flags(rib);
 	c->pdata_len = cpu_to_le16(pd.len);
 	c->pdata_addr = cpu_to_le64(pd.dma);
