@@ -113,11 +113,13 @@ client() { # client TOOL
 			fail "rping client"
 		echo "$RPING_OUT" >"$RNIC_OUT/rping-client.txt"
 		echo "$RPING_OUT" | tail -3
-		pings=$(echo "$RPING_OUT" | grep -c "ping data")
+		# stderr is unbuffered, stdout is not: rping's final "client DISCONNECT
+		# EVENT..." can land inside a "ping data" line, so count the ping tags.
+		pings=$(echo "$RPING_OUT" | grep -o "data: rdma-ping-[0-9]*: " | sort -u | grep -c .)
 		result "rping-$TAG" pings="$pings" verified=yes
 		if [ "$pings" != "${RNIC_RPING_COUNT:-1000}" ]; then
 			echo "$RPING_OUT" | grep -v "^ping data: rdma-ping-[0-9]*: "
-			echo "$RPING_OUT" | sed -n 's/^ping data: rdma-ping-\([0-9]*\):.*/\1/p' |
+			echo "$RPING_OUT" | sed -n 's/.*data: rdma-ping-\([0-9]*\):.*/\1/p' |
 				awk 'NR == 1 && $1 != 0 { print "first ping " $1 } NR > 1 && $1 != p + 1 { print "missing after " p } { p = $1 }'
 			fail "rping: $pings pings verified"
 		fi
