@@ -9,7 +9,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${RNIC_CACHE:-$HOME/.cache/rnic}
-out=$cache/runs/corrupt-to-rnic-$(date +%Y%m%d-%H%M%S)-$$
+out=$cache/conformance/corrupt-to-rnic-$(date +%Y%m%d-%H%M%S)-$$
 /usr/bin/python3 "$top/tests/vm/lab.py" --guests 2 --nic rnic,virtio --quiet --timeout 400 --out "$out" \
 	--no-pcap-check --script "$top/tests/vm/guest/interop-corrupt-to-rnic.sh" \
 	--relay --corrupt-nth-tcp 60 --corrupt-from B --only-ethertype 0x0800

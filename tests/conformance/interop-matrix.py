@@ -172,7 +172,8 @@ def main():
                   (c[:5] + ('  [--all: %s]' % SIW_ISSUES[c[0]] if c[0] in SIW_ISSUES else '',)))
         sys.exit(0 if a.list else 2)
     cache = os.environ.get('RNIC_CACHE', os.path.expanduser('~/.cache/rnic'))
-    out = a.out or os.path.join(cache, 'runs', 'interop-matrix-%s-%d' % (time.strftime('%Y%m%d-%H%M%S'), os.getpid()))
+    # Not under runs/: every lab start prunes that to its newest few, running or not.
+    out = a.out or os.path.join(cache, 'conformance', 'interop-matrix-%s-%d' % (time.strftime('%Y%m%d-%H%M%S'), os.getpid()))
     os.makedirs(out, exist_ok=True)
     # Ports follow the cell's place in CELLS, so a subset keeps them: the guest
     # script numbers its lines, hence commented placeholders for skipped cells.

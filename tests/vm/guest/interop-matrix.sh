@@ -81,7 +81,7 @@ while read -r name variant server params expect; do
 		# Listen only once the client has reached this cell (a refused cell
 		# can keep it busy), then tell it we listen; it connects once, so a
 		# refusal is the cell's.
-		timeout 300 nc -l -N "$sync" </dev/null >/dev/null || say "cell $name: the client never came"
+		timeout 150 nc -l -N "$sync" </dev/null >/dev/null || say "cell $name: the client never came"
 		# shellcheck disable=SC2086
 		insmod "$KO" role=server addr="$RNIC_IP" $args &
 		pid=$!
@@ -90,7 +90,7 @@ while read -r name variant server params expect; do
 		wait $pid || rc=$?
 		report "$name" server $rc
 	else
-		retry 300 nc -z -w 3 "$RNIC_PEER" "$sync" || say "cell $name: the server never came"
+		retry 150 nc -z -w 3 "$RNIC_PEER" "$sync" || say "cell $name: the server never came"
 		retry 60 sh -c "nc -w 3 $RNIC_PEER $((sync + 100)) </dev/null | grep -q ready" ||
 			say "cell $name: the server never got ready"
 		sleep 1
