@@ -49,6 +49,48 @@ def inet_csum(data):
     return ~s & 0xffff
 
 
+def tcp_track(frame, snd_end):
+    """Record how far this IPv4/TCP frame's sender has sent; returns its
+    (src ip, sport, dst ip, dport) key, or None for anything else."""
+    if len(frame) < 14 + 20 + 20 or frame[12:14] != b'\x08\x00' or frame[23] != 6:
+        return None
+    tcp = 14 + (frame[14] & 0xf) * 4
+    sport, dport, sq = struct.unpack('!HHI', frame[tcp:tcp + 8])
+    flags = frame[tcp + 13]
+    end = min(len(frame), 14 + struct.unpack('!H', frame[16:18])[0])
+    ln = end - (tcp + (frame[tcp + 12] >> 4) * 4) + (flags & 0x02 != 0) + (flags & 0x01 != 0)
+    k = (bytes(frame[26:30]), sport, bytes(frame[30:34]), dport)
+    nxt = (sq + ln) & 0xffffffff
+    old = snd_end.get(k)
+    if old is None or (nxt - old) & 0xffffffff < 0x80000000:
+        snd_end[k] = nxt
+    return k
+
+
+def tcp_rst(src_mac, dst_mac, k, sq):
+    """An Ethernet/IPv4/TCP RST from k[0]:k[1] to k[2]:k[3] with SEQ sq."""
+    tcp = struct.pack('!HHIIBBHHH', k[1], k[3], sq, 0, 5 << 4, 0x04, 0, 0, 0)
+    pseudo = k[0] + k[2] + struct.pack('!BBH', 0, 6, len(tcp))
+    tcp = tcp[:16] + struct.pack('!H', inet_csum(pseudo + tcp)) + tcp[18:]
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 40, 0, 0x4000, 64, 6, 0, k[0], k[2])
+    ip = ip[:10] + struct.pack('!H', inet_csum(ip)) + ip[12:]
+    return dst_mac + src_mac + b'\x08\x00' + ip + tcp
+
+
+def forge_resets(frame, sender, k, snd_end):
+    """RSTs for both ends of frame's connection, each at the SEQ its receiver
+    expects next (RFC 5961 §3.2: only an exact match resets; anything else
+    draws a challenge ACK). Returns [('A'|'B' receiving guest, frame)]."""
+    fwd_mac, back_mac = bytes(frame[6:12]), bytes(frame[0:6])
+    rev = (k[2], k[3], k[0], k[1])
+    to_src = sender
+    to_dst = 'B' if sender == 'A' else 'A'
+    out = [(to_dst, tcp_rst(fwd_mac, back_mac, k, snd_end[k]))]
+    if rev in snd_end:
+        out.append((to_src, tcp_rst(back_mac, fwd_mac, rev, snd_end[rev])))
+    return out
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument('--ra', required=True)
@@ -68,6 +110,11 @@ def main():
     p.add_argument('--only-ethertype', type=lambda s: int(s, 0), default=None)
     p.add_argument('--corrupt-from', choices=('A', 'B'), default=None,
                    help='--corrupt-nth-tcp counts only frames sent by this guest (A: guest 1)')
+    p.add_argument('--rst-after', type=float, default=0.0,
+                   help='seconds after the first TCP payload to or from --rst-port, '
+                        'reset that connection mid-transfer: a forged RST to each side '
+                        'at exactly the sequence number it expects next (once)')
+    p.add_argument('--rst-port', type=int, default=0)
     p.add_argument('--pcap')
     a = p.parse_args()
 
@@ -85,6 +132,8 @@ def main():
     heap, seq = [], 0
     c = dict(rx=0, drop=0, dup=0, reorder=0, corrupt=0, tx=0)
     tcp_big = 0
+    rst_t0 = None   # first payload frame on --rst-port; None after the reset: 0
+    snd_end = {}    # (src ip, sport, dst ip, dport) -> highest SEQ+len sent
     last_report = time.time()
 
     def corrupt(frame):
@@ -133,6 +182,19 @@ def main():
                     frame = corrupt(frame)
                     c['corrupt'] += 1
                     print('relay: corrupted TCP frame #%d' % tcp_big, file=sys.stderr, flush=True)
+            resets = []
+            if a.rst_after and rst_t0 != 0:
+                k = tcp_track(frame, snd_end)
+                if k and tcp_payload(frame) and a.rst_port in (k[1], k[3]):
+                    if rst_t0 is None:
+                        rst_t0 = now
+                    elif now - rst_t0 >= a.rst_after:
+                        rst_t0 = 0
+                        resets = forge_resets(frame, socks[s][0], k, snd_end)
+                        c['rst'] = len(resets)
+                        print('relay: reset the connection %s:%d <-> %s:%d (%d RSTs)' %
+                              (socket.inet_ntoa(k[0]), k[1], socket.inet_ntoa(k[2]), k[3],
+                               len(resets)), file=sys.stderr, flush=True)
             for _ in range(copies):
                 due = now + a.delay
                 if impair and rng.random() < a.reorder:
@@ -140,6 +202,9 @@ def main():
                     c['reorder'] += 1
                 seq += 1
                 heapq.heappush(heap, (due, seq, dst, frame))
+            for rdst, rframe in resets:
+                seq += 1
+                heapq.heappush(heap, (now, seq, a.a if rdst == 'A' else a.b, rframe))
         now = time.time()
         while heap and heap[0][0] <= now:
             _, _, dst, frame = heapq.heappop(heap)
