@@ -124,10 +124,16 @@ static int rnic_build_wqe(struct rnic_qp *qp, const struct ib_send_wr *wr,
 		if (wr->send_flags & IB_SEND_INLINE)
 			return -EINVAL;
 		w->hdr.opcode = RNIC_WR_READ;
-		/* rdma_rw reads this way on iWARP: invalidate the sink MR. */
+		/*
+		 * rdma_rw reads this way on iWARP: the sink MR is invalidated.
+		 * Name it by the sink SGE's lkey, as siw does: rdma_rw bumps
+		 * the key after filling ex.invalidate_rkey, which goes stale.
+		 */
 		if (wr->opcode == IB_WR_RDMA_READ_WITH_INV) {
 			w->hdr.opcode = RNIC_WR_READ_INV;
-			w->hdr.ex = cpu_to_le32(wr->ex.invalidate_rkey);
+			w->hdr.ex = cpu_to_le32(wr->num_sge ?
+						wr->sg_list[0].lkey :
+						wr->ex.invalidate_rkey);
 		}
 		w->op.rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
 		w->op.rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);

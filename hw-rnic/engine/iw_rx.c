@@ -317,11 +317,17 @@ static void rx_read_resp(struct rnic_dev *d, struct rnic_qp *qp,
         return;
     }
     orq_pop(iq);
-    if (o->hdr.opcode == RNIC_WR_READ_INV &&
-        rnic_mr_invalidate(d, rnic_ld32(o->hdr.ex), qp->pdn)) {
-        /* The data is placed, but the sink could not be invalidated. */
-        rnic_iw_wc_done(d, qp, idx, RNIC_WC_LOC_PROT_ERR, (uint32_t)got);
-        return;
+    if (o->hdr.opcode == RNIC_WR_READ_INV) {
+        enum rnic_mr_err e = rnic_mr_invalidate(d, rnic_ld32(o->hdr.ex),
+                                                qp->pdn);
+
+        if (e) {
+            /* The data is placed, but the sink could not be invalidated. */
+            rnic_guest_error(&d->host, "READ_INV: sink STag not invalidated",
+                             rnic_ld32(o->hdr.ex), e);
+            rnic_iw_wc_done(d, qp, idx, RNIC_WC_LOC_PROT_ERR, (uint32_t)got);
+            return;
+        }
     }
     rnic_iw_wc_done(d, qp, idx, RNIC_WC_SUCCESS, (uint32_t)got);
 }

@@ -147,6 +147,11 @@ void rnic_iw_wc_done(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
         wqe.hdr = w->hdr;
         status = w->status;
         rnic_sq_complete(d, qp, i, &wqe, status, w->byte_len);
+        if (status != RNIC_WC_SUCCESS) {
+            /* opcode << 8 | status: -d guest_errors shows why a QP died */
+            rnic_guest_error(&d->host, "SQ WQE failed", qp->qpn,
+                             (uint64_t)wqe.hdr.opcode << 8 | status);
+        }
         if (status != RNIC_WC_SUCCESS && qp->iw == iq) {
             /* A local error ends the stream: tell the peer, flush. */
             struct rnic_term_cause lc = {

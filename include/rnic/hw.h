@@ -693,8 +693,9 @@ enum rnic_wqe_opcode {
 	RNIC_WR_LOCAL_INV	= 0x07,	/* ex = local STag */
 	RNIC_WR_REG_MR		= 0x08,	/* fast-register */
 	RNIC_WR_SEND_IMM	= 0x09,	/* ex = immediate data */
-	/* READ whose local sink STag ex is invalidated when the Read completes
-	 * (RDMA Read with Local Invalidate, as Linux's rdma_rw uses on iWARP). */
+	/* READ whose local sink STag ex (the first SGE's lkey) is invalidated
+	 * when the Read completes (RDMA Read with Local Invalidate, as Linux's
+	 * rdma_rw reads on iWARP). */
 	RNIC_WR_READ_INV	= 0x0a,
 };
 
