@@ -11,7 +11,7 @@
 #   write_bw read_bw send_bw write_lat send_lat
 #             perftest over rdma_cm (-R): sizes 2 B .. 8 MiB (-a) unless
 #             RNIC_PERF_SIZE gives one size; RNIC_PERF_ITERS iterations each
-#             (default 2 with -a: the captures stay small enough to check, 300 for one size)
+#             (default 5 with -a, perftest's minimum: 80 MiB a run, 300 for one size)
 #   qperf     qperf -cm1: rc_bw rc_lat rc_rdma_write_bw rc_rdma_read_bw ...
 #   strace    strace -c -f of two ib_write_bw clients, few and many messages:
 #             fails when the ioctl/write count grows with the message count
@@ -40,7 +40,7 @@ perf_args() { # perf_args TOOL: the arguments both sides share
 	if [ -n "$SIZE" ]; then
 		a+=(-s "$SIZE" -n "${RNIC_PERF_ITERS:-300}")
 	else
-		a+=(-a -n "${RNIC_PERF_ITERS:-2}")
+		a+=(-a -n "${RNIC_PERF_ITERS:-5}")
 	fi
 	case "$1" in *_bw) a+=(--report_gbits) ;; esac
 	echo "${a[@]}"
