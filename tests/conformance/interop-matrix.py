@@ -46,10 +46,13 @@ CELLS = [
     ('markers-rnic-server', 'siw', 'rnic', 'mpa_markers=1', 'fail',
      dict(markers_req=False, markers_rep=True)),
     # rnic asks for an RTR (RFC 6581 peer-to-peer): siw picks Write or Read.
-    # CRC required by siw (siw-crc), not asked by rnic: CRC is used both ways.
+    # CRC required by siw (siw-crc), not asked by rnic. siw as initiator asks C=1
+    # and CRC is used both ways (RFC 5044: either side asking is enough). siw as
+    # responder only echoes the Request's C bit (siw_proc_mpareq sets C only when
+    # the Request has it), so with rnic not asking the connection runs without CRC.
     ('crc-siw-required-rnic-server', 'siw-crc', 'rnic', 'mpa_crc=0,mpa_p2p=0', 'ok',
      dict(rev='2', crc=True)),
-    ('crc-siw-required-siw-server', 'siw-crc', 'siw', 'mpa_crc=0', 'ok', dict(rev='2', crc=True)),
+    ('crc-siw-required-siw-server', 'siw-crc', 'siw', 'mpa_crc=0', 'ok', dict(rev='2', crc=False)),
     # MPA revision 1 from siw: rnic answers revision 1, no RFC 6581 data.
     ('rev1-siw-client', 'siw-rev1', 'rnic', 'mpa_crc=1', 'ok', dict(rev='1', crc=True, v2=False)),
     ('rev1-nocrc-siw-client', 'siw-rev1', 'rnic', 'mpa_crc=0', 'ok', dict(rev='1', crc=False, v2=False)),
