@@ -199,7 +199,21 @@ def prune_runs(current):
         return
     dirs = sorted((d for d in dirs if os.path.isdir(d) and d != current), key=os.path.getmtime)
     for d in dirs[:max(0, len(dirs) - (KEEP_RUNS - 1))]:
+        if not run_is_idle(d):
+            continue    # another lab (a parallel test) is still writing it
         shutil.rmtree(d, ignore_errors=True)
+
+
+def run_is_idle(d, quiet_s=1200):
+    """True when nothing in run directory d changed for quiet_s seconds: no
+    lab run lasts that long without its logs or captures growing."""
+    newest = os.path.getmtime(d)
+    try:
+        for e in os.scandir(d):
+            newest = max(newest, e.stat(follow_symlinks=False).st_mtime)
+    except OSError:
+        return True
+    return time.time() - newest > quiet_s
 
 
 def print_results(a):
