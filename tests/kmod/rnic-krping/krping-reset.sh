@@ -4,8 +4,10 @@
 # rnic guests, then a fresh connection that must verify every byte.
 #   RNIC_RESET=peer: the lab's relay (--relay --rst-after S --rst-port 18522)
 #     forges a TCP RST to each side of the running rnic_krping connection.
-#   RNIC_RESET=device: guest 1 unbinds rnic, resets the PCI function
-#     (sysfs reset), binds it again and brings its interface back up.
+#   RNIC_RESET=device: guest 1 unbinds rnic (remove() resets the device
+#     through its reset register), resets the PCI function too when the
+#     function has a PCI reset method (sysfs reset), binds it again and
+#     brings its interface back up.
 # While the first run is live, both guests print `rdma link` and
 # `rdma resource show` (qp, cq, mr) and require the rnic device and non-zero
 # object counts. Afterwards: a second rnic_krping on a new port passes, and
@@ -77,7 +79,15 @@ device_reset() {
 	bdf=$(basename "$(readlink -f "/sys/class/net/$NETDEV/device")")
 	say "device reset of $bdf with the connection open"
 	echo "$bdf" > /sys/bus/pci/drivers/rnic/unbind || fail "unbind $bdf"
-	echo 1 > "/sys/bus/pci/devices/$bdf/reset" || fail "PCI function reset of $bdf"
+	# The sysfs reset exists only with a PCI reset method; the lab's rnic has
+	# none (no FLR capability, integrated on the q35 root bus). Then the
+	# reset is the driver's own: remove() wrote the device's reset register.
+	if [ -e "/sys/bus/pci/devices/$bdf/reset" ]; then
+		echo 1 > "/sys/bus/pci/devices/$bdf/reset" || fail "PCI function reset of $bdf"
+		say "PCI function reset of $bdf done"
+	else
+		say "no PCI reset method for $bdf: the unbind's device reset (RNIC reset register) stands"
+	fi
 	echo "$bdf" > /sys/bus/pci/drivers/rnic/bind || fail "bind $bdf"
 	for _ in $(seq 1 50); do
 		NETDEV=$(lab_netdev) && [ -n "$(rdma link show)" ] && break
