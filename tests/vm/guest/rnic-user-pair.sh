@@ -143,7 +143,10 @@ client() { # client TOOL
 		;;
 	write_bw | read_bw | send_bw | write_lat | send_lat) perf_client "$1" ;;
 	qperf)
-		out=$(retry 120 timeout 600 qperf -cm1 -lp 19765 -t "${RNIC_QPERF_SECS:-2}" -m "${RNIC_QPERF_SIZE:-64K}" \
+		# qperf's control connection is TCP: wait for the server to listen,
+		# then run once (a failed RDMA test must not be repeated).
+		retry 120 bash -c "exec 3<>/dev/tcp/$RNIC_PEER/19765" || fail "qperf server not listening"
+		out=$(timeout 600 qperf -cm1 -lp 19765 -t "${RNIC_QPERF_SECS:-2}" -m "${RNIC_QPERF_SIZE:-64K}" \
 			"$RNIC_PEER" rc_bw rc_lat rc_rdma_write_bw rc_rdma_write_lat rc_rdma_read_bw rc_rdma_read_lat \
 			quit 2>&1) || { echo "$out"; fail "qperf client"; }
 		echo "$out"
