@@ -143,12 +143,17 @@ client() { # client TOOL
 		;;
 	write_bw | read_bw | send_bw | write_lat | send_lat) perf_client "$1" ;;
 	qperf)
-		# qperf's control connection is TCP: wait for the server to listen,
-		# then run once (a failed RDMA test must not be repeated).
-		retry 120 bash -c "exec 3<>/dev/tcp/$RNIC_PEER/19765" || fail "qperf server not listening"
-		out=$(timeout 600 qperf -cm1 -lp 19765 -t "${RNIC_QPERF_SECS:-2}" -m "${RNIC_QPERF_SIZE:-64K}" \
-			"$RNIC_PEER" rc_bw rc_lat rc_rdma_write_bw rc_rdma_write_lat rc_rdma_read_bw rc_rdma_read_lat \
-			quit 2>&1) || { echo "$out"; fail "qperf client"; }
+		# qperf's control connection is TCP: retry only while it is refused
+		# (a failed RDMA test must not be repeated).
+		local end=$((SECONDS + 120))
+		while :; do
+			out=$(timeout 600 qperf -cm1 -lp 19765 -t "${RNIC_QPERF_SECS:-2}" -m "${RNIC_QPERF_SIZE:-64K}" \
+				"$RNIC_PEER" rc_bw rc_lat rc_rdma_write_bw rc_rdma_write_lat rc_rdma_read_bw rc_rdma_read_lat \
+				quit 2>&1) && break
+			echo "$out" | grep -qi "refused" && [ $SECONDS -lt $end ] || break
+			sleep 2
+		done
+		[ -n "$out" ] && echo "$out" | grep -q "^rc_rdma_read_lat:" || { echo "$out"; fail "qperf client"; }
 		echo "$out"
 		for t in rc_bw rc_lat rc_rdma_write_bw rc_rdma_write_lat rc_rdma_read_bw rc_rdma_read_lat; do
 			echo "$out" | grep -A1 "^$t:" | grep -qE "(bw|latency) *= *[0-9.]+" || fail "qperf $t: no result"
