@@ -296,8 +296,8 @@ static void test_admin(void)
     c.u.query_stats.buf_len = sizeof(struct rnic_port_stats);
     CHECK(run(&c, "QUERY_STATS to the top of memory") == RNIC_STS_DMA_ERROR);
     c = cmd(RNIC_CMD_CREATE_QP);
-    CHECK(run(&c, "CREATE_QP (not in this device yet)") ==
-          RNIC_STS_UNSUPPORTED);
+    CHECK(run(&c, "CREATE_QP with no PD, CQs or rings") ==
+          RNIC_STS_BAD_PARAM);
 
     /* Ring overflow: a tail 9 ahead of the head on an 8-entry ring. */
     set_reg(RNIC_REG_ADMQ_SQ_TAIL, sq_tail + ADEPTH + 1);
