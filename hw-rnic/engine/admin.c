@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Admin queue and the commands of the NIC and resource layer.  RDMA object
- * and CM commands are part of the interface but not of this device yet:
- * they complete with RNIC_STS_UNSUPPORTED (FEATURES says so too).
+ * commands are handed to the resources (rdma_res.c), CM commands to the
+ * iWARP layer (iw_cm.c).
  */
 #include <string.h>
 #include "admin.h"
