@@ -41,7 +41,7 @@ target() {
 		sleep 1
 	done
 	dmesg | grep -iE "nvmet|rdma" | tail -5
-	dmesg | grep -qiE "Oops|BUG:|WARNING:" && fail "kernel oops/BUG/WARNING on the target"
+	kernel_clean || fail "kernel oops/BUG/WARNING on the target"
 	exit 0
 }
 
@@ -85,8 +85,17 @@ host() {
 	[ "$got" = "$want" ] || fail "after reconnect: sha256 $got != $want"
 	result "nvmeof-reconnect-${RNIC_SOFT:-$RNIC_NIC}" sha256=match
 	nvme disconnect -n "$NQN" >/dev/null || fail "second disconnect"
-	dmesg | grep -qiE "Oops|BUG:|WARNING:" && fail "kernel oops/BUG/WARNING on the host"
+	kernel_clean || fail "kernel oops/BUG/WARNING on the host"
 	exit 0
+}
+
+# kernel_clean: no oops, BUG or WARNING in the kernel log (printed if any).
+kernel_clean() {
+	local bad
+	bad=$(dmesg | grep -E "Oops|BUG:|WARNING:|Call Trace" -A12)
+	[ -z "$bad" ] && return 0
+	echo "$bad"
+	return 1
 }
 
 if [ "$RNIC_ROLE" = server ]; then target; else host; fi
