@@ -103,6 +103,7 @@ struct kp {
 	struct ib_pd *pd;
 	struct ib_cq *scq, *rcq;
 	struct ib_qp *qp;
+	bool drained;			/* ib_drain_qp done: QP in ERROR */
 	u32 nchunks, chunk, order;
 	void *src[KP_MAX_CHUNKS], *dst[KP_MAX_CHUNKS];
 	u64 src_dma[KP_MAX_CHUNKS], dst_dma[KP_MAX_CHUNKS];
@@ -180,6 +181,19 @@ static void kp_done(struct ib_cq *cq, struct ib_wc *wc)
 	c->done = true;
 }
 
+/*
+ * A failed wait leaves work requests posted whose kp_cqe lives in a caller's
+ * stack frame: flush them now, while those frames exist, or the teardown's
+ * drain would run ->done of a dead frame.
+ */
+static void kp_drain_now(struct kp *kp)
+{
+	if (!kp->drained) {
+		kp->drained = true;
+		ib_drain_qp(kp->qp);
+	}
+}
+
 static void kp_cqe_init(struct kp_cqe *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -199,6 +213,7 @@ static int kp_wait(struct kp *kp, struct ib_cq *cq, struct kp_cqe *c,
 		    signal_pending(current)) {
 			pr_err("rnic_krping: %s: no completion (%s)\n", what,
 			       kp->cm_err ? "connection error" : "timeout");
+			kp_drain_now(kp);
 			return -ETIMEDOUT;
 		}
 		usleep_range(20, 200);
@@ -206,6 +221,7 @@ static int kp_wait(struct kp *kp, struct ib_cq *cq, struct kp_cqe *c,
 	if (c->wc.status != IB_WC_SUCCESS) {
 		pr_err("rnic_krping: %s: %s (vendor %#x)\n", what,
 		       ib_wc_status_msg(c->wc.status), c->wc.vendor_err);
+		kp_drain_now(kp);
 		return -EIO;
 	}
 	return 0;
@@ -932,7 +948,7 @@ static void kp_teardown(struct kp *kp)
 					   msecs_to_jiffies(5000));
 		}
 		/* Flush completions for what is still posted (the receive). */
-		ib_drain_qp(kp->qp);
+		kp_drain_now(kp);
 		rdma_destroy_qp(kp->id);
 	}
 	if (kp->scq)
