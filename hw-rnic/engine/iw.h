@@ -26,6 +26,9 @@
 /* MPA timers (siw: Reply 10 s, Request 5 s); RTR as long as the Reply. */
 #define RNIC_IW_MPA_REQ_NS      (5ull * 1000000000ull)
 #define RNIC_IW_MPA_REP_NS      (10ull * 1000000000ull)
+/* Zero-length Write nudges to a silent responder: 50 ms, doubling, 5 s. */
+#define RNIC_IW_NUDGE_FIRST_NS  (50ull * 1000000ull)
+#define RNIC_IW_NUDGE_SPAN_NS   (5ull * 1000000000ull)
 /* TIME_WAIT of the offload TCP (2 * MSL, its default MSL is 30 s) */
 #define RNIC_IW_TIME_WAIT_NS    (60ull * 1000000000ull)
 /* Private data we send in one Request/Reply (interop: siw/cxgb4 take 256). */
@@ -104,6 +107,11 @@ struct rnic_iw_conn {
     uint8_t *pbuf;              /* [RNIC_IW_TX_BUF] its payload */
     uint32_t emss, mulpdu;
     struct rnic_iw_qp *iq;      /* protocol state of the bound QP */
+
+    /* Initiator: wake a responder that missed our first FPDUs (iw_cm.c) */
+    uint64_t nudge_end;         /* no nudge after this; 0: none */
+    uint64_t nudge_gap;         /* until the next check, doubles */
+    uint32_t nudge_seq;         /* our snd_nxt when the Reply came */
 };
 
 /* An outstanding Read Request or Atomic Request of ours (ORD). */

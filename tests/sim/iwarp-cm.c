@@ -13,6 +13,11 @@
  *                byte more is refused with BAD_PARAM;
  *   bad-commands LISTEN twice on one port, CONNECT of an unknown QP, ACCEPT
  *                of an unknown connection: a status, nothing else.
+ *   nudge        the initiator wakes a silent responder (Linux siw's accept
+ *                race) with zero-length Writes: none before it sent anything,
+ *                some after its Send while the responder stays silent, none
+ *                5 s after the Reply; the responder places nothing for them;
+ *   nudge-answered a responder that answers in time gets no nudge at all.
  *
  *   iwarp-cm [--case NAME]...
  */
@@ -343,6 +348,172 @@ static bool case_bad_commands(struct pair *p)
     return true;
 }
 
+/* Zero-length RDMA Writes (the nudges) side 0 sent, and when. */
+static struct {
+    unsigned n;
+    uint64_t first, last;
+} nudges;
+
+/* An MPA FPDU alone in a TCP segment: 2 + 14 (tagged, T L DV 1, RV 1 Write) + CRC. */
+static bool nudge_tap(void *opaque, int from, uint8_t *f, size_t *len)
+{
+    static const uint8_t zw[4] = { 0x00, 0x0e, 0xc1, 0x40 };
+    struct simlink *sl = opaque;
+    size_t ihl, off;
+
+    if (from != 0 || *len < 14 + 20 + 20 || f[12] != 0x08 || f[13] != 0x00 ||
+        f[23] != 6) {
+        return true;
+    }
+    ihl = (size_t)(f[14] & 0x0f) * 4;
+    off = 14 + ihl + (size_t)(f[14 + ihl + 12] >> 4) * 4;
+    if (*len == off + 20 && !memcmp(f + off, zw, sizeof(zw))) {
+        if (!nudges.n++) {
+            nudges.first = sl->now;
+        }
+        nudges.last = sl->now;
+    }
+    return true;
+}
+
+static void run_for(struct pair *p, uint64_t ns)
+{
+    uint64_t end = p->sl.now + ns;
+
+    while (p->sl.now < end && sl_step(&p->sl)) {
+    }
+}
+
+/* A Send of 64 bytes from side `from`, the other side's receive posted. */
+static bool send_one(struct pair *p, int from, uint64_t wr_id)
+{
+    int to = 1 - from;
+    struct sd_mr mr[2];
+    struct rnic_sq_wqe w;
+    struct rnic_rq_wqe r;
+    struct rnic_cqe cqe;
+    uint64_t end = p->sl.now + SL_SEC;
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        if (sd_reg_mr(p->sd[i], &mr[i], RNIC_STAG(6 + (uint32_t)wr_id, 1), 1,
+                      RNIC_ACCESS_LOCAL_WRITE, 0x20000 + wr_id * 0x1000, 4096,
+                      1)) {
+            return fail(p, p->sd[i]->err, NULL);
+        }
+    }
+    memset(&r, 0, sizeof(r));
+    r.wr_id = wr_id;
+    r.num_sge = 1;
+    r.sge[0].addr = 0x20000 + wr_id * 0x1000;
+    r.sge[0].length = 4096;
+    r.sge[0].lkey = mr[to].stag;
+    sd_post_recv(p->sd[to], &p->qp[to], &r);
+    memset(&w, 0, sizeof(w));
+    w.hdr.wr_id = wr_id;
+    w.hdr.opcode = RNIC_WR_SEND;
+    w.hdr.flags = RNIC_WQE_SIGNALED;
+    w.hdr.count = 1;
+    w.data.sge[0].addr = 0x20000 + wr_id * 0x1000;
+    w.data.sge[0].length = 64;
+    w.data.sge[0].lkey = mr[from].stag;
+    sd_post_send(p->sd[from], &p->qp[from], &w);
+    while (!sd_poll_cq(p->sd[to], &p->cq[to][1], &cqe)) {
+        if (p->sl.now > end || !sl_step(&p->sl)) {
+            return fail(p, "the Send was not received", NULL);
+        }
+    }
+    if (cqe.status != RNIC_WC_SUCCESS || cqe.byte_len != 64) {
+        return fail(p, "the Send completed with",
+                    sd_wc_status_name(cqe.status));
+    }
+    return true;
+}
+
+/* Nothing else happened at either side: no CM event, QPs in RTS. */
+static bool quiet_rts(struct pair *p)
+{
+    struct sd_cm_event ev;
+    struct rnic_qp_attr at;
+    struct rnic_cqe cqe;
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        if (sd_cm_next(p->sd[i], &ev)) {
+            return fail(p, "unexpected CM event", sd_cm_name(ev.code));
+        }
+        if (sd_poll_cq(p->sd[i], &p->cq[i][1], &cqe)) {
+            return fail(p, "a nudge completed a receive", NULL);
+        }
+        if (sd_query_qp(p->sd[i], p->qp[i].qpn, &at) ||
+            at.state != RNIC_QPS_RTS) {
+            return fail(p, "a QP left RTS", NULL);
+        }
+    }
+    return true;
+}
+
+static bool case_nudge(struct pair *p)
+{
+    uint32_t conn, aconn;
+    uint64_t t0, t_send;
+
+    memset(&nudges, 0, sizeof(nudges));
+    p->sl.tap = nudge_tap;
+    p->sl.tap_opaque = &p->sl;
+    if (!establish(p, 2, 0, 0, &conn, &aconn)) {
+        return false;
+    }
+    t0 = p->sl.now;
+    /* Nothing sent after the Reply: nothing for the responder to miss. */
+    run_for(p, SL_SEC / 4);
+    if (nudges.n) {
+        return fail(p, "nudged before sending anything", NULL);
+    }
+    t_send = p->sl.now;
+    if (!send_one(p, 0, 1)) {
+        return false;
+    }
+    run_for(p, 8 * SL_SEC);
+    if (!nudges.n) {
+        return fail(p, "no zero-length Write to the silent responder", NULL);
+    }
+    if (nudges.first < t_send + 50000000ull || nudges.last > t0 + 5 * SL_SEC) {
+        return fail(p, "nudges outside 50 ms after the Send .. 5 s", NULL);
+    }
+    if (nudges.n > 7) {
+        return fail(p, "too many nudges", NULL);
+    }
+    printf("%u nudge(s), %.3f .. %.3f s after the Send\n", nudges.n,
+           (double)(nudges.first - t_send) / SL_SEC,
+           (double)(nudges.last - t_send) / SL_SEC);
+    if (!quiet_rts(p)) {
+        return false;
+    }
+    /* Both ways still work. */
+    return send_one(p, 1, 2) && send_one(p, 0, 3) && quiet_rts(p);
+}
+
+static bool case_nudge_answered(struct pair *p)
+{
+    uint32_t conn, aconn;
+
+    memset(&nudges, 0, sizeof(nudges));
+    p->sl.tap = nudge_tap;
+    p->sl.tap_opaque = &p->sl;
+    if (!establish(p, 2, 0, 0, &conn, &aconn)) {
+        return false;
+    }
+    if (!send_one(p, 0, 1) || !send_one(p, 1, 2)) {
+        return false;
+    }
+    run_for(p, 8 * SL_SEC);
+    if (nudges.n) {
+        return fail(p, "nudged a responder that had answered", NULL);
+    }
+    return quiet_rts(p);
+}
+
 static const struct {
     const char *name;
     bool (*fn)(struct pair *p);
@@ -353,6 +524,8 @@ static const struct {
     { "pdata-limits", case_pdata_limits },
     { "pdata-rev1", case_pdata_rev1 },
     { "bad-commands", case_bad_commands },
+    { "nudge", case_nudge },
+    { "nudge-answered", case_nudge_answered },
 };
 
 int main(int argc, char **argv)
