@@ -75,6 +75,9 @@ while read -r name variant server params expect; do
 	# A refused connection makes the server wait for nothing: bound it.
 	[ "$expect" = ok ] && tmo=60000 || tmo=15000
 	args="port=$port max_size=${RNIC_KRPING_MAX:-262144} iters=1 frwr=${RNIC_KRPING_FRWR:-0} timeout_ms=$tmo"
+	# siw as server answers a 0-byte Read that waited in its IRQ with stale
+	# data (docs/conformance.md): the rnic client leaves that one step out.
+	[ "$server" = siw ] && args="$args zero_read=0"
 	dmesg -C
 	rc=0
 	if [ "$server" = "$ME" ]; then
