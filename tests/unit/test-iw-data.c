@@ -3,7 +3,8 @@
  * The iWARP data path between two devices: Send (multi-SGE, in-line,
  * solicited), Write, Read, Send with Invalidate, Write with Immediate and
  * Atomics (RFC 7306), a 1 MiB Write, and errors: a bad MPA CRC and a bad
- * STag each end in a Terminate with nothing placed.
+ * STag each end in a Terminate with nothing placed, a Write-with-Immediate
+ * stream that outruns the receives ends in a "no buffer" Terminate.
  */
 #include <string.h>
 #include "test-iw-pair.h"
@@ -355,6 +356,71 @@ static void test_rfc7306(void)
     p_free(p);
 }
 
+/*
+ * qperf's rc_rdma_write_bw: Write-with-Immediate back to back into one
+ * buffer, one receive each. Its server stops reposting receives when its
+ * timer ends: the next Immediate Data finds none, so the receiver sends a
+ * DDP "no buffer" Terminate (iWARP has no RNR retry) and both QPs end.
+ */
+static void test_write_imm_stream(void)
+{
+    struct pair *p = p_new();
+    struct rnic_sq_wqe w;
+    struct rnic_cqe cqe;
+    struct rnic_eqe e;
+    uint64_t la, rb;
+    int i;
+
+    if (!p_connect_pair(p, 2, RNIC_MPA_CRC | RNIC_MPA_RFC7306)) {
+        p_free(p);
+        return;
+    }
+    la = mr(&p->a, 0x100, RNIC_ACCESS_LOCAL_WRITE, 4);
+    rb = mr(&p->b, 0x200, ALL_ACCESS, 4);
+    fill(&p->a, la, 16384, 9);
+    for (i = 0; i < 2; i++) {
+        post_recv(&p->b, 60 + i, rb, 16384, 0x200);
+    }
+    for (i = 0; i < 3; i++) {
+        wqe(&w, RNIC_WR_WRITE_IMM, 0, 70 + i);
+        w.hdr.count = 1;
+        w.hdr.ex = 0x1000 + i;
+        w.op.rdma.remote_addr = rb;
+        w.op.rdma.rkey = 0x200;
+        t_sge(&w.data.sge[0], la, 16384, 0x100);
+        t_post_send(p->a.h, &p->a.qp, &w);
+    }
+    p_ring_sq(&p->a);
+    p_settle(p, 1000000000ull);
+    CHECK(!memcmp(p->b.h->mem + rb, p->a.h->mem + la, 16384));
+    for (i = 0; i < 2; i++) {
+        CHECK(t_poll_cq(p->b.h, &p->b.cq, &cqe));
+        CHECK_EQ(cqe.wr_id, 60 + i);
+        CHECK_EQ(cqe.status, RNIC_WC_SUCCESS);
+        CHECK_EQ(cqe.opcode, RNIC_WC_RECV_WRITE_IMM);
+        CHECK_EQ(cqe.flags, RNIC_CQE_F_IMM);
+        CHECK_EQ(cqe.ex, 0x1000 + i);
+        CHECK_EQ(cqe.byte_len, 16384);
+    }
+    CHECK(!t_poll_cq(p->b.h, &p->b.cq, &cqe));
+    CHECK_EQ(p_qp_state(&p->b, P_QP), RNIC_QPS_ERROR);
+    CHECK_EQ(p_qp_state(&p->a, P_QP), RNIC_QPS_ERROR);
+    CHECK(t_poll_eq(p->b.h, &p->b.async, &e));
+    CHECK_EQ(e.code, RNIC_ASYNC_QP_FATAL);
+    CHECK(t_poll_eq(p->a.h, &p->a.async, &e));
+    CHECK_EQ(e.code, RNIC_ASYNC_QP_FATAL);
+    CHECK_EQ(e.obj, P_QP);
+    /* The sender completed what it had sent, in order */
+    for (i = 0; i < 3; i++) {
+        CHECK(t_poll_cq(p->a.h, &p->a.cq, &cqe));
+        CHECK_EQ(cqe.wr_id, 70 + i);
+        CHECK_EQ(cqe.opcode, RNIC_WC_WRITE);
+        CHECK_EQ(cqe.status, RNIC_WC_SUCCESS);
+    }
+    CHECK(!t_poll_cq(p->a.h, &p->a.cq, &cqe));
+    p_free(p);
+}
+
 static void test_big_write(void)
 {
     struct pair *p = p_new();
@@ -490,6 +556,7 @@ int main(void)
     test_write_read();
     test_send_inv();
     test_rfc7306();
+    test_write_imm_stream();
     test_big_write();
     test_wire_busy();
     test_bad_crc();
