@@ -948,9 +948,18 @@ static int kp_connect(struct kp *kp, struct sockaddr_in *sin)
 	return err ?: kp_wait_cm(kp, KP_CM_CONN);
 }
 
-static void kp_teardown(struct kp *kp)
+static void kp_teardown(struct kp *kp, bool ok)
 {
 	if (kp->qp) {
+		/*
+		 * After a clean run the client has the server's last message;
+		 * the server disconnects once that Send completed. Closing first
+		 * can beat the completion: siw completes a Send after it is on
+		 * the wire, and a FIN in between flushes it (LOC_QP_OP_ERR).
+		 */
+		if (ok && !kp->server && kp->cm_state == KP_CM_CONN)
+			wait_event_timeout(kp->wq, kp->disconnected,
+					   msecs_to_jiffies(5000));
 		if (kp->cm_state == KP_CM_CONN && !kp->disconnected) {
 			rdma_disconnect(kp->id);
 			wait_event_timeout(kp->wq, kp->disconnected,
@@ -1007,7 +1016,7 @@ out:
 		kp->nchunks, kp->chunk, max_size, kp->ops[0], kp->ops[1],
 		kp->ops[2], kp->ops[3], kp->bytes,
 		ktime_ms_delta(ktime_get(), t0));
-	kp_teardown(kp);
+	kp_teardown(kp, !err);
 	kfree(kp);
 	return err ? -EIO : 0;
 }
