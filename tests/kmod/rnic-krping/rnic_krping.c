@@ -954,8 +954,9 @@ static void kp_teardown(struct kp *kp, bool ok)
 		/*
 		 * After a clean run the client has the server's last message;
 		 * the server disconnects once that Send completed. Closing first
-		 * can beat the completion: siw completes a Send after it is on
-		 * the wire, and a FIN in between flushes it (LOC_QP_OP_ERR).
+		 * can beat the completion: siw checks for a peer close after a
+		 * segment is on the wire and fails the Send if the FIN came in
+		 * between (siw_qp_sq_proc_tx: tx_suspend, LOC_QP_OP_ERR).
 		 */
 		if (ok && !kp->server && kp->cm_state == KP_CM_CONN)
 			wait_event_timeout(kp->wq, kp->disconnected,
