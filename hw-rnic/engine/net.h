@@ -63,6 +63,37 @@ static inline void rnic_put32(uint8_t *p, uint32_t v)
  */
 uint32_t rnic_csum_add(uint32_t sum, const void *data, size_t len);
 uint16_t rnic_csum_fold(uint32_t sum);
+/*
+ * Copy len bytes from src to dst and return rnic_csum_add(0, src, len): one
+ * pass over the data where a copy and a checksum pass would take two.
+ */
+uint32_t rnic_csum_copy(void *dst, const void *src, size_t len);
+
+/* Fold a partial sum to 16 bits (not complemented). */
+static inline uint32_t rnic_csum_fold16(uint64_t sum)
+{
+    sum = (sum & 0xffffffffu) + (sum >> 32);
+    sum = (sum & 0xffffffffu) + (sum >> 32);
+    sum = (sum & 0xffff) + (sum >> 16);
+    sum = (sum & 0xffff) + (sum >> 16);
+    return (uint32_t)((sum & 0xffff) + (sum >> 16));
+}
+
+/*
+ * The contribution of a piece summed on its own (as if it started the data)
+ * that actually starts at offset off: at an odd offset its bytes sit in the
+ * other halves of the 16-bit words, which swaps the folded sum (RFC 1071).
+ */
+static inline uint32_t rnic_csum_at(uint32_t sum, size_t off)
+{
+    uint32_t s;
+
+    if (!(off & 1)) {
+        return sum;
+    }
+    s = rnic_csum_fold16(sum);
+    return (s >> 8 | s << 8) & 0xffff;
+}
 /* Partial sum of the IPv4 pseudo header for a TCP/UDP checksum. */
 uint32_t rnic_csum_pseudo4(const uint8_t *src, const uint8_t *dst,
                            uint8_t proto, uint16_t len);

@@ -235,6 +235,8 @@ int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov,
         return RNIC_TCP_EAGAIN;
     }
     uint32_t pos = (c->sb_head + c->sb_len) % c->sb_size;
+    uint64_t sum = 0;
+    size_t off = 0;
     for (int i = 0; i < iovcnt; i++) {
         const uint8_t *p = iov[i].base;
         size_t n = iov[i].len;
@@ -243,14 +245,20 @@ int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov,
             if (k > n) {
                 k = n;
             }
-            memcpy(c->sb + pos, p, k);
+            sum += rnic_csum_at(rnic_csum_copy(c->sb + pos, p, k), off);
             pos = (uint32_t)((pos + k) % c->sb_size);
             p += k;
             n -= k;
+            off += k;
         }
     }
+    if (!c->rec_cnt) {
+        c->rec_first = c->sb_seq + c->sb_len;
+    }
+    uint32_t ri = (c->rec_head + c->rec_cnt) % c->rec_cap;
     c->sb_len += (uint32_t)len;
-    c->rec[(c->rec_head + c->rec_cnt) % c->rec_cap] = c->sb_seq + c->sb_len;
+    c->rec[ri] = c->sb_seq + c->sb_len;
+    c->rec_sum[ri] = rnic_csum_fold16(sum);
     c->rec_cnt++;
     struct rnic_tcp *t = c->t;
     tcp_enter(t, now_ns);

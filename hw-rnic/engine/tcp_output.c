@@ -23,14 +23,11 @@ static uint32_t rec_at(const struct rnic_tcp_conn *c, uint32_t i)
  * Payload length of the segment that starts at seq: whole records packed up
  * to the EMSS; a record larger than the EMSS goes out in EMSS-sized pieces.
  */
-uint32_t tcp_seg_len_at(const struct rnic_tcp_conn *c, uint32_t seq)
+/* Index of the first record that ends after seq (rec_cnt if none). */
+static uint32_t rec_find(const struct rnic_tcp_conn *c, uint32_t seq)
 {
-    uint32_t end = c->sb_seq + c->sb_len;
-    if (!SEQ_LT(seq, end) || SEQ_LT(seq, c->sb_seq)) {
-        return 0;
-    }
     uint32_t lo = 0, hi = c->rec_cnt;
-    while (lo < hi) {                   /* first record that ends after seq */
+    while (lo < hi) {
         uint32_t mid = (lo + hi) / 2;
         if (SEQ_GT(rec_at(c, mid), seq)) {
             hi = mid;
@@ -38,6 +35,16 @@ uint32_t tcp_seg_len_at(const struct rnic_tcp_conn *c, uint32_t seq)
             lo = mid + 1;
         }
     }
+    return lo;
+}
+
+uint32_t tcp_seg_len_at(const struct rnic_tcp_conn *c, uint32_t seq)
+{
+    uint32_t end = c->sb_seq + c->sb_len;
+    if (!SEQ_LT(seq, end) || SEQ_LT(seq, c->sb_seq)) {
+        return 0;
+    }
+    uint32_t lo = rec_find(c, seq);
     if (lo == c->rec_cnt) {
         return end - seq < c->emss ? end - seq : c->emss;
     }
@@ -89,6 +96,37 @@ uint32_t tcp_rcv_window(struct rnic_tcp_conn *c)
     }
     uint32_t max = 65535u << (c->ws_ok ? c->rcv_ws : 0);
     return avail > max ? max : avail;
+}
+
+/*
+ * Checksum of the payload [seq, seq + len) from the records' sums, if it is
+ * made of whole records (the usual segment); false otherwise.
+ */
+static bool payload_sum(const struct rnic_tcp_conn *c, uint32_t seq,
+                        uint32_t len, uint32_t *out)
+{
+    uint32_t i = rec_find(c, seq);
+    uint32_t start = i ? rec_at(c, i - 1) : c->rec_first;
+    uint32_t end = seq + len;
+    uint64_t sum = 0;
+
+    if (i == c->rec_cnt || start != seq) {
+        return false;
+    }
+    for (; i < c->rec_cnt; i++) {
+        uint32_t e = rec_at(c, i);
+        if (SEQ_GT(e, end)) {
+            return false;
+        }
+        sum += rnic_csum_at(c->rec_sum[(c->rec_head + i) % c->rec_cap],
+                            start - seq);
+        if (e == end) {
+            *out = rnic_csum_fold16(sum);
+            return true;
+        }
+        start = e;
+    }
+    return false;
 }
 
 static void copy_payload(const struct rnic_tcp_conn *c, uint8_t *dst,
@@ -164,8 +202,12 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len,
     if (!t->cfg.tx_csum_offload) {
         uint32_t sum = rnic_csum_pseudo4(t->cfg.addr.u.v4, c->raddr.u.v4,
                                          RNIC_IPPROTO_TCP, l4len);
-        sum = rnic_csum_add(sum, th, thlen);
-        sum = rnic_csum_add(sum, th + thlen, len);
+        uint32_t psum = 0;
+        if (len && !payload_sum(c, seq, len, &psum)) {
+            psum = rnic_csum_fold16(rnic_csum_add(0, th + thlen, len));
+        }
+        /* pseudo header + psum stay far below 2^32 */
+        sum = rnic_csum_add(sum + psum, th, thlen);
         rnic_put16(th + 16, rnic_csum_fold(sum));
     }
     /*
@@ -277,6 +319,7 @@ void tcp_sb_ack(struct rnic_tcp_conn *c, uint32_t ack)
     c->sb_len -= n;
     c->sb_seq = upto;
     while (c->rec_cnt && SEQ_LEQ(c->rec[c->rec_head], upto)) {
+        c->rec_first = c->rec[c->rec_head];
         c->rec_head = (c->rec_head + 1) % c->rec_cap;
         c->rec_cnt--;
     }
