@@ -99,6 +99,20 @@ bool rnic_iw_send_fpdu(struct rnic_dev *d, struct rnic_iw_conn *c,
     if (size > RNIC_IW_TX_BUF || rnic_tcp_send_space(c->tc) < size) {
         return false;
     }
+    if (!c->tx.markers) {
+        /* no markers: TCP gathers the pieces, no FPDU copy */
+        struct rnic_mpa_piece pc[2] = { { hdr, hlen }, { payload, plen } };
+        uint8_t prefix[2], trailer[7];
+        struct rnic_iov v[4];
+
+        n = rnic_mpa_fpdu_frame(&c->tx, pc, 2, prefix, trailer);
+        v[0] = (struct rnic_iov){ prefix, 2 };
+        v[1] = (struct rnic_iov){ hdr, hlen };
+        v[2] = (struct rnic_iov){ payload, plen };
+        v[3] = (struct rnic_iov){ trailer, n };
+        return n && rnic_tcp_sendv(c->tc, v, 4, rnic_iw_now(d)) ==
+                    RNIC_TCP_OK;
+    }
     n = rnic_mpa_fpdu_build(&c->tx, c->txbuf, RNIC_IW_TX_BUF, hdr, hlen,
                             payload, plen);
     return n && rnic_tcp_send(c->tc, c->txbuf, n, rnic_iw_now(d)) ==
