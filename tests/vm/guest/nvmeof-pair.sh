@@ -14,6 +14,9 @@ wait_peer
 pin_peer_neigh
 
 NQN=nqn.2026-11.invalid.rnic:lab
+# This guest's RDMA stack, for the results (the peer may run the other one).
+STACK=$RNIC_NIC
+[ "$STACK" = rnic ] || STACK=${RNIC_SOFT:-siw}
 PORT=4420
 MIB=${RNIC_NVME_MIB:-256}
 
@@ -75,7 +78,7 @@ host() {
 	got=$(dd if="$DEVNODE" bs=1M count=$MIB iflag=direct status=none | sha256sum | cut -d' ' -f1) ||
 		fail "read back"
 	[ "$got" = "$want" ] || fail "read back: sha256 $got != $want"
-	result "nvmeof-${RNIC_SOFT:-$RNIC_NIC}" write_mib=$MIB \
+	result "nvmeof-$STACK" write_mib=$MIB \
 		write_mbps="$(echo "$MIB $t0 $t1" | awk '{printf "%.1f", $1*8*1.048576/($3-$2)}')" sha256=match
 	nvme disconnect -n "$NQN" >/dev/null || fail "nvme disconnect"
 	say "disconnected; reconnecting"
@@ -83,7 +86,7 @@ host() {
 	got=$(dd if="$DEVNODE" bs=1M count=$MIB iflag=direct status=none | sha256sum | cut -d' ' -f1) ||
 		fail "read after reconnect"
 	[ "$got" = "$want" ] || fail "after reconnect: sha256 $got != $want"
-	result "nvmeof-reconnect-${RNIC_SOFT:-$RNIC_NIC}" sha256=match
+	result "nvmeof-reconnect-$STACK" sha256=match
 	nvme disconnect -n "$NQN" >/dev/null || fail "second disconnect"
 	kernel_clean || fail "kernel oops/BUG/WARNING on the host"
 	exit 0
