@@ -120,6 +120,10 @@ def guest_cmd(a, i, vmlinuz, initrd, netdev_args):
            '-device', 'virtio-9p-pci,fsdev=root,mount_tag=hostroot',
            '-fsdev', 'local,id=out,path=%s,security_model=none' % out,
            '-device', 'virtio-9p-pci,fsdev=out,mount_tag=rnicout',
+           # The run directory live (no page cache, no overlay): guests see each
+           # other's output appear there even when it lies under the host's /tmp.
+           '-fsdev', 'local,id=run,path=%s,security_model=none,readonly=on' % run,
+           '-device', 'virtio-9p-pci,fsdev=run,mount_tag=rnicrun',
            '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
            '-netdev', netdev_args, '-device', dev,
            '-object', 'filter-dump,id=dump,netdev=n0,file=%s' % os.path.join(run, 'guest%d.pcap' % i)]

@@ -26,6 +26,14 @@ echo "$RNIC_LAB_DIR/guest/modprobe-wrapper" >/proc/sys/kernel/modprobe
 mkdir -p /run/out
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 rnicout /run/out ||
 	echo "guest-init: no output share"
+# The host path of the run directory may sit under the overlaid /tmp, which
+# never shows files the peer creates later: use the run share.
+mkdir -p /run/lab
+if mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=512000 rnicrun /run/lab; then
+	RNIC_RUN_DIR=/run/lab
+else
+	echo "guest-init: no run share"
+fi
 ip link set lo up
 
 finish() {
