@@ -64,12 +64,28 @@ connect() {
 	fail "nvme connect -t rdma $RNIC_PEER:$PORT: no namespace appeared"
 }
 
+# The connected queues' verbs objects as the rdma tool lists them (restrack):
+# nvme-rdma keeps a fast-register MR pool per queue for the connection's life.
+resources() {
+	local sum o n
+	sum=$(rdma resource show)
+	echo "$sum"
+	[ "$STACK" = rnic ] || return 0
+	for o in pd cq qp cm_id mr; do
+		n=$(echo "$sum" | grep rnic | grep -oE " $o [0-9]+" | awk '{print $2}')
+		[ "${n:-0}" -gt 0 ] || fail "rdma resource show: no $o on the rnic device while connected"
+	done
+	rdma resource show mr | grep rnic | head -3
+	result "nvmeof-rdma-resource-$STACK" "$(echo "$sum" | grep rnic | cut -d: -f3-)"
+}
+
 host() {
 	local want got t0 t1
 	trap 'touch /run/out/done' EXIT
 	modprobe nvme-rdma || fail "nvme-rdma"
 	connect
 	say "connected: $DEVNODE ($(cat /sys/block/$(basename $DEVNODE)/size) sectors)"
+	resources
 	head -c $((MIB << 20)) /dev/urandom >/tmp/data || fail "random data"
 	want=$(sha256sum </tmp/data | cut -d' ' -f1)
 	t0=$(date +%s.%N)

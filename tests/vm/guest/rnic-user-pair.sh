@@ -8,7 +8,7 @@
 #   rping     rping -C $RNIC_RPING_COUNT -V, every ping's data verified
 #   ucmatose  ucmatose, $RNIC_UCMA_CONNS connections x $RNIC_UCMA_MSGS messages
 #   rdmacm    rdma_server / rdma_client
-#   write_bw read_bw send_bw write_lat send_lat
+#   write_bw read_bw send_bw write_lat read_lat send_lat
 #             perftest over rdma_cm (-R): sizes 2 B .. 8 MiB (-a) unless
 #             RNIC_PERF_SIZE gives one size; RNIC_PERF_ITERS iterations each
 #             (default 5 with -a, perftest's minimum: 80 MiB a run, 300 for one size)
@@ -30,7 +30,8 @@ TAG=${RNIC_NIC%%,*}
 # One port per tool: a listener's port just used by the previous tool can be
 # refused for a while by a peer's CM.
 declare -A PORT=([rping]=7174 [ucmatose]=7471 [rdmacm]=7472 [write_bw]=18515 [read_bw]=18516
-	[send_bw]=18517 [write_lat]=18518 [send_lat]=18519 [strace]=18520 [strace2]=18521)
+	[send_bw]=18517 [write_lat]=18518 [send_lat]=18519 [strace]=18520 [strace2]=18521
+	[read_lat]=18522)
 
 # port TOOL: its port, moved on by 100 for each earlier run in this boot.
 port() { echo $((${PORT[$1]} + 100 * RUN)); }
@@ -74,7 +75,7 @@ serve() { # serve TOOL
 		timeout 400 ucmatose -b "$RNIC_IP" -p "$(port ucmatose)" -c "${RNIC_UCMA_CONNS:-4}" \
 			-C "${RNIC_UCMA_MSGS:-10}" ;;
 	rdmacm) timeout 300 rdma_server -s "$RNIC_IP" -p "$(port rdmacm)" ;;
-	write_bw | read_bw | send_bw | write_lat | send_lat)
+	write_bw | read_bw | send_bw | write_lat | read_lat | send_lat)
 		a=$(perf_args "$1")
 		# shellcheck disable=SC2086
 		timeout 600 "ib_$1" $a ;;
@@ -178,7 +179,7 @@ client() { # client TOOL
 		echo "$out" | grep -q "rdma_client: end 0" || fail "rdma_client did not end 0"
 		result "rdmacm-$TAG" end=0
 		;;
-	write_bw | read_bw | send_bw | write_lat | send_lat) perf_client "$1" ;;
+	write_bw | read_bw | send_bw | write_lat | read_lat | send_lat) perf_client "$1" ;;
 	qperf)
 		rfc7306_on
 		out=""
