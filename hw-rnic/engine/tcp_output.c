@@ -19,10 +19,6 @@ static uint32_t rec_at(const struct rnic_tcp_conn *c, uint32_t i)
     return c->rec[(c->rec_head + i) % c->rec_cap];
 }
 
-/*
- * Payload length of the segment that starts at seq: whole records packed up
- * to the EMSS; a record larger than the EMSS goes out in EMSS-sized pieces.
- */
 /* Index of the first record that ends after seq (rec_cnt if none). */
 static uint32_t rec_find(const struct rnic_tcp_conn *c, uint32_t seq)
 {
@@ -38,6 +34,10 @@ static uint32_t rec_find(const struct rnic_tcp_conn *c, uint32_t seq)
     return lo;
 }
 
+/*
+ * Payload length of the segment that starts at seq: whole records packed up
+ * to the EMSS; a record larger than the EMSS goes out in EMSS-sized pieces.
+ */
 uint32_t tcp_seg_len_at(const struct rnic_tcp_conn *c, uint32_t seq)
 {
     uint32_t end = c->sb_seq + c->sb_len;
