@@ -56,7 +56,7 @@ show_resources() {
 	rdma resource show mr
 	echo "$sum" | grep -q rnic || fail "rdma resource show lists no rnic device"
 	for o in qp cq pd cm_id; do
-		n=$(echo "$sum" | grep rnic | grep -oE " $o [0-9]+" | awk '{print $2}')
+		n=$(rdma_res_count "$sum" $o)
 		say "rdma resource: $o $n"
 		[ "${n:-0}" -gt 0 ] || fail "rdma resource show: no $o on the rnic device during rnic_krping"
 	done

@@ -7,6 +7,9 @@ say() { echo "[guest$RNIC_GUEST_ID $(cut -d' ' -f1 /proc/uptime)s] $*"; }
 fail() { say "FAIL: $*"; exit 1; }
 # Lines the host-side tests parse: RESULT <name> <key>=<value> ...
 result() { echo "RESULT $*"; }
+# rdma_res_count SUMMARY OBJ: how many OBJ (qp, mr, ...) an `rdma resource show`
+# summary lists for the rnic device (empty if none).
+rdma_res_count() { echo "$1" | grep rnic | grep -oE " $2 [0-9]+" | awk '{print $2}'; }
 
 modprobe() { "$RNIC_LAB_DIR/guest/modprobe-wrapper" "$@"; }
 

@@ -72,7 +72,7 @@ resources() {
 	echo "$sum"
 	[ "$STACK" = rnic ] || return 0
 	for o in pd cq qp cm_id mr; do
-		n=$(echo "$sum" | grep rnic | grep -oE " $o [0-9]+" | awk '{print $2}')
+		n=$(rdma_res_count "$sum" $o)
 		[ "${n:-0}" -gt 0 ] || fail "rdma resource show: no $o on the rnic device while connected"
 	done
 	rdma resource show mr | grep rnic | head -3
