@@ -253,6 +253,21 @@ static void test_send_inv(void)
     p_free(p);
 }
 
+/* Post a Write with Immediate of len bytes: a's la (lkey 0x100) to b's rb (rkey 0x200). */
+static void post_write_imm(struct pair *p, uint64_t wr_id, uint32_t imm,
+                           uint64_t la, uint32_t len, uint64_t rb)
+{
+    struct rnic_sq_wqe w;
+
+    wqe(&w, RNIC_WR_WRITE_IMM, 0, wr_id);
+    w.hdr.count = 1;
+    w.hdr.ex = imm;
+    w.op.rdma.remote_addr = rb;
+    w.op.rdma.rkey = 0x200;
+    t_sge(&w.data.sge[0], la, len, 0x100);
+    t_post_send(p->a.h, &p->a.qp, &w);
+}
+
 static void test_rfc7306(void)
 {
     struct pair *p = p_new();
@@ -268,13 +283,7 @@ static void test_rfc7306(void)
     rb = mr(&p->b, 0x200, ALL_ACCESS, 1);
     fill(&p->a, la, 4096, 8);
     post_recv(&p->b, 51, rb + 2048, 64, 0x200);
-    wqe(&w, RNIC_WR_WRITE_IMM, 0, 52);
-    w.hdr.count = 1;
-    w.hdr.ex = 0x12345678;
-    w.op.rdma.remote_addr = rb;
-    w.op.rdma.rkey = 0x200;
-    t_sge(&w.data.sge[0], la, 1500, 0x100);
-    t_post_send(p->a.h, &p->a.qp, &w);
+    post_write_imm(p, 52, 0x12345678, la, 1500, rb);
     /* Send-Imm: one receive completion with the data and the immediate */
     post_recv(&p->b, 56, rb + 2560, 512, 0x200);
     wqe(&w, RNIC_WR_SEND_IMM, RNIC_WQE_SOLICITED, 57);
@@ -342,11 +351,7 @@ static void test_rfc7306(void)
         return;
     }
     la = mr(&p->a, 0x100, RNIC_ACCESS_LOCAL_WRITE, 1);
-    wqe(&w, RNIC_WR_WRITE_IMM, 0, 55);
-    w.hdr.count = 1;
-    w.op.rdma.rkey = 0x200;
-    t_sge(&w.data.sge[0], la, 10, 0x100);
-    t_post_send(p->a.h, &p->a.qp, &w);
+    post_write_imm(p, 55, 0, la, 10, 0);
     p_ring_sq(&p->a);
     p_settle(p, 1000000000ull);
     CHECK(t_poll_cq(p->a.h, &p->a.cq, &cqe));
@@ -365,7 +370,6 @@ static void test_rfc7306(void)
 static void test_write_imm_stream(void)
 {
     struct pair *p = p_new();
-    struct rnic_sq_wqe w;
     struct rnic_cqe cqe;
     struct rnic_eqe e;
     uint64_t la, rb;
@@ -382,13 +386,7 @@ static void test_write_imm_stream(void)
         post_recv(&p->b, 60 + i, rb, 16384, 0x200);
     }
     for (i = 0; i < 3; i++) {
-        wqe(&w, RNIC_WR_WRITE_IMM, 0, 70 + i);
-        w.hdr.count = 1;
-        w.hdr.ex = 0x1000 + i;
-        w.op.rdma.remote_addr = rb;
-        w.op.rdma.rkey = 0x200;
-        t_sge(&w.data.sge[0], la, 16384, 0x100);
-        t_post_send(p->a.h, &p->a.qp, &w);
+        post_write_imm(p, 70 + i, 0x1000 + i, la, 16384, rb);
     }
     p_ring_sq(&p->a);
     p_settle(p, 1000000000ull);
