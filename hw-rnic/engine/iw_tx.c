@@ -119,6 +119,17 @@ bool rnic_iw_send_fpdu(struct rnic_dev *d, struct rnic_iw_conn *c,
                 RNIC_TCP_OK;
 }
 
+/*
+ * false when TCP has no room now for an FPDU of ulpdu octets, so the caller
+ * does not gather a payload it would have to gather again later.
+ */
+static bool fpdu_room(const struct rnic_iw_conn *c, size_t ulpdu)
+{
+    return !c->tc || c->fin_sent ||
+           rnic_tcp_send_space(c->tc) >=
+           rnic_mpa_tx_size(&c->tx, (uint32_t)ulpdu);
+}
+
 /* Largest payload after a header of hlen in one FPDU. */
 static uint32_t seg_room(const struct rnic_iw_conn *c, size_t hlen)
 {
@@ -307,6 +318,9 @@ static int tx_data_seg(struct rnic_dev *d, struct rnic_qp *qp)
                                   iq->cur_msn, (uint32_t)iq->cur_off, last,
                                   w->hdr.opcode == RNIC_WR_SEND_INV ?
                                   rnic_ld32(w->hdr.ex) : 0);
+    }
+    if (!fpdu_room(c, hl + n)) {
+        return 0;
     }
     e = cur_payload(d, qp, c->pbuf, n);
     if (e) {
@@ -555,6 +569,9 @@ static int tx_response(struct rnic_dev *d, struct rnic_qp *qp)
             n = (uint32_t)(r->size - r->sent);
         }
         last = r->sent + n == r->size;
+        if (!fpdu_room(c, RNIC_DDP_TAGGED_HLEN + n)) {
+            return 0;
+        }
         if (n) {
             e = rnic_mr_read(d, r->src_stag, qp->pdn, RNIC_ACCESS_REMOTE_READ,
                              r->src_to + r->sent, c->pbuf, n);
