@@ -246,7 +246,10 @@ int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov,
                 k = n;
             }
             sum += rnic_csum_at(rnic_csum_copy(c->sb + pos, p, k), off);
-            pos = (uint32_t)((pos + k) % c->sb_size);
+            pos += (uint32_t)k;     /* k <= sb_size - pos: wrap at most to 0 */
+            if (pos == c->sb_size) {
+                pos = 0;
+            }
             p += k;
             n -= k;
             off += k;
