@@ -20,13 +20,16 @@ N=${RNIC_PERF_ITERS:-300}
 # refused by the peer's CM (seen with rxe: REJECTED for minutes on 18515).
 port_write=18515 port_read=18516 port_lat=18517
 
+# The servers start over when the client reports a hung attempt (siw's accept
+# race, see serve_until_client_done in lib.sh).
 serve() { # serve TOOL
 	case "$1" in
-	rping) timeout 300 rping -s -a "$RNIC_IP" -C 100 -V ;;
+	rping) serve_until_client_done rping 300 rping -s -a "$RNIC_IP" -C 100 -V ;;
 	write | read)
 		local port=port_$1
-		timeout 300 "ib_${1}_bw" -R -d "$DEV" -p ${!port} -s $SZ -n "$N" --report_gbits ;;
-	lat) timeout 300 ib_send_lat -R -d "$DEV" -p $port_lat -s 8 -n 300 ;;
+		serve_until_client_done "$1" 300 "ib_${1}_bw" -R -d "$DEV" -p ${!port} -s $SZ -n "$N" \
+			--report_gbits ;;
+	lat) serve_until_client_done lat 300 ib_send_lat -R -d "$DEV" -p $port_lat -s 8 -n 300 ;;
 	esac || fail "$1 server"
 }
 
@@ -42,7 +45,7 @@ client() { # client TOOL
 		;;
 	write | read)
 		port=port_$1
-		out=$(retry 180 timeout 120 "ib_${1}_bw" -R -d "$DEV" -p ${!port} -s $SZ -n "$N" \
+		out=$(client_try "$1" 240 90 "ib_${1}_bw" -R -d "$DEV" -p ${!port} -s $SZ -n "$N" \
 			--report_gbits "$RNIC_PEER") || fail "ib_${1}_bw client"
 		echo "$out"
 		# #bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] MsgRate[Mpps]
@@ -52,7 +55,7 @@ client() { # client TOOL
 			gbps_avg="$(echo "$line" | awk '{print $4}')" gbps_peak="$(echo "$line" | awk '{print $3}')"
 		;;
 	lat)
-		out=$(retry 180 timeout 120 ib_send_lat -R -d "$DEV" -p $port_lat -s 8 -n 300 "$RNIC_PEER") ||
+		out=$(client_try lat 240 60 ib_send_lat -R -d "$DEV" -p $port_lat -s 8 -n 300 "$RNIC_PEER") ||
 			fail "ib_send_lat client"
 		echo "$out"
 		# #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
