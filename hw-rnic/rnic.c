@@ -3,7 +3,8 @@
  * rnic: emulated iWARP RNIC.  This file is only the QEMU adapter: the PCI
  * function (BARs, MSI-X), the netdev, properties, reset and tracing.  The
  * device itself is the sans-I/O core in engine/ (engine/dev.h), reached
- * through latching MMIO entry points and a guarded bottom half.
+ * through latching MMIO entry points: doorbells run the core at once,
+ * register writes, timers and the wire through a guarded bottom half.
  *
  * Programming interface: include/rnic/hw.h, docs/hardware-interface.md.
  */
@@ -138,12 +139,13 @@ static const struct rnic_host_ops rnic_host_ops = {
     .timer_mod = rnic_timer_mod_cb,
 };
 
-/* MMIO: latch and schedule, nothing more. */
+/* Register MMIO latches and schedules; doorbells run at once. */
 
 static void rnic_bh(void *opaque)
 {
     RnicState *s = opaque;
 
+    trace_rnic_bh();
     rnic_dev_process(s->core);
 }
 
@@ -199,8 +201,14 @@ static void rnic_db_write(void *opaque, hwaddr addr, uint64_t val,
     uint32_t off = addr & (RNIC_DB_PAGE_SIZE - 1);
 
     trace_rnic_doorbell(page, off, val);
+    /*
+     * Run the work in this vCPU's exit, not in a bottom half: a BH waits
+     * for the main loop thread to be woken and scheduled, one more thread
+     * hop per message (most of a small Write's latency on a busy host).
+     * The reentrancy guard of this MMIO access covers DMA from here.
+     */
     if (rnic_dev_doorbell(s->core, page, off, val)) {
-        qemu_bh_schedule(s->bh);
+        rnic_dev_process(s->core);
     }
 }
 
