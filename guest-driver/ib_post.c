@@ -80,7 +80,7 @@ static int rnic_wqe_reg_mr(const struct ib_reg_wr *reg, struct rnic_sq_wqe *w)
 	return 0;
 }
 
-/* Fill one SQ WQE from wr; the slot was zeroed by the caller. */
+/* Fill one SQ WQE from wr; rnic_postq_slot zeroed the slot. */
 static int rnic_build_wqe(struct rnic_qp *qp, const struct ib_send_wr *wr,
 			  struct rnic_sq_wqe *w)
 {
@@ -153,42 +153,84 @@ static int rnic_build_wqe(struct rnic_qp *qp, const struct ib_send_wr *wr,
 	return err;
 }
 
+/* A ring a post verb fills, and the doorbell that hands it to the device. */
+struct rnic_postq {
+	spinlock_t *lock;	/* prod, the ring's slots, the doorbell */
+	struct rnic_ring *ring;
+	u32 *prod;		/* free-running producer index */
+	const u32 *cons;	/* advanced by poll_cq */
+	u32 depth;
+	u32 db;			/* RNIC_DB_SQ, RNIC_DB_RQ or RNIC_DB_SRQ */
+	u32 qn;			/* QPN or SRQN */
+	struct rnic_cq *cq;	/* flushes on a dead device; NULL for an SRQ */
+};
+
+/* The next slot, zeroed, or NULL while every slot waits for its CQE. */
+static void *rnic_postq_slot(const struct rnic_postq *q)
+{
+	void *w;
+
+	if (*q->prod - READ_ONCE(*q->cons) >= q->depth)
+		return NULL;
+	w = rnic_ring_entry(q->ring, *q->prod);
+	memset(w, 0, q->ring->entry_size);
+	return w;
+}
+
+static void rnic_postq_push(const struct rnic_postq *q)
+{
+	WRITE_ONCE(*q->prod, *q->prod + 1);
+}
+
+/* One doorbell for every WQE written since start; the lock is held. */
+static void rnic_postq_doorbell(struct rnic_dev *rdev,
+				const struct rnic_postq *q, u32 start)
+{
+	/* writeq orders the WQE stores before the doorbell. */
+	if (*q->prod != start)
+		rnic_ring_db(rdev, q->db, q->qn, 0, *q->prod);
+}
+
+/* Nothing will complete on a dead device: poll_cq flushes what was posted. */
+static void rnic_postq_kick(struct rnic_dev *rdev, const struct rnic_postq *q,
+			    u32 start)
+{
+	if (rnic_dead(rdev) && READ_ONCE(*q->prod) != start)
+		rnic_cq_kick(q->cq);
+}
+
 int rnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr)
 {
 	struct rnic_dev *rdev = ib_rdev(ibqp->device);
 	struct rnic_qp *qp = to_rqp(ibqp);
+	const struct rnic_postq sq = {
+		.lock = &qp->sq_lock, .ring = &qp->sq,
+		.prod = &qp->sq_prod, .cons = &qp->sq_cons,
+		.depth = qp->sq_depth, .db = RNIC_DB_SQ, .qn = qp->qpn,
+		.cq = qp->scq,
+	};
 	unsigned long flags;
 	u32 start;
 	int err = 0;
 
 	if (qp->user)
 		return -EOPNOTSUPP;
-	spin_lock_irqsave(&qp->sq_lock, flags);
+	spin_lock_irqsave(sq.lock, flags);
 	start = qp->sq_prod;
 	for (; wr; wr = wr->next) {
-		struct rnic_sq_wqe *w;
+		struct rnic_sq_wqe *w = rnic_postq_slot(&sq);
 
-		if (qp->sq_prod - READ_ONCE(qp->sq_cons) >= qp->sq_depth) {
-			err = -ENOMEM;
-			break;
-		}
-		w = rnic_ring_entry(&qp->sq, qp->sq_prod);
-		memset(w, 0, sizeof(*w));
-		err = rnic_build_wqe(qp, wr, w);
+		err = w ? rnic_build_wqe(qp, wr, w) : -ENOMEM;
 		if (err)
 			break;
-		WRITE_ONCE(qp->sq_prod, qp->sq_prod + 1);
+		rnic_postq_push(&sq);
 	}
-	/* writeq orders the WQE stores before the doorbell. */
-	if (qp->sq_prod != start)
-		rnic_ring_db(rdev, RNIC_DB_SQ, qp->qpn, 0, qp->sq_prod);
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	rnic_postq_doorbell(rdev, &sq, start);
+	spin_unlock_irqrestore(sq.lock, flags);
 	if (err)
 		*bad_wr = wr;
-	/* Nothing will complete on a dead device: poll_cq flushes these. */
-	if (rnic_dead(rdev) && qp->sq_prod != start)
-		rnic_cq_kick(qp->scq);
+	rnic_postq_kick(rdev, &sq, start);
 	return err;
 }
 
@@ -199,7 +241,6 @@ static int rnic_build_rqe(const struct ib_recv_wr *wr, u32 max_sge,
 
 	if (wr->num_sge < 0 || wr->num_sge > max_sge)
 		return -EINVAL;
-	memset(w, 0, sizeof(*w));
 	w->wr_id = cpu_to_le64(wr->wr_id);
 	w->num_sge = cpu_to_le16(wr->num_sge);
 	for (i = 0; i < wr->num_sge; i++) {
@@ -210,14 +251,43 @@ static int rnic_build_rqe(const struct ib_recv_wr *wr, u32 max_sge,
 	return 0;
 }
 
-int rnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		   const struct ib_recv_wr **bad_wr)
+/* post_recv and post_srq_recv: the same 128-byte WQEs into either ring. */
+static int rnic_post_rqes(struct rnic_dev *rdev, const struct rnic_postq *q,
+			  u32 max_sge, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr)
 {
-	struct rnic_dev *rdev = ib_rdev(ibqp->device);
-	struct rnic_qp *qp = to_rqp(ibqp);
 	unsigned long flags;
 	u32 start;
 	int err = 0;
+
+	spin_lock_irqsave(q->lock, flags);
+	start = *q->prod;
+	for (; wr; wr = wr->next) {
+		struct rnic_rq_wqe *w = rnic_postq_slot(q);
+
+		err = w ? rnic_build_rqe(wr, max_sge, w) : -ENOMEM;
+		if (err)
+			break;
+		rnic_postq_push(q);
+	}
+	rnic_postq_doorbell(rdev, q, start);
+	spin_unlock_irqrestore(q->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	rnic_postq_kick(rdev, q, start);
+	return err;
+}
+
+int rnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr)
+{
+	struct rnic_qp *qp = to_rqp(ibqp);
+	const struct rnic_postq rq = {
+		.lock = &qp->rq_lock, .ring = &qp->rq,
+		.prod = &qp->rq_prod, .cons = &qp->rq_cons,
+		.depth = qp->rq_depth, .db = RNIC_DB_RQ, .qn = qp->qpn,
+		.cq = qp->rcq,
+	};
 
 	if (qp->user)
 		return -EOPNOTSUPP;
@@ -225,57 +295,22 @@ int rnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	spin_lock_irqsave(&qp->rq_lock, flags);
-	start = qp->rq_prod;
-	for (; wr; wr = wr->next) {
-		if (qp->rq_prod - READ_ONCE(qp->rq_cons) >= qp->rq_depth) {
-			err = -ENOMEM;
-			break;
-		}
-		err = rnic_build_rqe(wr, qp->max_recv_sge,
-				     rnic_ring_entry(&qp->rq, qp->rq_prod));
-		if (err)
-			break;
-		WRITE_ONCE(qp->rq_prod, qp->rq_prod + 1);
-	}
-	if (qp->rq_prod != start)
-		rnic_ring_db(rdev, RNIC_DB_RQ, qp->qpn, 0, qp->rq_prod);
-	spin_unlock_irqrestore(&qp->rq_lock, flags);
-	if (err)
-		*bad_wr = wr;
-	if (rnic_dead(rdev) && qp->rq_prod != start)
-		rnic_cq_kick(qp->rcq);
-	return err;
+	return rnic_post_rqes(ib_rdev(ibqp->device), &rq, qp->max_recv_sge,
+			      wr, bad_wr);
 }
 
 int rnic_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr)
 {
-	struct rnic_dev *rdev = ib_rdev(ibsrq->device);
 	struct rnic_srq *srq = to_rsrq(ibsrq);
-	unsigned long flags;
-	u32 start;
-	int err = 0;
+	const struct rnic_postq q = {
+		.lock = &srq->lock, .ring = &srq->ring,
+		.prod = &srq->prod, .cons = &srq->cons,
+		.depth = srq->ring.depth, .db = RNIC_DB_SRQ, .qn = srq->srqn,
+	};
 
 	if (srq->user)
 		return -EOPNOTSUPP;
-	spin_lock_irqsave(&srq->lock, flags);
-	start = srq->prod;
-	for (; wr; wr = wr->next) {
-		if (srq->prod - srq->cons >= srq->ring.depth) {
-			err = -ENOMEM;
-			break;
-		}
-		err = rnic_build_rqe(wr, srq->max_sge,
-				     rnic_ring_entry(&srq->ring, srq->prod));
-		if (err)
-			break;
-		srq->prod++;
-	}
-	if (srq->prod != start)
-		rnic_ring_db(rdev, RNIC_DB_SRQ, srq->srqn, 0, srq->prod);
-	spin_unlock_irqrestore(&srq->lock, flags);
-	if (err)
-		*bad_wr = wr;
-	return err;
+	return rnic_post_rqes(ib_rdev(ibsrq->device), &q, srq->max_sge, wr,
+			      bad_wr);
 }
