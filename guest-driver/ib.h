@@ -275,9 +275,20 @@ void rnic_dealloc_ucontext(struct ib_ucontext *ibuctx);
 int rnic_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma);
 void rnic_mmap_free(struct rdma_user_mmap_entry *entry);
 void rnic_disassociate_ucontext(struct ib_ucontext *ibuctx);
+int rnic_udata_req(struct ib_udata *udata, void *req, size_t len);
+int rnic_udata_resp(struct ib_udata *udata, const void *resp, size_t len);
+int rnic_obj_publish(struct xarray *xa, u32 id, void *obj,
+		     struct ib_udata *udata, const void *resp, size_t len);
+
+/* ib_umem.c */
+int rnic_umem_pin(struct rnic_ib *rib, u64 va, u64 len, int access,
+		  struct ib_umem **umem);
 int rnic_umem_ring_get(struct rnic_ib *rib, struct rnic_umem_ring *r,
-		       u64 va, u64 len, u32 entry_size, u32 max_depth);
+		       u64 va, u64 len, u32 entry_size, u32 want,
+		       u32 max_depth);
 void rnic_umem_ring_put(struct rnic_ib *rib, struct rnic_umem_ring *r);
+dma_addr_t rnic_umem_rec_get(struct rnic_ib *rib, u64 va,
+			     struct ib_umem **umem);
 int rnic_pbl_from_umem(struct rnic_ib *rib, struct ib_umem *umem,
 		       unsigned long pgsz, bool two_levels,
 		       struct rnic_pbl_buf *pb);

@@ -95,12 +95,9 @@ struct ib_mr *rnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = rnic_mr_new(rib);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
-		mr->umem = NULL;
+	err = rnic_umem_pin(rib, start, length, access, &mr->umem);
+	if (err)
 		goto err;
-	}
 	pgsz = ib_umem_find_best_pgsz(mr->umem, rib->caps.page_sizes, iova);
 	err = -EINVAL;
 	if (!pgsz || ib_umem_num_dma_blocks(mr->umem, pgsz) >

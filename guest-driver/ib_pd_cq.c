@@ -34,8 +34,7 @@ int rnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		goto err_ida;
 	if (udata) {
 		resp.pdn = pd->pdn;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(sizeof(resp), udata->outlen));
+		err = rnic_udata_resp(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_hw;
 	}
@@ -75,26 +74,6 @@ static void rnic_cq_free_mem(struct rnic_ib *rib, struct rnic_cq *cq)
 	cq->dbrec = NULL;
 }
 
-/* Pin the user's 8-byte consumer record; returns its bus address or 0. */
-static dma_addr_t rnic_pin_dbrec(struct rnic_ib *rib, struct rnic_cq *cq,
-				 u64 va)
-{
-	struct ib_block_iter biter;
-
-	if (!va || !IS_ALIGNED(va, 8))
-		return 0;
-	cq->dbrec_umem = ib_umem_get(&rib->ibdev, va & ~(u64)(RNIC_PAGE_SIZE - 1),
-				     RNIC_PAGE_SIZE, IB_ACCESS_LOCAL_WRITE);
-	if (IS_ERR(cq->dbrec_umem)) {
-		cq->dbrec_umem = NULL;
-		return 0;
-	}
-	rdma_umem_for_each_dma_block(cq->dbrec_umem, &biter, RNIC_PAGE_SIZE)
-		return rdma_block_iter_dma_address(&biter) +
-		       (va & (RNIC_PAGE_SIZE - 1));
-	return 0;
-}
-
 int rnic_create_cq_udata(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			 struct ib_udata *udata)
 {
@@ -119,22 +98,17 @@ int rnic_create_cq_udata(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (udata) {
 		cq->user = true;
-		err = ib_copy_from_udata(&req, udata,
-					 min(sizeof(req), udata->inlen));
-		if (err || udata->inlen < sizeof(req)) {
-			err = err ?: -EINVAL;
+		err = rnic_udata_req(udata, &req, sizeof(req));
+		if (err)
 			goto err_ida;
-		}
 		err = rnic_umem_ring_get(rib, &cq->uring, req.buf_va,
-					 req.buf_len, RNIC_CQE_SIZE,
+					 req.buf_len, RNIC_CQE_SIZE, attr->cqe,
 					 rib->caps.max_cqe);
 		if (err)
 			goto err_ida;
 		depth = cq->uring.depth;
 		err = -EINVAL;
-		if (depth < attr->cqe)
-			goto err_mem;
-		dbrec = rnic_pin_dbrec(rib, cq, req.dbrec_va);
+		dbrec = rnic_umem_rec_get(rib, req.dbrec_va, &cq->dbrec_umem);
 		if (!dbrec)
 			goto err_mem;
 		rnic_pbl_to_hw(&cq->uring.pbl, &c->ring);
@@ -163,21 +137,14 @@ int rnic_create_cq_udata(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		goto err_mem;
 	ibcq->cqe = depth;
-	err = xa_err(xa_store_irq(&rib->cqs, cq->cqn, cq, GFP_KERNEL));
+	resp.cqn = cq->cqn;
+	resp.depth = depth;
+	err = rnic_obj_publish(&rib->cqs, cq->cqn, cq, udata, &resp,
+			       sizeof(resp));
 	if (err)
 		goto err_hw;
-	if (udata) {
-		resp.cqn = cq->cqn;
-		resp.depth = depth;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(sizeof(resp), udata->outlen));
-		if (err)
-			goto err_xa;
-	}
 	return 0;
 
-err_xa:
-	xa_erase_irq(&rib->cqs, cq->cqn);
 err_hw:
 	rnic_ib_destroy_hw(rdev, RNIC_CMD_DESTROY_CQ, cq->cqn);
 err_mem:

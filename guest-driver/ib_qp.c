@@ -94,28 +94,22 @@ static int rnic_qp_alloc_mem(struct rnic_ib *rib, struct rnic_qp *qp,
 	}
 
 	qp->user = true;
-	if (udata->inlen < sizeof(req))
-		return -EINVAL;
-	err = ib_copy_from_udata(&req, udata, sizeof(req));
+	err = rnic_udata_req(udata, &req, sizeof(req));
 	if (err)
 		return err;
 	err = rnic_umem_ring_get(rib, &qp->usq, req.sq_va, req.sq_len,
-				 RNIC_SQ_WQE_SIZE, max);
+				 RNIC_SQ_WQE_SIZE, a->cap.max_send_wr, max);
 	if (err)
 		return err;
 	qp->sq_depth = qp->usq.depth;
-	if (qp->sq_depth < a->cap.max_send_wr)
-		return -EINVAL;
 	rnic_pbl_to_hw(&qp->usq.pbl, &c->sq);
 	if (a->srq)
 		return 0;
 	err = rnic_umem_ring_get(rib, &qp->urq, req.rq_va, req.rq_len,
-				 RNIC_RQ_WQE_SIZE, max);
+				 RNIC_RQ_WQE_SIZE, a->cap.max_recv_wr, max);
 	if (err)
 		return err;
 	qp->rq_depth = qp->urq.depth;
-	if (qp->rq_depth < a->cap.max_recv_wr)
-		return -EINVAL;
 	rnic_pbl_to_hw(&qp->urq.pbl, &c->rq);
 	return 0;
 }
@@ -180,23 +174,16 @@ int rnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *a,
 	a->cap.max_recv_wr = qp->srq ? 0 : qp->rq_depth;
 	a->cap.max_send_sge = qp->max_send_sge;
 	a->cap.max_recv_sge = qp->srq ? 0 : qp->max_recv_sge;
-	err = xa_err(xa_store_irq(&rib->qps, qp->qpn, qp, GFP_KERNEL));
+	resp.qpn = qp->qpn;
+	resp.sq_depth = qp->sq_depth;
+	resp.rq_depth = qp->srq ? 0 : qp->rq_depth;
+	resp.max_inline = qp->max_inline;
+	err = rnic_obj_publish(&rib->qps, qp->qpn, qp, udata, &resp,
+			       sizeof(resp));
 	if (err)
 		goto err_hw;
-	if (udata) {
-		resp.qpn = qp->qpn;
-		resp.sq_depth = qp->sq_depth;
-		resp.rq_depth = qp->srq ? 0 : qp->rq_depth;
-		resp.max_inline = qp->max_inline;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(sizeof(resp), udata->outlen));
-		if (err)
-			goto err_xa;
-	}
 	return 0;
 
-err_xa:
-	xa_erase_irq(&rib->qps, qp->qpn);
 err_hw:
 	rnic_ib_destroy_hw(rib->rdev, RNIC_CMD_DESTROY_QP, qp->qpn);
 err_mem:

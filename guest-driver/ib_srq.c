@@ -47,21 +47,15 @@ int rnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *a,
 
 	if (udata) {
 		srq->user = true;
-		err = -EINVAL;
-		if (udata->inlen < sizeof(req))
-			goto err_ida;
-		err = ib_copy_from_udata(&req, udata, sizeof(req));
+		err = rnic_udata_req(udata, &req, sizeof(req));
 		if (err)
 			goto err_ida;
 		err = rnic_umem_ring_get(rib, &srq->uring, req.buf_va,
 					 req.buf_len, RNIC_RQ_WQE_SIZE,
-					 rib->caps.max_srq_wr);
+					 a->attr.max_wr, rib->caps.max_srq_wr);
 		if (err)
 			goto err_ida;
 		depth = srq->uring.depth;
-		err = -EINVAL;
-		if (depth < a->attr.max_wr)
-			goto err_mem;
 		rnic_pbl_to_hw(&srq->uring.pbl, &c->ring);
 	} else {
 		depth = rnic_depth(a->attr.max_wr, rib->caps.max_srq_wr);
@@ -84,21 +78,14 @@ int rnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *a,
 		goto err_mem;
 	a->attr.max_wr = depth;
 	a->attr.max_sge = srq->max_sge;
-	err = xa_err(xa_store_irq(&rib->srqs, srq->srqn, srq, GFP_KERNEL));
+	resp.srqn = srq->srqn;
+	resp.depth = depth;
+	err = rnic_obj_publish(&rib->srqs, srq->srqn, srq, udata, &resp,
+			       sizeof(resp));
 	if (err)
 		goto err_hw;
-	if (udata) {
-		resp.srqn = srq->srqn;
-		resp.depth = depth;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(sizeof(resp), udata->outlen));
-		if (err)
-			goto err_xa;
-	}
 	return 0;
 
-err_xa:
-	xa_erase_irq(&rib->srqs, srq->srqn);
 err_hw:
 	rnic_ib_destroy_hw(rib->rdev, RNIC_CMD_DESTROY_SRQ, srq->srqn);
 err_mem:

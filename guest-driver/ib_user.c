@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * User space: contexts (one doorbell page each, mapped uncached into the
- * process), pinned user queue memory and the page lists the device reads
- * (docs/hardware-interface.md sections 3, 4 and 10).
+ * process) and the udata of the create verbs (docs/hardware-interface.md
+ * section 10).
  */
-#include <linux/dma-mapping.h>
 #include <linux/pci.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -21,135 +20,35 @@ u32 rnic_udata_uctx(struct ib_udata *udata)
 	return uc ? uc->uctx : 0;
 }
 
-void rnic_pbl_free(struct rnic_ib *rib, struct rnic_pbl_buf *pb)
+/* A create verb's request: the provider sends at least the whole struct. */
+int rnic_udata_req(struct ib_udata *udata, void *req, size_t len)
 {
-	struct device *dev = &rib->rdev->pdev->dev;
-	u32 i;
-
-	for (i = 0; pb->l2 && i < pb->nleaves; i++)
-		if (pb->l2[i])
-			dma_free_coherent(dev, RNIC_PAGE_SIZE, pb->l2[i],
-					  pb->l2_dma[i]);
-	kfree(pb->l2);
-	kfree(pb->l2_dma);
-	if (pb->l1)
-		dma_free_coherent(dev, pb->l1_size, pb->l1, pb->l1_dma);
-	memset(pb, 0, sizeof(*pb));
+	if (udata->inlen < len)
+		return -EINVAL;
+	return ib_copy_from_udata(req, udata, len);
 }
 
-static __le64 *rnic_pbl_slot(struct rnic_pbl_buf *pb, u32 i)
+/* A verb's response, cut to what an older provider has room for. */
+int rnic_udata_resp(struct ib_udata *udata, const void *resp, size_t len)
 {
-	if (pb->levels == 1)
-		return &pb->l1[i];
-	return &pb->l2[i / RNIC_PBL_PER_PAGE][i % RNIC_PBL_PER_PAGE];
+	return ib_copy_to_udata(udata, (void *)resp, min(len, udata->outlen));
 }
 
 /*
- * The page list of umem in pgsz pages: level 1 while it fits one 4 KiB
- * page or when two levels are not wanted (rings), level 2 above (MRs).
+ * A create verb's last step: the object becomes findable by the event
+ * handlers, then the provider gets resp; a failed answer undoes the first.
  */
-int rnic_pbl_from_umem(struct rnic_ib *rib, struct ib_umem *umem,
-		       unsigned long pgsz, bool two_levels,
-		       struct rnic_pbl_buf *pb)
+int rnic_obj_publish(struct xarray *xa, u32 id, void *obj,
+		     struct ib_udata *udata, const void *resp, size_t len)
 {
-	struct device *dev = &rib->rdev->pdev->dev;
-	struct ib_block_iter biter;
-	size_t n = ib_umem_num_dma_blocks(umem, pgsz);
-	u32 i = 0;
+	int err = xa_err(xa_store_irq(xa, id, obj, GFP_KERNEL));
 
-	memset(pb, 0, sizeof(*pb));
-	if (!n || n > U32_MAX / 2)
-		return -EINVAL;
-	pb->nentries = n;
-	pb->page_shift = ilog2(pgsz);
-	pb->levels = (two_levels && n > RNIC_PBL_PER_PAGE) ? 2 : 1;
-	if (pb->levels == 1) {
-		pb->l1_size = n * sizeof(__le64);
-	} else {
-		pb->nleaves = DIV_ROUND_UP(n, RNIC_PBL_PER_PAGE);
-		pb->l1_size = pb->nleaves * sizeof(__le64);
-		pb->l2 = kcalloc(pb->nleaves, sizeof(*pb->l2), GFP_KERNEL);
-		pb->l2_dma = kcalloc(pb->nleaves, sizeof(*pb->l2_dma),
-				     GFP_KERNEL);
-		if (!pb->l2 || !pb->l2_dma)
-			goto err;
-	}
-	pb->l1 = dma_alloc_coherent(dev, pb->l1_size, &pb->l1_dma, GFP_KERNEL);
-	if (!pb->l1)
-		goto err;
-	for (i = 0; i < pb->nleaves; i++) {
-		pb->l2[i] = dma_alloc_coherent(dev, RNIC_PAGE_SIZE,
-					       &pb->l2_dma[i], GFP_KERNEL);
-		if (!pb->l2[i])
-			goto err;
-		pb->l1[i] = cpu_to_le64(pb->l2_dma[i]);
-	}
-	i = 0;
-	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
-		if (i >= n)
-			break;
-		*rnic_pbl_slot(pb, i++) =
-			cpu_to_le64(rdma_block_iter_dma_address(&biter));
-	}
-	return 0;
-err:
-	rnic_pbl_free(rib, pb);
-	return -ENOMEM;
-}
-
-void rnic_pbl_to_hw(const struct rnic_pbl_buf *pb, struct rnic_pbl *pbl)
-{
-	pbl->addr = cpu_to_le64(pb->l1_dma);
-	pbl->nentries = cpu_to_le32(pb->nentries);
-	pbl->page_shift = pb->page_shift;
-	pbl->levels = pb->levels;
-	pbl->rsvd = 0;
-}
-
-/*
- * Pin a queue the provider allocated: page-aligned, whole 4 KiB pages.
- * Its depth is what the length holds (a power of two, at most max_depth).
- */
-int rnic_umem_ring_get(struct rnic_ib *rib, struct rnic_umem_ring *r,
-		       u64 va, u64 len, u32 entry_size, u32 max_depth)
-{
-	u64 entries;
-	int err;
-
-	memset(r, 0, sizeof(*r));
-	if (!va || !len || !IS_ALIGNED(va, RNIC_PAGE_SIZE) ||
-	    !IS_ALIGNED(len, RNIC_PAGE_SIZE) || len > SZ_1G)
-		return -EINVAL;
-	entries = div_u64(len, entry_size);
-	if (entries < 2)
-		return -EINVAL;
-	r->depth = min_t(u64, rounddown_pow_of_two(entries), max_depth);
-	if (r->depth < 2)
-		return -EINVAL;
-	r->umem = ib_umem_get(&rib->ibdev, va, len, IB_ACCESS_LOCAL_WRITE);
-	if (IS_ERR(r->umem)) {
-		err = PTR_ERR(r->umem);
-		r->umem = NULL;
+	if (err || !udata)
 		return err;
-	}
-	err = rnic_pbl_from_umem(rib, r->umem, RNIC_PAGE_SIZE, false, &r->pbl);
-	if (err) {
-		ib_umem_release(r->umem);
-		r->umem = NULL;
-		return err;
-	}
-	/* The device wants exactly the pages the entries occupy. */
-	r->pbl.nentries = min_t(u32, r->pbl.nentries,
-				DIV_ROUND_UP(r->depth * entry_size,
-					     RNIC_PAGE_SIZE));
-	return 0;
-}
-
-void rnic_umem_ring_put(struct rnic_ib *rib, struct rnic_umem_ring *r)
-{
-	rnic_pbl_free(rib, &r->pbl);
-	ib_umem_release(r->umem);
-	r->umem = NULL;
+	err = rnic_udata_resp(udata, resp, len);
+	if (err)
+		xa_erase_irq(xa, id);
+	return err;
 }
 
 static bool rnic_db_page_is_cpu_page(void)
@@ -212,7 +111,7 @@ int rnic_alloc_ucontext(struct ib_ucontext *ibuctx, struct ib_udata *udata)
 	resp.max_recv_sge = rib->caps.max_recv_sge;
 	resp.max_inline = rib->caps.max_inline;
 	resp.features = rib->rdev->caps.features;
-	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	err = rnic_udata_resp(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_entry;
 	return 0;
