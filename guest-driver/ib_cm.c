@@ -303,6 +303,17 @@ out_rt:
 	return err;
 }
 
+/* The connection now drives the QP; cm_lock is held. */
+static void rnic_ep_bind(struct rnic_ep *ep, struct rnic_qp *qp,
+			 struct iw_cm_id *cm_id)
+{
+	ep->qp = qp;
+	rnic_qp_get(&qp->ibqp);
+	WRITE_ONCE(qp->ep, ep);
+	ep->cm_id = cm_id;
+	cm_id->add_ref(cm_id);
+}
+
 int rnic_iw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 {
 	struct rnic_ib *rib = to_rib(cm_id->device);
@@ -372,11 +383,7 @@ int rnic_iw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	ep->laddr = laddr;
 	ep->raddr = cm_id->m_remote_addr;
 	ep->port_sock = sock;
-	ep->qp = qp;
-	rnic_qp_get(&qp->ibqp);
-	WRITE_ONCE(qp->ep, ep);
-	ep->cm_id = cm_id;
-	cm_id->add_ref(cm_id);
+	rnic_ep_bind(ep, qp, cm_id);
 	cm_id->provider_data = ep;
 	mutex_unlock(&rib->cm_lock);
 	rnic_pdata_put(rib, &pd);
@@ -388,6 +395,17 @@ err_unlock:
 err_sock:
 	sock_release(sock);
 	return err;
+}
+
+/* iw_cm forgets the request after a failed accept: so do we. */
+static void rnic_ep_accept_failed(struct rnic_ib *rib, struct rnic_ep *ep,
+				  struct iw_cm_id *cm_id)
+{
+	lockdep_assert_held(&rib->cm_lock);
+	if (ep->state == RNIC_EP_REQ_RECV)
+		rnic_cm_cmd_obj(rib, RNIC_CMD_CM_ABORT, ep->conn_id);
+	cm_id->provider_data = NULL;
+	rnic_ep_release(ep);
 }
 
 int rnic_iw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
@@ -408,12 +426,8 @@ int rnic_iw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 		err = rnic_pdata_get(rib, &pd, param->private_data,
 				     param->private_data_len);
 	if (err) {
-		/* iw_cm forgets the request after a failed accept. */
 		mutex_lock(&rib->cm_lock);
-		if (ep->state == RNIC_EP_REQ_RECV)
-			rnic_cm_cmd_obj(rib, RNIC_CMD_CM_ABORT, ep->conn_id);
-		cm_id->provider_data = NULL;
-		rnic_ep_release(ep);
+		rnic_ep_accept_failed(rib, ep, cm_id);
 		mutex_unlock(&rib->cm_lock);
 		return err;
 	}
@@ -435,21 +449,13 @@ int rnic_iw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	if (err)
 		goto err_drop;
 	ep->state = RNIC_EP_ACCEPTED;
-	ep->qp = qp;
-	rnic_qp_get(&qp->ibqp);
-	WRITE_ONCE(qp->ep, ep);
-	ep->cm_id = cm_id;
-	cm_id->add_ref(cm_id);
+	rnic_ep_bind(ep, qp, cm_id);
 	mutex_unlock(&rib->cm_lock);
 	rnic_pdata_put(rib, &pd);
 	return 0;
 
 err_drop:
-	/* iw_cm forgets the request after a failed accept: so do we. */
-	if (ep->state == RNIC_EP_REQ_RECV)
-		rnic_cm_cmd_obj(rib, RNIC_CMD_CM_ABORT, ep->conn_id);
-	cm_id->provider_data = NULL;
-	rnic_ep_release(ep);
+	rnic_ep_accept_failed(rib, ep, cm_id);
 	mutex_unlock(&rib->cm_lock);
 	rnic_pdata_put(rib, &pd);
 	return err;
