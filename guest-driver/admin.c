@@ -245,17 +245,17 @@ int rnic_admin_init(struct rnic_dev *rdev)
 	aq->slots = kcalloc(depth, sizeof(*aq->slots), GFP_KERNEL);
 	if (!aq->busy || !aq->slots) {
 		err = -ENOMEM;
-		goto err_free;
+		goto err;
 	}
 	for (i = 0; i < depth; i++)
 		init_completion(&aq->slots[i].done);
 
 	err = rnic_ring_alloc(rdev, &aq->sq, depth, RNIC_ADMIN_CMD_SIZE);
 	if (err)
-		goto err_free;
+		goto err;
 	err = rnic_ring_alloc(rdev, &aq->cq, depth, RNIC_ADMIN_CQE_SIZE);
 	if (err)
-		goto err_sq;
+		goto err;
 
 	rnic_wr(rdev, RNIC_REG_ADMQ_SQ_PBL_LO, lower_32_bits(aq->sq.pbl_dma));
 	rnic_wr(rdev, RNIC_REG_ADMQ_SQ_PBL_HI, upper_32_bits(aq->sq.pbl_dma));
@@ -266,13 +266,9 @@ int rnic_admin_init(struct rnic_dev *rdev)
 		RNIC_ADMQ_CFG_CQ_LOG(ilog2(depth)));
 	return 0;
 
-err_sq:
-	rnic_ring_free(rdev, &aq->sq);
-err_free:
-	kfree(aq->slots);
-	bitmap_free(aq->busy);
-	aq->slots = NULL;
-	aq->busy = NULL;
+err:
+	/* The device was not told of the rings yet. */
+	rnic_admin_cleanup(rdev);
 	return err;
 }
 
