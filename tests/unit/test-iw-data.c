@@ -2,7 +2,8 @@
 /*
  * The iWARP data path between two devices: Send (multi-SGE, in-line,
  * solicited), Write, Read, Send with Invalidate, Write with Immediate and
- * Atomics (RFC 7306), a 1 MiB Write, and errors: a bad MPA CRC and a bad
+ * Atomics (RFC 7306), a 1 MiB Write, a Write interleaved with Read
+ * Responses, and errors: a bad MPA CRC and a bad
  * STag each end in a Terminate with nothing placed, a Write-with-Immediate
  * stream that outruns the receives ends in a "no buffer" Terminate.
  */
@@ -456,6 +457,66 @@ static void test_big_write(void)
     p_free(p);
 }
 
+/*
+ * The transmit side reads an SGL ahead, many segments at a time, into the
+ * buffer its Read Responses also use: a Write over three odd SGEs while the
+ * peer Reads from this side (responses interleave with the Write segment by
+ * segment) must arrive byte-exact both ways.
+ */
+static void test_write_during_read(void)
+{
+    static const uint32_t off[3] = { 1, 102405, 307207 };
+    static const uint32_t len[3] = { 100001, 200003, 300007 };
+    struct pair *p = p_new();
+    struct rnic_sq_wqe w;
+    struct rnic_cqe cqe;
+    uint64_t la, lr, rb, rl, at;
+    unsigned i;
+
+    if (!p_connect_pair(p, 2, RNIC_MPA_CRC)) {
+        p_free(p);
+        return;
+    }
+    la = mr(&p->a, 0x100, RNIC_ACCESS_LOCAL_WRITE, 160);
+    lr = mr(&p->a, 0x300, ALL_ACCESS, 8);
+    rb = mr(&p->b, 0x200, ALL_ACCESS, 150);
+    rl = mr(&p->b, 0x400, RNIC_ACCESS_LOCAL_WRITE, 8);
+    fill(&p->a, la, 160 * 4096, 21);
+    fill(&p->a, lr, 8 * 4096, 22);
+    /* B reads 30000 octets of A while A's window-limited Write goes out */
+    wqe(&w, RNIC_WR_READ, 0, 81);
+    w.hdr.count = 1;
+    w.op.rdma.remote_addr = lr + 3;
+    w.op.rdma.rkey = 0x300;
+    t_sge(&w.data.sge[0], rl, 30000, 0x400);
+    t_post_send(p->b.h, &p->b.qp, &w);
+    p_ring_sq(&p->b);
+    wqe(&w, RNIC_WR_WRITE, 0, 82);
+    w.hdr.count = 3;
+    w.op.rdma.remote_addr = rb;
+    w.op.rdma.rkey = 0x200;
+    for (i = 0; i < 3; i++) {
+        t_sge(&w.data.sge[i], la + off[i], len[i], 0x100);
+    }
+    t_post_send(p->a.h, &p->a.qp, &w);
+    p_ring_sq(&p->a);
+    p_settle(p, 1000000000ull);
+    for (at = rb, i = 0; i < 3; at += len[i], i++) {
+        CHECK(!memcmp(p->b.h->mem + at, p->a.h->mem + la + off[i], len[i]));
+    }
+    CHECK(!p->b.h->mem[at]);
+    CHECK(!memcmp(p->b.h->mem + rl, p->a.h->mem + lr + 3, 30000));
+    CHECK(t_poll_cq(p->a.h, &p->a.cq, &cqe));
+    CHECK_EQ(cqe.wr_id, 82);
+    CHECK_EQ(cqe.status, RNIC_WC_SUCCESS);
+    CHECK_EQ(cqe.byte_len, 100001 + 200003 + 300007);
+    CHECK(t_poll_cq(p->b.h, &p->b.cq, &cqe));
+    CHECK_EQ(cqe.wr_id, 81);
+    CHECK_EQ(cqe.status, RNIC_WC_SUCCESS);
+    CHECK_EQ(cqe.byte_len, 30000);
+    p_free(p);
+}
+
 /* A busy wire holds offload frames in order; resume sends them at once. */
 static void test_wire_busy(void)
 {
@@ -556,6 +617,7 @@ int main(void)
     test_rfc7306();
     test_write_imm_stream();
     test_big_write();
+    test_write_during_read();
     test_wire_busy();
     test_bad_crc();
     return t_report("test-iw-data");
