@@ -19,7 +19,9 @@ for _ in $(seq 1 "$runs"); do tools="$tools write_bw:65536 write_lat:8"; done
 lab() { # lab NAME NIC EXTRA...: one two-guest boot running every run
 	local name=$1 nic=$2
 	shift 2
-	echo "== $name: $runs x (ib_write_bw 64 KiB, ib_write_lat 8 B), $iters iterations, MTU $mtu"
+	echo "== $name: $runs x (ib_write_bw 64 KiB, ib_write_lat 8 B), $iters iterations, MTU $mtu," \
+		"host load $(cut -d' ' -f1-3 /proc/loadavg)"
+	cut -d' ' -f1 /proc/loadavg >>"$out/load.txt"
 	/usr/bin/python3 "$here/lab.py" --guests 2 --nic "$nic" --mtu "$mtu" --quiet --timeout 900 \
 		--out "$out/$name" --env "RNIC_TOOLS=$tools" --env "RNIC_PERF_ITERS=$iters" "$@" \
 		--pcap-check-arg=--require-opcodes=0 --script "$here/guest/rnic-user-pair.sh"
@@ -36,6 +38,7 @@ for _ in $(seq 1 "$runs"); do
 		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e9)')")
 done
 printf '%s\n' "${tcp[@]}" >"$out/tcp-gbps.txt"
+cut -d' ' -f1 /proc/loadavg >>"$out/load.txt"
 
 /usr/bin/python3 - "$out" <<'PY'
 import os, statistics, sys
@@ -64,6 +67,8 @@ print('%-34s %12.1f' % ('host loopback TCP, Mb/s (median)', med(tcp) * 1e3))
 print('rnic write_bw / host loopback TCP: %.4f' % (med(bw['rnic']) / med(tcp)))
 print('runs: rnic bw %s, siw bw %s (Gb/s); rnic lat %s, siw lat %s (us); TCP %s (Gb/s)' %
       (bw['rnic'], bw['siw'], lat['rnic'], lat['siw'], tcp))
+print('host load (1-min average) at the start of rnic, siw and the end: %s' %
+      ', '.join(open(os.path.join(out, 'load.txt')).read().split()))
 print('targets: bandwidth >= 50x siw (%s), latency <= 1/5 of siw (%s)' %
       ('met' if med(bw['rnic']) >= 50 * med(bw['siw']) else 'NOT met',
        'met' if med(lat['rnic']) * 5 <= med(lat['siw']) else 'NOT met'))
