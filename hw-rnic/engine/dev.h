@@ -5,8 +5,9 @@
  *
  * The embedder's MMIO handlers call rnic_dev_reg_write()/rnic_dev_doorbell(),
  * which only latch values and say whether work is pending; the embedder then
- * runs rnic_dev_process() later (QEMU: a guarded bottom half).  All guest
- * memory access goes through struct rnic_host.
+ * runs rnic_dev_process() outside the latch (QEMU: at once for a doorbell,
+ * in a guarded bottom half for register writes).  All guest memory access
+ * goes through struct rnic_host.
  */
 #ifndef RNIC_ENGINE_DEV_H
 #define RNIC_ENGINE_DEV_H
