@@ -106,19 +106,39 @@ rping_client() {
 
 # client_try NAME SECONDS ATTEMPT_SECONDS CMD...: retries CMD while the server is
 # not listening yet, each attempt bounded; reports hung attempts and the outcome.
+# After an attempt that got past the connection and failed, the server's tool is
+# still winding down (seen: 8 s) and may take the next connection without
+# receive buffers (siw answers the first Send with a Terminate), so the retry
+# waits until the server has started over (at most 20 s: the failure may have
+# been the client's alone).
 client_try() {
-	local name=$1 end=$((SECONDS + $2)) each=$3 rc
+	local name=$1 end=$((SECONDS + $2)) each=$3 rc log=/tmp/client_try.$1 served
 	shift 3
 	while :; do
-		timeout "$each" "$@"
+		served=$(serving_count "$name")
+		timeout "$each" "$@" >"$log" 2>&1
 		rc=$?
+		cat "$log"
 		[ $rc = 0 ] && { client_done "$name" ok; return 0; }
 		[ $rc = 124 ] && client_attempt_hung "$name"
 		[ $SECONDS -lt $end ] || break
 		sleep 2
+		grep -qi "refused\|REJECTED\|UNREACHABLE" "$log" ||
+			wait_server_restart "$name" "$served" 20
 	done
 	client_done "$name" fail
 	return 1
+}
+
+# How often guest 1 has started NAME's server (serve_until_client_done).
+serving_count() { cat "$RNIC_RUN_DIR/out1/$1.serving" 2>/dev/null | wc -l; }
+
+# wait_server_restart NAME COUNT SECONDS: until NAME's server starts again.
+wait_server_restart() {
+	local end=$((SECONDS + $3))
+	while [ "$(serving_count "$1")" -le "$2" ] && [ $SECONDS -lt $end ]; do
+		sleep 1
+	done
 }
 
 # client_done NAME ok|fail: the client is finished with NAME's server.
@@ -139,6 +159,7 @@ serve_until_client_done() {
 	shift 2
 	while [ $SECONDS -lt $end ]; do
 		hung=$(hung_reports "$name")
+		echo >>"$RNIC_OUT/$name.serving"
 		"$@" &
 		pid=$!
 		while kill -0 $pid 2>/dev/null && [ $SECONDS -lt $end ] && [ ! -e "$done" ] &&
