@@ -43,6 +43,18 @@ static void wqe(struct rnic_sq_wqe *w, uint8_t op, uint8_t flags,
     w->hdr.flags = flags | RNIC_WQE_SIGNALED;
 }
 
+/* A one-SGE RDMA Write or Read: remote (ra, rkey), local (la, len, lkey). */
+static void rdma_wqe(struct rnic_sq_wqe *w, uint8_t op, uint8_t flags,
+                     uint64_t wr_id, uint64_t ra, uint32_t rkey,
+                     uint64_t la, uint32_t len, uint32_t lkey)
+{
+    wqe(w, op, flags, wr_id);
+    w->hdr.count = 1;
+    w->op.rdma.remote_addr = ra;
+    w->op.rdma.rkey = rkey;
+    t_sge(&w->data.sge[0], la, len, lkey);
+}
+
 static void post_recv(struct p_dev *d, uint64_t wr_id, uint64_t a,
                       uint32_t len, uint32_t stag)
 {
@@ -134,11 +146,7 @@ static void test_write_read(void)
     rb = mr(&p->b, 0x300, ALL_ACCESS, 8);
     fill(&p->a, la, 10000, 3);
     fill(&p->b, rb + 16384, 7000, 9);
-    wqe(&w, RNIC_WR_WRITE, 0, 31);
-    w.hdr.count = 1;
-    w.op.rdma.remote_addr = rb + 5;
-    w.op.rdma.rkey = 0x300;
-    t_sge(&w.data.sge[0], la, 10000, 0x200);
+    rdma_wqe(&w, RNIC_WR_WRITE, 0, 31, rb + 5, 0x300, la, 10000, 0x200);
     t_post_send(p->a.h, &p->a.qp, &w);
     /* Read 7000 bytes into two pieces of the local buffer */
     wqe(&w, RNIC_WR_READ, 0, 32);
@@ -149,11 +157,8 @@ static void test_write_read(void)
     t_sge(&w.data.sge[1], la + 24576, 4000, 0x200);
     t_post_send(p->a.h, &p->a.qp, &w);
     /* fenced: starts after the Read completed */
-    wqe(&w, RNIC_WR_WRITE, RNIC_WQE_FENCE, 33);
-    w.hdr.count = 1;
-    w.op.rdma.remote_addr = rb + 30000;
-    w.op.rdma.rkey = 0x300;
-    t_sge(&w.data.sge[0], la + 16384, 1000, 0x200);
+    rdma_wqe(&w, RNIC_WR_WRITE, RNIC_WQE_FENCE, 33, rb + 30000, 0x300,
+             la + 16384, 1000, 0x200);
     t_post_send(p->a.h, &p->a.qp, &w);
     p_ring_sq(&p->a);
     p_settle(p, 1000000000ull);
@@ -212,11 +217,7 @@ static void test_send_inv(void)
     /* A writes through it, then invalidates it with a Send */
     fill(&p->a, src, 4096, 5);
     post_recv(&p->b, 41, dst, 4096, 0x100);
-    wqe(&w, RNIC_WR_WRITE, 0, 42);
-    w.hdr.count = 1;
-    w.op.rdma.remote_addr = fr + 4000;
-    w.op.rdma.rkey = stag;
-    t_sge(&w.data.sge[0], src, 300, 0x100);
+    rdma_wqe(&w, RNIC_WR_WRITE, 0, 42, fr + 4000, stag, src, 300, 0x100);
     t_post_send(p->a.h, &p->a.qp, &w);
     wqe(&w, RNIC_WR_SEND_INV, 0, 43);
     w.hdr.count = 1;
@@ -233,11 +234,7 @@ static void test_send_inv(void)
     CHECK_EQ(cqe.byte_len, 64);
     /* The STag is invalid now: a Write to it is a Terminate, nothing lands */
     memset(p->b.h->mem + fr, 0, 8192);
-    wqe(&w, RNIC_WR_WRITE, 0, 44);
-    w.hdr.count = 1;
-    w.op.rdma.remote_addr = fr;
-    w.op.rdma.rkey = stag;
-    t_sge(&w.data.sge[0], src, 100, 0x100);
+    rdma_wqe(&w, RNIC_WR_WRITE, 0, 44, fr, stag, src, 100, 0x100);
     t_post_send(p->a.h, &p->a.qp, &w);
     p_ring_sq(&p->a);
     p_settle(p, 1000000000ull);
@@ -254,18 +251,17 @@ static void test_send_inv(void)
     p_free(p);
 }
 
-/* Post a Write with Immediate of len bytes: a's la (lkey 0x100) to b's rb (rkey 0x200). */
+/*
+ * Post a Write with Immediate of len bytes: a's la (lkey 0x100) to b's rb
+ * (rkey 0x200).
+ */
 static void post_write_imm(struct pair *p, uint64_t wr_id, uint32_t imm,
                            uint64_t la, uint32_t len, uint64_t rb)
 {
     struct rnic_sq_wqe w;
 
-    wqe(&w, RNIC_WR_WRITE_IMM, 0, wr_id);
-    w.hdr.count = 1;
+    rdma_wqe(&w, RNIC_WR_WRITE_IMM, 0, wr_id, rb, 0x200, la, len, 0x100);
     w.hdr.ex = imm;
-    w.op.rdma.remote_addr = rb;
-    w.op.rdma.rkey = 0x200;
-    t_sge(&w.data.sge[0], la, len, 0x100);
     t_post_send(p->a.h, &p->a.qp, &w);
 }
 
@@ -436,11 +432,7 @@ static void test_big_write(void)
     rb = mr(&p->b, 0x200, ALL_ACCESS, 256);
     fill(&p->a, la, 1 << 20, 77);
     frames = p->a.h->sent_total;
-    wqe(&w, RNIC_WR_WRITE, 0, 61);
-    w.hdr.count = 1;
-    w.op.rdma.remote_addr = rb;
-    w.op.rdma.rkey = 0x200;
-    t_sge(&w.data.sge[0], la, 1 << 20, 0x100);
+    rdma_wqe(&w, RNIC_WR_WRITE, 0, 61, rb, 0x200, la, 1 << 20, 0x100);
     t_post_send(p->a.h, &p->a.qp, &w);
     p_ring_sq(&p->a);
     p_settle(p, 10000000000ull);
@@ -484,11 +476,7 @@ static void test_write_during_read(void)
     fill(&p->a, la, 160 * 4096, 21);
     fill(&p->a, lr, 8 * 4096, 22);
     /* B reads 30000 octets of A while A's window-limited Write goes out */
-    wqe(&w, RNIC_WR_READ, 0, 81);
-    w.hdr.count = 1;
-    w.op.rdma.remote_addr = lr + 3;
-    w.op.rdma.rkey = 0x300;
-    t_sge(&w.data.sge[0], rl, 30000, 0x400);
+    rdma_wqe(&w, RNIC_WR_READ, 0, 81, lr + 3, 0x300, rl, 30000, 0x400);
     t_post_send(p->b.h, &p->b.qp, &w);
     p_ring_sq(&p->b);
     wqe(&w, RNIC_WR_WRITE, 0, 82);
@@ -535,11 +523,7 @@ static void test_wire_busy(void)
     fill(&p->a, la, 65536, 5);
     p->a.h->wire_busy = true;
     sent = p->a.h->sent_total;
-    wqe(&w, RNIC_WR_WRITE, 0, 81);
-    w.hdr.count = 1;
-    w.op.rdma.remote_addr = rb;
-    w.op.rdma.rkey = 0x200;
-    t_sge(&w.data.sge[0], la, 65536, 0x100);
+    rdma_wqe(&w, RNIC_WR_WRITE, 0, 81, rb, 0x200, la, 65536, 0x100);
     t_post_send(p->a.h, &p->a.qp, &w);
     p_ring_sq(&p->a);
     /* one frame went (the wire queued it), the rest waits in the device */
@@ -579,11 +563,7 @@ static void test_bad_crc(void)
     rb = mr(&p->b, 0x200, ALL_ACCESS, 1);
     fill(&p->a, la, 4096, 1);
     p->a.corrupt_next = true;
-    wqe(&w, RNIC_WR_WRITE, 0, 71);
-    w.hdr.count = 1;
-    w.op.rdma.remote_addr = rb;
-    w.op.rdma.rkey = 0x200;
-    t_sge(&w.data.sge[0], la, 1000, 0x100);
+    rdma_wqe(&w, RNIC_WR_WRITE, 0, 71, rb, 0x200, la, 1000, 0x100);
     t_post_send(p->a.h, &p->a.qp, &w);
     p_ring_sq(&p->a);
     p_settle(p, 1000000000ull);
