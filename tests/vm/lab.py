@@ -201,7 +201,12 @@ def prune_runs(current):
         dirs = [os.path.join(root, d) for d in os.listdir(root)]
     except OSError:
         return
-    dirs = sorted((d for d in dirs if os.path.isdir(d) and d != current), key=os.path.getmtime)
+    def mtime(d):
+        try:
+            return os.path.getmtime(d)
+        except OSError:     # pruned meanwhile by a lab running in parallel
+            return 0
+    dirs = sorted((d for d in dirs if os.path.isdir(d) and d != current), key=mtime)
     for d in dirs[:max(0, len(dirs) - (KEEP_RUNS - 1))]:
         if not run_is_idle(d):
             continue    # another lab (a parallel test) is still writing it
@@ -211,8 +216,8 @@ def prune_runs(current):
 def run_is_idle(d, quiet_s=1200):
     """True when nothing in run directory d changed for quiet_s seconds: no
     lab run lasts that long without its logs or captures growing."""
-    newest = os.path.getmtime(d)
     try:
+        newest = os.path.getmtime(d)
         for e in os.scandir(d):
             newest = max(newest, e.stat(follow_symlinks=False).st_mtime)
     except OSError:
