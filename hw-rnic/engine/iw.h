@@ -104,7 +104,7 @@ struct rnic_iw_conn {
     struct rnic_mpa_rx rx;
     uint8_t *rxbuf;             /* [RNIC_IW_RX_ULPDU_MAX] */
     uint8_t *txbuf;             /* [RNIC_IW_TX_BUF] one FPDU */
-    uint8_t *pbuf;              /* [RNIC_IW_TX_BUF] its payload */
+    uint8_t *pbuf;              /* [RNIC_IW_TX_BUF] its payload (markers) */
     uint32_t emss, mulpdu;
     struct rnic_iw_qp *iq;      /* protocol state of the bound QP */
 

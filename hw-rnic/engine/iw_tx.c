@@ -119,15 +119,80 @@ bool rnic_iw_send_fpdu(struct rnic_dev *d, struct rnic_iw_conn *c,
                 RNIC_TCP_OK;
 }
 
+/* n payload octets of the message at offset off into buf */
+typedef enum rnic_mr_err (*gather_fn)(struct rnic_dev *d, struct rnic_qp *qp,
+                                      uint32_t off, uint8_t *buf, uint32_t n);
+
 /*
- * false when TCP has no room now for an FPDU of ulpdu octets, so the caller
- * does not gather a payload it would have to gather again later.
+ * One FPDU of hdr + plen payload octets that gather() reads from guest
+ * memory: without markers straight into TCP's send ring, the CRC32c taken
+ * over the ring while the bytes are hot (the copy through pbuf is gone; the
+ * TCP checksum is summed when the segment is copied into its frame).
+ * 1 when queued, 0 when TCP has no room now, -1 when the gather failed
+ * (*err; nothing was queued).
  */
-static bool fpdu_room(const struct rnic_iw_conn *c, size_t ulpdu)
+static int send_fpdu_gather(struct rnic_dev *d, struct rnic_qp *qp,
+                            const uint8_t *hdr, size_t hlen, uint32_t plen,
+                            gather_fn gather, enum rnic_mr_err *err)
 {
-    return !c->tc || c->fin_sent ||
-           rnic_tcp_send_space(c->tc) >=
-           rnic_mpa_tx_size(&c->tx, (uint32_t)ulpdu);
+    struct rnic_iw_conn *c = qp->iw->conn;
+    uint32_t ulen = (uint32_t)hlen + plen, size, n, k;
+    struct rnic_mpa_piece pc[2];
+    struct rnic_span sp[2];
+    uint8_t prefix[2], trailer[7];
+
+    if (!c->tc || c->fin_sent) {
+        return 0;
+    }
+    size = rnic_mpa_tx_size(&c->tx, ulen);
+    if (size > RNIC_IW_TX_BUF || rnic_tcp_send_space(c->tc) < size) {
+        return 0;
+    }
+    if (c->tx.markers) {
+        *err = plen ? gather(d, qp, 0, c->pbuf, plen) : RNIC_MR_OK;
+        if (*err) {
+            return -1;
+        }
+        return rnic_iw_send_fpdu(d, c, hdr, hlen, c->pbuf, plen);
+    }
+    if (rnic_tcp_reserve(c->tc, size, sp)) {
+        return 0;
+    }
+    /* the ULPDU [2, 2 + ulen) in the ring: one piece, or two if it wraps */
+    k = sp[0].len > 2 ? (uint32_t)sp[0].len - 2 : 0;
+    if (k >= ulen) {
+        pc[0] = (struct rnic_mpa_piece){ sp[0].base + 2, ulen };
+        pc[1] = (struct rnic_mpa_piece){ NULL, 0 };
+    } else {
+        pc[0] = (struct rnic_mpa_piece){ sp[0].base + 2, k };
+        pc[1] = (struct rnic_mpa_piece){ sp[1].base + (2 + k - sp[0].len),
+                                         ulen - k };
+    }
+    rnic_span_put(sp, 2, hdr, hlen);
+    if (plen) {
+        /* the payload (at hlen in the ULPDU): before the wrap, then after */
+        n = k > hlen ? k - (uint32_t)hlen : 0;
+        if (n > plen) {
+            n = plen;
+        }
+        *err = n ? gather(d, qp, 0, (uint8_t *)pc[0].base + hlen, n) :
+                   RNIC_MR_OK;
+        if (!*err && n < plen) {
+            *err = gather(d, qp, n, (uint8_t *)pc[1].base +
+                          (hlen + n - pc[0].len), plen - n);
+        }
+        if (*err) {
+            return -1;
+        }
+    }
+    n = rnic_mpa_fpdu_frame(&c->tx, pc, pc[1].len ? 2 : 1, prefix, trailer);
+    if (!n) {
+        return 0;
+    }
+    rnic_span_put(sp, 0, prefix, 2);
+    rnic_span_put(sp, 2 + ulen, trailer, n);
+    rnic_tcp_commit(c->tc, size, rnic_iw_now(d));
+    return 1;
 }
 
 /* Largest payload after a header of hlen in one FPDU. */
@@ -194,23 +259,24 @@ void rnic_iw_wc_done(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
     }
 }
 
-/* Copy n payload bytes of the current WQE at its offset into pbuf. */
+/* Copy n payload bytes of the current WQE, off past its offset, to buf. */
 static enum rnic_mr_err cur_payload(struct rnic_dev *d, struct rnic_qp *qp,
-                                    uint8_t *buf, uint32_t n)
+                                    uint32_t off, uint8_t *buf, uint32_t n)
 {
     struct rnic_iw_qp *iq = qp->iw;
+    uint64_t at = iq->cur_off + off;
 
     if (!n) {
         return RNIC_MR_OK;
     }
     if (iq->cur.hdr.flags & RNIC_WQE_INLINE) {
-        if (iq->cur_off + n > RNIC_SQ_MAX_INLINE) {
+        if (at + n > RNIC_SQ_MAX_INLINE) {
             return RNIC_MR_E_BOUNDS;
         }
-        memcpy(buf, iq->cur.data.inline_data + iq->cur_off, n);
+        memcpy(buf, iq->cur.data.inline_data + at, n);
         return RNIC_MR_OK;
     }
-    return rnic_sgl_read(d, qp->pdn, &iq->cur_sgl, iq->cur_off, buf, n);
+    return rnic_sgl_read(d, qp->pdn, &iq->cur_sgl, at, buf, n);
 }
 
 static uint64_t cur_total(const struct rnic_iw_qp *iq)
@@ -319,16 +385,12 @@ static int tx_data_seg(struct rnic_dev *d, struct rnic_qp *qp)
                                   w->hdr.opcode == RNIC_WR_SEND_INV ?
                                   rnic_ld32(w->hdr.ex) : 0);
     }
-    if (!fpdu_room(c, hl + n)) {
+    switch (send_fpdu_gather(d, qp, hdr, hl, n, cur_payload, &e)) {
+    case 0:
         return 0;
-    }
-    e = cur_payload(d, qp, c->pbuf, n);
-    if (e) {
+    case -1:
         /* Part of the message may be out: the stream cannot go on. */
         return fail_local(d, qp, e);
-    }
-    if (!rnic_iw_send_fpdu(d, c, hdr, hl, c->pbuf, n)) {
-        return 0;
     }
     iq->cur_off += n;
     if (!last) {
@@ -534,6 +596,16 @@ static int tx_sq(struct rnic_dev *d, struct rnic_qp *qp)
     }
 }
 
+/* n octets of the oldest Read Response's source, off past what was sent */
+static enum rnic_mr_err resp_payload(struct rnic_dev *d, struct rnic_qp *qp,
+                                     uint32_t off, uint8_t *buf, uint32_t n)
+{
+    const struct rnic_iw_irq *r = &qp->iw->irq[qp->iw->irq_head];
+
+    return rnic_mr_read(d, r->src_stag, qp->pdn, RNIC_ACCESS_REMOTE_READ,
+                        r->src_to + r->sent + off, buf, n);
+}
+
 /* One segment of the oldest Read Response or the Atomic Response. */
 static int tx_response(struct rnic_dev *d, struct rnic_qp *qp)
 {
@@ -569,22 +641,15 @@ static int tx_response(struct rnic_dev *d, struct rnic_qp *qp)
             n = (uint32_t)(r->size - r->sent);
         }
         last = r->sent + n == r->size;
-        if (!fpdu_room(c, RNIC_DDP_TAGGED_HLEN + n)) {
+        hl = rnic_iw_hdr_tagged(hdr, RNIC_RDMAP_READ_RESP, r->sink_stag,
+                                r->sink_to + r->sent, last);
+        switch (send_fpdu_gather(d, qp, hdr, hl, n, resp_payload, &e)) {
+        case 0:
             return 0;
-        }
-        if (n) {
-            e = rnic_mr_read(d, r->src_stag, qp->pdn, RNIC_ACCESS_REMOTE_READ,
-                             r->src_to + r->sent, c->pbuf, n);
-        }
-        if (e) {
+        case -1:
             /* The MR changed since the request was checked. */
             rnic_iw_terminate(d, qp, rnic_iw_mr_cause(e, false), NULL, 0);
             return -1;
-        }
-        hl = rnic_iw_hdr_tagged(hdr, RNIC_RDMAP_READ_RESP, r->sink_stag,
-                                r->sink_to + r->sent, last);
-        if (!rnic_iw_send_fpdu(d, c, hdr, hl, c->pbuf, n)) {
-            return 0;
         }
         r->sent += n;
     }

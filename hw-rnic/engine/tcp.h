@@ -198,6 +198,22 @@ int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov,
 int rnic_tcp_send(struct rnic_tcp_conn *c, const void *rec, size_t len,
                   uint64_t now_ns);
 /*
+ * The same in two steps, for a record written in place (payload DMA'd
+ * straight into the send ring): reserve checks as sendv does and gives the
+ * record's len octets as one or two spans of the ring (span[1].len is 0
+ * unless it wraps); nothing is queued until commit(len) with the same len,
+ * and no other send or reserve may come in between. Not committing is
+ * allowed: the spans are then free again.
+ */
+struct rnic_span { uint8_t *base; size_t len; };
+int rnic_tcp_reserve(struct rnic_tcp_conn *c, size_t len,
+                     struct rnic_span span[2]);
+void rnic_tcp_commit(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns);
+
+/* Copy n octets to offset off of the two spans (off + n within them). */
+void rnic_span_put(const struct rnic_span span[2], size_t off,
+                   const void *src, size_t n);
+/*
  * Bytes free in the send buffer (the largest record that would be accepted
  * now).
  */

@@ -212,14 +212,29 @@ size_t rnic_tcp_send_space(const struct rnic_tcp_conn *c)
     return c->sb_size - c->sb_len;
 }
 
-int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov,
-                   int iovcnt,
-                   uint64_t now_ns)
+void rnic_span_put(const struct rnic_span span[2], size_t off,
+                   const void *src, size_t n)
 {
-    size_t len = 0;
-    for (int i = 0; i < iovcnt; i++) {
-        len += iov[i].len;
+    const uint8_t *p = src;
+    size_t k = 0;
+    if (!n) {
+        return;         /* src may be NULL then */
     }
+    if (off < span[0].len) {
+        k = span[0].len - off < n ? span[0].len - off : n;
+        memcpy(span[0].base + off, p, k);
+        off = 0;
+    } else {
+        off -= span[0].len;
+    }
+    if (n > k) {
+        memcpy(span[1].base + off, p + k, n - k);
+    }
+}
+
+int rnic_tcp_reserve(struct rnic_tcp_conn *c, size_t len,
+                     struct rnic_span span[2])
+{
     if (c->dead || c->fin_queued ||
         (c->state != RNIC_TCP_ESTABLISHED && c->state != RNIC_TCP_CLOSE_WAIT &&
          c->state != RNIC_TCP_SYN_SENT && c->state != RNIC_TCP_SYN_RCVD)) {
@@ -235,33 +250,20 @@ int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov,
         return RNIC_TCP_EAGAIN;
     }
     uint32_t pos = (c->sb_head + c->sb_len) % c->sb_size;
-    uint64_t sum = 0;
-    size_t off = 0;
-    for (int i = 0; i < iovcnt; i++) {
-        const uint8_t *p = iov[i].base;
-        size_t n = iov[i].len;
-        while (n) {
-            size_t k = c->sb_size - pos;
-            if (k > n) {
-                k = n;
-            }
-            sum += rnic_csum_at(rnic_csum_copy(c->sb + pos, p, k), off);
-            pos += (uint32_t)k;     /* k <= sb_size - pos: wrap at most to 0 */
-            if (pos == c->sb_size) {
-                pos = 0;
-            }
-            p += k;
-            n -= k;
-            off += k;
-        }
+    size_t k = c->sb_size - pos;
+    if (k > len) {
+        k = len;
     }
-    if (!c->rec_cnt) {
-        c->rec_first = c->sb_seq + c->sb_len;
-    }
+    span[0] = (struct rnic_span){ c->sb + pos, k };
+    span[1] = (struct rnic_span){ c->sb, len - k };
+    return RNIC_TCP_OK;
+}
+
+void rnic_tcp_commit(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns)
+{
     uint32_t ri = (c->rec_head + c->rec_cnt) % c->rec_cap;
     c->sb_len += (uint32_t)len;
     c->rec[ri] = c->sb_seq + c->sb_len;
-    c->rec_sum[ri] = rnic_csum_fold16(sum);
     c->rec_cnt++;
     struct rnic_tcp *t = c->t;
     tcp_enter(t, now_ns);
@@ -269,6 +271,27 @@ int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov,
         tcp_output(c);
     }
     tcp_leave(t);
+}
+
+int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov,
+                   int iovcnt,
+                   uint64_t now_ns)
+{
+    struct rnic_span sp[2];
+    size_t len = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        len += iov[i].len;
+    }
+    int err = rnic_tcp_reserve(c, len, sp);
+    if (err) {
+        return err;
+    }
+    size_t off = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        rnic_span_put(sp, off, iov[i].base, iov[i].len);
+        off += iov[i].len;
+    }
+    rnic_tcp_commit(c, len, now_ns);
     return RNIC_TCP_OK;
 }
 

@@ -29,8 +29,7 @@ struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t)
         return NULL;
     }
     uint8_t *sb = malloc(t->cfg.sndbuf);
-    /* record ends, then the records' checksums */
-    uint32_t *rec = malloc(2 * sizeof(uint32_t) * t->cfg.max_records);
+    uint32_t *rec = malloc(sizeof(uint32_t) * t->cfg.max_records);
     if (!sb || !rec) {
         free(sb);
         free(rec);
@@ -43,7 +42,6 @@ struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t)
     c->sb_size = t->cfg.sndbuf;
     c->rec = rec;
     c->rec_cap = t->cfg.max_records;
-    c->rec_sum = rec + c->rec_cap;
     c->heap_idx = UINT32_MAX;
     c->mtu = t->cfg.mtu;
     c->rcv_buf = t->cfg.rcvbuf;

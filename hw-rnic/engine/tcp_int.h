@@ -85,12 +85,6 @@ struct rnic_tcp_conn {
     /* ring of record end sequence numbers */
     uint32_t *rec;
     uint32_t rec_cap, rec_head, rec_cnt;
-    /*
-     * per record (same ring index): its bytes' checksum, folded, summed as
-     * they were copied in; a segment of whole records needs no checksum pass
-     */
-    uint32_t *rec_sum;
-    uint32_t rec_first;                 /* start sequence of rec[rec_head] */
 
     /* receive sequence space */
     uint32_t irs, rcv_nxt, rcv_adv, rcv_buf, rcv_unread;

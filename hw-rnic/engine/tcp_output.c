@@ -110,47 +110,20 @@ uint32_t tcp_rcv_window(struct rnic_tcp_conn *c)
 }
 
 /*
- * Checksum of the payload [seq, seq + len) from the records' sums, if it is
- * made of whole records (the usual segment); false otherwise.
+ * Copy the payload [seq, seq + len) into the frame and return its checksum,
+ * summed in the same pass (the ring holds bytes only: a record's sum cannot
+ * be taken when it is queued, its payload may be DMA'd straight in).
  */
-static bool payload_sum(const struct rnic_tcp_conn *c, uint32_t seq,
-                        uint32_t len, uint32_t *out)
-{
-    uint32_t i = rec_find(c, seq);
-    uint32_t start = i ? rec_at(c, i - 1) : c->rec_first;
-    uint32_t end = seq + len;
-    uint64_t sum = 0;
-
-    if (i == c->rec_cnt || start != seq) {
-        return false;
-    }
-    for (; i < c->rec_cnt; i++) {
-        uint32_t j = rec_idx(c, i);
-        uint32_t e = c->rec[j];
-        if (SEQ_GT(e, end)) {
-            return false;
-        }
-        sum += rnic_csum_at(c->rec_sum[j], start - seq);
-        if (e == end) {
-            *out = rnic_csum_fold16(sum);
-            return true;
-        }
-        start = e;
-    }
-    return false;
-}
-
-static void copy_payload(const struct rnic_tcp_conn *c, uint8_t *dst,
-                         uint32_t seq, uint32_t len)
+static uint64_t copy_payload(const struct rnic_tcp_conn *c, uint8_t *dst,
+                             uint32_t seq, uint32_t len)
 {
     uint32_t pos = (c->sb_head + (seq - c->sb_seq)) % c->sb_size;
     uint32_t k = c->sb_size - pos;
     if (k >= len) {
-        memcpy(dst, c->sb + pos, len);
-    } else {
-        memcpy(dst, c->sb + pos, k);
-        memcpy(dst + k, c->sb, len - k);
+        return rnic_csum_copy(dst, c->sb + pos, len);
     }
+    return (uint64_t)rnic_csum_copy(dst, c->sb + pos, k) +
+           rnic_csum_at(rnic_csum_copy(dst + k, c->sb, len - k), k);
 }
 
 /*
@@ -207,16 +180,13 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len,
     }
     rnic_put16(th + 16, 0);
     rnic_put16(th + 18, 0);
+    uint32_t psum = 0;
     if (len) {
-        copy_payload(c, th + thlen, seq, len);
+        psum = rnic_csum_fold16(copy_payload(c, th + thlen, seq, len));
     }
     if (!t->cfg.tx_csum_offload) {
         uint32_t sum = rnic_csum_pseudo4(t->cfg.addr.u.v4, c->raddr.u.v4,
                                          RNIC_IPPROTO_TCP, l4len);
-        uint32_t psum = 0;
-        if (len && !payload_sum(c, seq, len, &psum)) {
-            psum = rnic_csum_fold16(rnic_csum_add(0, th + thlen, len));
-        }
         /* pseudo header + psum stay far below 2^32 */
         sum = rnic_csum_add(sum + psum, th, thlen);
         rnic_put16(th + 16, rnic_csum_fold(sum));
@@ -330,7 +300,6 @@ void tcp_sb_ack(struct rnic_tcp_conn *c, uint32_t ack)
     c->sb_len -= n;
     c->sb_seq = upto;
     while (c->rec_cnt && SEQ_LEQ(c->rec[c->rec_head], upto)) {
-        c->rec_first = c->rec[c->rec_head];
         c->rec_head = (c->rec_head + 1) % c->rec_cap;
         c->rec_cnt--;
     }
