@@ -39,15 +39,13 @@ struct ibv_cq *rnic_create_cq(struct ibv_context *ibctx, int cqe,
 		goto err_free;
 
 	/* Ring pages, then a page whose first 8 bytes are the dbrec. */
-	ring_len = align((size_t)depth * RNIC_CQE_SIZE, RNIC_PAGE_SIZE);
-	cq->buf_size = ring_len + RNIC_PAGE_SIZE;
-	cq->buf = rnic_alloc_queue_mem(cq->buf_size);
-	if (!cq->buf)
+	ring_len = rnic_ring_len(depth, RNIC_CQE_SIZE);
+	if (rnic_alloc_queue_mem(&cq->mem, ring_len + RNIC_PAGE_SIZE))
 		goto err_lock;
 
-	cmd.drv_payload.buf_va = (uintptr_t)cq->buf;
+	cmd.drv_payload.buf_va = (uintptr_t)cq->mem.buf;
 	cmd.drv_payload.buf_len = ring_len;
-	cmd.drv_payload.dbrec_va = (uintptr_t)cq->buf + ring_len;
+	cmd.drv_payload.dbrec_va = (uintptr_t)cq->mem.buf + ring_len;
 	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->ibv_cq,
 				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
@@ -61,8 +59,8 @@ struct ibv_cq *rnic_create_cq(struct ibv_context *ibctx, int cqe,
 	 * asked: whole pages); trust its depth only if it fits that ring.
 	 */
 	depth = resp.drv_payload.depth;
-	if (depth < (uint32_t)cqe || (depth & (depth - 1)) ||
-	    (size_t)depth * RNIC_CQE_SIZE > ring_len) {
+	if (depth < (uint32_t)cqe ||
+	    !rnic_ring_fits(depth, RNIC_CQE_SIZE, ring_len)) {
 		verbs_err(&ctx->ibv_ctx, "rnic: driver answered CQ depth %u for a %zu-byte ring\n",
 			  depth, ring_len);
 		ibv_cmd_destroy_cq(&cq->ibv_cq);
@@ -71,16 +69,16 @@ struct ibv_cq *rnic_create_cq(struct ibv_context *ibctx, int cqe,
 	}
 
 	cq->cqn = resp.drv_payload.cqn;
-	cq->ring.cqe = cq->buf;
+	cq->ring.cqe = cq->mem.buf;
 	cq->ring.depth = depth;
 	cq->ring.log_depth = ilog32(depth) - 1;
 	cq->ring.cons = 0;
-	cq->ring.dbrec = (__le32 *)((uint8_t *)cq->buf + ring_len);
+	cq->ring.dbrec = (__le32 *)((uint8_t *)cq->mem.buf + ring_len);
 	cq->ibv_cq.cqe = depth;
 	return &cq->ibv_cq;
 
 err_mem:
-	rnic_free_queue_mem(cq->buf, cq->buf_size);
+	rnic_free_queue_mem(&cq->mem);
 err_lock:
 	pthread_spin_destroy(&cq->lock);
 err_free:
@@ -96,7 +94,7 @@ int rnic_destroy_cq(struct ibv_cq *ibcq)
 	ret = ibv_cmd_destroy_cq(ibcq);
 	if (ret)
 		return ret;
-	rnic_free_queue_mem(cq->buf, cq->buf_size);
+	rnic_free_queue_mem(&cq->mem);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;

@@ -84,12 +84,6 @@ static void rnic_unlock_cqs(struct ibv_qp *ibqp)
 		pthread_spin_unlock(&b->lock);
 }
 
-static bool rnic_depth_fits(uint32_t depth, size_t wqe_size, size_t len)
-{
-	return depth && !(depth & (depth - 1)) && depth <= RNIC_MAX_WQ_DEPTH &&
-	       depth * wqe_size <= len;
-}
-
 /* Requests the device cannot hold are refused before asking the kernel. */
 static bool rnic_qp_caps_ok(struct rnic_context *ctx,
 			    const struct ibv_qp_init_attr *attr)
@@ -107,17 +101,14 @@ static void rnic_qp_init_rings(struct rnic_qp *qp, size_t sq_len,
 			       const struct rnic_create_qp_resp *r,
 			       const struct ibv_qp_cap *cap)
 {
-	qp->sq.buf = qp->buf;
-	qp->sq.depth = r->sq_depth;
-	qp->sq.wqe_shift = ilog32(RNIC_SQ_WQE_SIZE) - 1;
-	qp->sq.max_sge = min_t(uint32_t, cap->max_send_sge, RNIC_SQ_MAX_SGE);
+	rnic_wq_init(&qp->sq, qp->mem.buf, r->sq_depth, RNIC_SQ_WQE_SIZE,
+		     min_t(uint32_t, cap->max_send_sge, RNIC_SQ_MAX_SGE));
 	qp->sq.max_inline = r->max_inline;
 	if (qp->srq)
 		return;
-	qp->rq.buf = (uint8_t *)qp->buf + sq_len;
-	qp->rq.depth = r->rq_depth;
-	qp->rq.wqe_shift = ilog32(RNIC_RQ_WQE_SIZE) - 1;
-	qp->rq.max_sge = min_t(uint32_t, cap->max_recv_sge, RNIC_RQ_MAX_SGE);
+	rnic_wq_init(&qp->rq, (uint8_t *)qp->mem.buf + sq_len, r->rq_depth,
+		     RNIC_RQ_WQE_SIZE,
+		     min_t(uint32_t, cap->max_recv_sge, RNIC_RQ_MAX_SGE));
 }
 
 struct ibv_qp *rnic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
@@ -156,16 +147,14 @@ struct ibv_qp *rnic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		goto err_sq_lock;
 	qp->srq = attr->srq ? to_rnic_srq(attr->srq) : NULL;
 
-	sq_len = align((size_t)sq_depth * RNIC_SQ_WQE_SIZE, RNIC_PAGE_SIZE);
-	rq_len = align((size_t)rq_depth * RNIC_RQ_WQE_SIZE, RNIC_PAGE_SIZE);
-	qp->buf_size = sq_len + rq_len;
-	qp->buf = rnic_alloc_queue_mem(qp->buf_size);
-	if (!qp->buf)
+	sq_len = rnic_ring_len(sq_depth, RNIC_SQ_WQE_SIZE);
+	rq_len = rnic_ring_len(rq_depth, RNIC_RQ_WQE_SIZE);
+	if (rnic_alloc_queue_mem(&qp->mem, sq_len + rq_len))
 		goto err_rq_lock;
 
-	cmd.drv_payload.sq_va = (uintptr_t)qp->buf;
+	cmd.drv_payload.sq_va = (uintptr_t)qp->mem.buf;
 	cmd.drv_payload.sq_len = sq_len;
-	cmd.drv_payload.rq_va = rq_len ? (uintptr_t)qp->buf + sq_len : 0;
+	cmd.drv_payload.rq_va = rq_len ? (uintptr_t)qp->mem.buf + sq_len : 0;
 	cmd.drv_payload.rq_len = rq_len;
 	/*
 	 * Every WQE has room for the device's maxima, so ask for them: the
@@ -184,9 +173,9 @@ struct ibv_qp *rnic_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	}
 
 	/* The rings are ours: a driver answer that overruns them is refused. */
-	if (!rnic_depth_fits(r->sq_depth, RNIC_SQ_WQE_SIZE, sq_len) ||
+	if (!rnic_wq_fits(r->sq_depth, RNIC_SQ_WQE_SIZE, sq_len) ||
 	    (qp->srq ? r->rq_depth != 0 :
-	     !rnic_depth_fits(r->rq_depth, RNIC_RQ_WQE_SIZE, rq_len)) ||
+	     !rnic_wq_fits(r->rq_depth, RNIC_RQ_WQE_SIZE, rq_len)) ||
 	    r->max_inline > RNIC_SQ_MAX_INLINE) {
 		verbs_err(&ctx->ibv_ctx, "rnic: driver answered SQ %u RQ %u inline %u for rings of %zu/%zu bytes\n",
 			  r->sq_depth, r->rq_depth, r->max_inline, sq_len,
@@ -215,7 +204,7 @@ err_destroy:
 	ibv_cmd_destroy_qp(&qp->ibv_qp);
 	errno = ret;
 err_mem:
-	rnic_free_queue_mem(qp->buf, qp->buf_size);
+	rnic_free_queue_mem(&qp->mem);
 err_rq_lock:
 	pthread_spin_destroy(&qp->rq_lock);
 err_sq_lock:
@@ -260,7 +249,7 @@ int rnic_destroy_qp(struct ibv_qp *ibqp)
 	rnic_store_qp(ctx, qp->qpn, NULL);
 	rnic_unlock_cqs(ibqp);
 
-	rnic_free_queue_mem(qp->buf, qp->buf_size);
+	rnic_free_queue_mem(&qp->mem);
 	pthread_spin_destroy(&qp->rq_lock);
 	pthread_spin_destroy(&qp->sq_lock);
 	free(qp);
@@ -278,12 +267,7 @@ int rnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	pthread_spin_lock(&qp->sq_lock);
 	old = qp->sq.prod;
 	ret = rnic_sq_post(&qp->sq, &qp->sq_policy, wr, bad_wr);
-	if (qp->sq.prod != old) {
-		/* WQEs reach memory before the device hears of them. */
-		udma_to_device_barrier();
-		rnic_ring_db(ctx, RNIC_DB_SQ,
-			     rnic_db_producer(qp->qpn, qp->sq.prod));
-	}
+	rnic_wq_doorbell(ctx, RNIC_DB_SQ, qp->qpn, &qp->sq, old);
 	pthread_spin_unlock(&qp->sq_lock);
 	return ret;
 }
@@ -291,23 +275,12 @@ int rnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 int rnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr)
 {
-	struct rnic_context *ctx = to_rnic_ctx(ibqp->context);
 	struct rnic_qp *qp = to_rnic_qp(ibqp);
-	uint32_t old;
-	int ret;
 
 	if (qp->srq) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&qp->rq_lock);
-	old = qp->rq.prod;
-	ret = rnic_rq_post(&qp->rq, wr, bad_wr);
-	if (qp->rq.prod != old) {
-		udma_to_device_barrier();
-		rnic_ring_db(ctx, RNIC_DB_RQ,
-			     rnic_db_producer(qp->qpn, qp->rq.prod));
-	}
-	pthread_spin_unlock(&qp->rq_lock);
-	return ret;
+	return rnic_post_rq(to_rnic_ctx(ibqp->context), &qp->rq_lock, &qp->rq,
+			    RNIC_DB_RQ, qp->qpn, wr, bad_wr);
 }

@@ -17,6 +17,7 @@
 #include <infiniband/driver.h>
 #include <util/mmio.h>
 #include <util/udma_barrier.h>
+#include <util/util.h>
 
 #include <rnic/hw.h>
 #include "rnic_ring.h"
@@ -32,6 +33,12 @@ struct rnic_device {
 #define RNIC_QP_DIR_SIZE	(1u << (RNIC_QPN_BITS - RNIC_QP_LEAF_SHIFT))
 
 struct rnic_qp;
+
+/* Ring memory the provider allocates and the kernel pins. */
+struct rnic_queue_mem {
+	void *buf;
+	size_t size;
+};
 
 struct rnic_context {
 	struct verbs_context ibv_ctx;
@@ -54,8 +61,7 @@ struct rnic_cq {
 	pthread_spinlock_t lock;
 	uint32_t cqn;
 	struct rnic_cq_ring ring;
-	void *buf;		/* ring pages, then one page for the dbrec */
-	size_t buf_size;
+	struct rnic_queue_mem mem;	/* ring pages, then one for the dbrec */
 };
 
 struct rnic_srq {
@@ -63,8 +69,7 @@ struct rnic_srq {
 	pthread_spinlock_t lock;
 	uint32_t srqn;
 	struct rnic_work_queue wq;
-	void *buf;
-	size_t buf_size;
+	struct rnic_queue_mem mem;
 };
 
 struct rnic_qp {
@@ -76,8 +81,7 @@ struct rnic_qp {
 	struct rnic_work_queue sq;
 	struct rnic_work_queue rq;	/* depth 0 with an SRQ */
 	struct rnic_srq *srq;
-	void *buf;		/* SQ pages, then RQ pages */
-	size_t buf_size;
+	struct rnic_queue_mem mem;	/* SQ pages, then RQ pages */
 };
 
 static inline struct rnic_context *to_rnic_ctx(struct ibv_context *ibctx)
@@ -107,9 +111,74 @@ static inline void rnic_ring_db(struct rnic_context *ctx, uint32_t offset,
 	mmio_write64_le((uint8_t *)ctx->db + offset, htole64(val));
 }
 
+/*
+ * The tail of every post: if WQEs were added since @old_prod, they reach
+ * memory before one doorbell tells the device the new producer index.
+ */
+static inline void rnic_wq_doorbell(struct rnic_context *ctx, uint32_t offset,
+				    uint32_t obj,
+				    const struct rnic_work_queue *wq,
+				    uint32_t old_prod)
+{
+	if (wq->prod == old_prod)
+		return;
+	udma_to_device_barrier();
+	rnic_ring_db(ctx, offset, rnic_db_producer(obj, wq->prod));
+}
+
+/* post_recv and post_srq_recv: the same WQEs into an RQ or an SRQ. */
+static inline int rnic_post_rq(struct rnic_context *ctx,
+			       pthread_spinlock_t *lock,
+			       struct rnic_work_queue *wq, uint32_t offset,
+			       uint32_t obj, struct ibv_recv_wr *wr,
+			       struct ibv_recv_wr **bad_wr)
+{
+	uint32_t old;
+	int ret;
+
+	pthread_spin_lock(lock);
+	old = wq->prod;
+	ret = rnic_rq_post(wq, wr, bad_wr);
+	rnic_wq_doorbell(ctx, offset, obj, wq, old);
+	pthread_spin_unlock(lock);
+	return ret;
+}
+
+/* A work queue over @buf once the driver's depth is checked. */
+static inline void rnic_wq_init(struct rnic_work_queue *wq, void *buf,
+				uint32_t depth, size_t wqe_size,
+				uint32_t max_sge)
+{
+	wq->buf = buf;
+	wq->depth = depth;
+	wq->wqe_shift = ilog32(wqe_size) - 1;
+	wq->max_sge = max_sge;
+}
+
+/* Bytes of ring for @depth entries of @entry_size: whole pages. */
+static inline size_t rnic_ring_len(uint32_t depth, size_t entry_size)
+{
+	return align((size_t)depth * entry_size, RNIC_PAGE_SIZE);
+}
+
+/* A depth the driver answered: a power of 2 whose entries fit in @len. */
+static inline bool rnic_ring_fits(uint32_t depth, size_t entry_size,
+				  size_t len)
+{
+	return depth && !(depth & (depth - 1)) &&
+	       (size_t)depth * entry_size <= len;
+}
+
+/* The same for an SQ, RQ or SRQ, whose slot numbers CQEs carry in 16 bits. */
+static inline bool rnic_wq_fits(uint32_t depth, size_t wqe_size, size_t len)
+{
+	return depth <= RNIC_MAX_WQ_DEPTH &&
+	       rnic_ring_fits(depth, wqe_size, len);
+}
+
 /* verbs.c */
-void *rnic_alloc_queue_mem(size_t size);
-void rnic_free_queue_mem(void *buf, size_t size);
+int rnic_alloc_queue_mem(struct rnic_queue_mem *mem, size_t size);
+void rnic_free_queue_mem(struct rnic_queue_mem *mem);
 uint32_t rnic_queue_depth(uint32_t wanted);
 int rnic_query_device(struct ibv_context *ibctx,
 		      const struct ibv_query_device_ex_input *input,

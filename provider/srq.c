@@ -35,13 +35,11 @@ struct ibv_srq *rnic_create_srq(struct ibv_pd *pd,
 		return NULL;
 	if (pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE))
 		goto err_free;
-	len = align((size_t)depth * RNIC_RQ_WQE_SIZE, RNIC_PAGE_SIZE);
-	srq->buf_size = len;
-	srq->buf = rnic_alloc_queue_mem(len);
-	if (!srq->buf)
+	len = rnic_ring_len(depth, RNIC_RQ_WQE_SIZE);
+	if (rnic_alloc_queue_mem(&srq->mem, len))
 		goto err_lock;
 
-	cmd.drv_payload.buf_va = (uintptr_t)srq->buf;
+	cmd.drv_payload.buf_va = (uintptr_t)srq->mem.buf;
 	cmd.drv_payload.buf_len = len;
 	init.attr.max_wr = depth;
 	init.attr.max_sge = ctx->max_recv_sge;	/* room is there in every WQE */
@@ -53,8 +51,7 @@ struct ibv_srq *rnic_create_srq(struct ibv_pd *pd,
 	}
 
 	depth = resp.drv_payload.depth;
-	if (!depth || (depth & (depth - 1)) || depth > RNIC_MAX_WQ_DEPTH ||
-	    (size_t)depth * RNIC_RQ_WQE_SIZE > len) {
+	if (!rnic_wq_fits(depth, RNIC_RQ_WQE_SIZE, len)) {
 		verbs_err(&ctx->ibv_ctx, "rnic: driver answered SRQ depth %u for a %zu-byte ring\n",
 			  depth, len);
 		ibv_cmd_destroy_srq(&srq->ibv_srq);
@@ -63,16 +60,14 @@ struct ibv_srq *rnic_create_srq(struct ibv_pd *pd,
 	}
 
 	srq->srqn = resp.drv_payload.srqn;
-	srq->wq.buf = srq->buf;
-	srq->wq.depth = depth;
-	srq->wq.wqe_shift = ilog32(RNIC_RQ_WQE_SIZE) - 1;
-	srq->wq.max_sge = min_t(uint32_t, init.attr.max_sge, RNIC_RQ_MAX_SGE);
+	rnic_wq_init(&srq->wq, srq->mem.buf, depth, RNIC_RQ_WQE_SIZE,
+		     min_t(uint32_t, init.attr.max_sge, RNIC_RQ_MAX_SGE));
 	attr->attr.max_wr = depth;
 	attr->attr.max_sge = srq->wq.max_sge;
 	return &srq->ibv_srq;
 
 err_mem:
-	rnic_free_queue_mem(srq->buf, srq->buf_size);
+	rnic_free_queue_mem(&srq->mem);
 err_lock:
 	pthread_spin_destroy(&srq->lock);
 err_free:
@@ -106,7 +101,7 @@ int rnic_destroy_srq(struct ibv_srq *ibsrq)
 	ret = ibv_cmd_destroy_srq(ibsrq);
 	if (ret)
 		return ret;
-	rnic_free_queue_mem(srq->buf, srq->buf_size);
+	rnic_free_queue_mem(&srq->mem);
 	pthread_spin_destroy(&srq->lock);
 	free(srq);
 	return 0;
@@ -115,19 +110,8 @@ int rnic_destroy_srq(struct ibv_srq *ibsrq)
 int rnic_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr)
 {
-	struct rnic_context *ctx = to_rnic_ctx(ibsrq->context);
 	struct rnic_srq *srq = to_rnic_srq(ibsrq);
-	uint32_t old;
-	int ret;
 
-	pthread_spin_lock(&srq->lock);
-	old = srq->wq.prod;
-	ret = rnic_rq_post(&srq->wq, wr, bad_wr);
-	if (srq->wq.prod != old) {
-		udma_to_device_barrier();
-		rnic_ring_db(ctx, RNIC_DB_SRQ,
-			     rnic_db_producer(srq->srqn, srq->wq.prod));
-	}
-	pthread_spin_unlock(&srq->lock);
-	return ret;
+	return rnic_post_rq(to_rnic_ctx(ibsrq->context), &srq->lock, &srq->wq,
+			    RNIC_DB_SRQ, srq->srqn, wr, bad_wr);
 }

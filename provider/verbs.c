@@ -19,32 +19,36 @@
  * is "not yet written" on the first pass) and excluded from fork so a child
  * cannot take the pages the device writes to.
  */
-void *rnic_alloc_queue_mem(size_t size)
+int rnic_alloc_queue_mem(struct rnic_queue_mem *mem, size_t size)
 {
 	void *buf;
 	int ret;
 
 	ret = posix_memalign(&buf, RNIC_PAGE_SIZE, size);
-	if (ret) {
-		errno = ret;
-		return NULL;
-	}
+	if (ret)
+		goto err;
 	memset(buf, 0, size);
 	ret = ibv_dontfork_range(buf, size);
 	if (ret) {
 		free(buf);
-		errno = ret;
-		return NULL;
+		goto err;
 	}
-	return buf;
+	mem->buf = buf;
+	mem->size = size;
+	return 0;
+
+err:
+	errno = ret;
+	return ret;
 }
 
-void rnic_free_queue_mem(void *buf, size_t size)
+void rnic_free_queue_mem(struct rnic_queue_mem *mem)
 {
-	if (!buf)
+	if (!mem->buf)
 		return;
-	ibv_dofork_range(buf, size);
-	free(buf);
+	ibv_dofork_range(mem->buf, mem->size);
+	free(mem->buf);
+	mem->buf = NULL;
 }
 
 /* Ring depth for @wanted entries: a power of 2, at least 2. */
