@@ -4,7 +4,9 @@
 # pyverbs) on one guest's RDMA device through the rnic provider: the modules
 # that apply to an iWARP RC device (RNIC_PYVERBS_MODULES). Every test's outcome
 # is printed; a RESULT line counts ran/passed/skipped/failed/errors. Failures
-# and errors fail the test.
+# and errors fail the test. Then rnic-user-post-errors.py: the provider's
+# answers to bad work requests (EINVAL/ENOMEM, bad_wr), which rdma-core's
+# tests do not check.
 . "$RNIC_LAB_DIR/guest/lib.sh"
 set -o pipefail
 net_up
@@ -31,4 +33,8 @@ result "pyverbs-${RNIC_NIC%%,*}" ran="${ran:-0}" passed="$passed" skipped="$skip
 [ -n "$ran" ] && [ "$ran" -gt 0 ] || fail "pyverbs ran no test (rc $rc)"
 [ "$failed" = 0 ] && [ "$errors" = 0 ] || fail "pyverbs: $failed failed, $errors errors"
 [ $rc = 0 ] || fail "run_tests.py exited $rc"
+
+# Prints its checks and its own RESULT line.
+timeout 120 python3 -B "$RNIC_LAB_DIR/guest/rnic-user-post-errors.py" "$DEV" ||
+	fail "post-errors: a check failed (exit $?)"
 exit 0
