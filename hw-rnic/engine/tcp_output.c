@@ -111,14 +111,22 @@ uint32_t tcp_rcv_window(struct rnic_tcp_conn *c)
 
 /*
  * Copy the payload [seq, seq + len) into the frame and return its checksum,
- * summed in the same pass (the ring holds bytes only: a record's sum cannot
- * be taken when it is queued, its payload may be DMA'd straight in).
+ * summed in the same pass unless offloaded (the ring holds bytes only: a
+ * record's sum cannot be taken when it is queued, its payload may be DMA'd
+ * straight in).
  */
 static uint64_t copy_payload(const struct rnic_tcp_conn *c, uint8_t *dst,
                              uint32_t seq, uint32_t len)
 {
     uint32_t pos = (c->sb_head + (seq - c->sb_seq)) % c->sb_size;
     uint32_t k = c->sb_size - pos;
+    if (c->t->cfg.tx_csum_offload) {
+        memcpy(dst, c->sb + pos, k >= len ? len : k);
+        if (k < len) {
+            memcpy(dst + k, c->sb, len - k);
+        }
+        return 0;
+    }
     if (k >= len) {
         return rnic_csum_copy(dst, c->sb + pos, len);
     }
