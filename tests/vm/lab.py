@@ -153,12 +153,24 @@ def write_env(a, i, kroot, kver):
 def netdevs(a, lab):
     """One netdev argument per guest: a lone guest's socket points nowhere,
     two guests get cross-pointed unix dgram sockets (optionally through the
-    impairment relay), more are joined by a guest-less QEMU hub."""
+    impairment relay) or, with --wire stream, one unix stream connection; more
+    are joined by a guest-less QEMU hub."""
     d = a.out
     sock = lambda name: os.path.join(d, name)
     dgram = 'dgram,id=n0,local.type=unix,local.path=%s,remote.type=unix,remote.path=%s'
     if a.guests == 1:
         return [dgram % (sock('g1.sock'), sock('none.sock'))]
+    if a.guests == 2 and not a.relay and a.wire == 'stream':
+        # A unix datagram socket queues only net.unix.max_dgram_qlen (10)
+        # frames: bulk senders stall on a full peer queue. A stream socket
+        # pushes back through its byte buffer instead. Not the default: it
+        # makes siw-vs-siw perftest runs hit siw's accept races (docs/vm-lab.md).
+        # Guest 2's QEMU retries until guest 1's QEMU listens; frames sent
+        # before that are dropped (the netdev's link is down), as a dgram send
+        # to a missing socket is.
+        path = sock('wire.sock')
+        return ['stream,id=n0,server=on,addr.type=unix,addr.path=%s' % path,
+                'stream,id=n0,server=off,reconnect-ms=50,addr.type=unix,addr.path=%s' % path]
     if a.guests == 2 and not a.relay:
         return [dgram % (sock('g1.sock'), sock('g2.sock')), dgram % (sock('g2.sock'), sock('g1.sock'))]
     if a.guests == 2:
@@ -281,6 +293,9 @@ def main():
     p.add_argument('--mtu', type=int, default=1500)
     p.add_argument('--out', help='run directory (default: a new one under $RNIC_CACHE/runs)')
     p.add_argument('--env', action='append', default=[], help='KEY=VALUE for the guest scripts')
+    p.add_argument('--wire', choices=('stream', 'dgram'), default=os.environ.get('RNIC_LAB_WIRE', 'dgram'),
+                   help='two guests without relay: a pair of unix dgram sockets (default) or one unix '
+                   'stream connection without the 10-frame queue limit (default from $RNIC_LAB_WIRE)')
     p.add_argument('--relay', nargs=argparse.REMAINDER, default=None,
                    help='put relay.py between two guests; the rest of the line is its options')
     p.add_argument('--qemu-arg', action='append', default=[], help='extra QEMU argument (each guest)')
@@ -301,6 +316,8 @@ def main():
         die('--nic lists %d NICs for %d guests' % (len(nics), a.guests))
     if a.relay is not None and a.guests != 2:
         die('--relay needs exactly two guests')
+    if a.wire not in ('stream', 'dgram'):    # argparse checks choices, not an env default
+        die('unknown wire %r (stream or dgram)' % a.wire)
     if not os.path.exists(a.script):
         die('no script %s' % a.script)
     if not a.out:
