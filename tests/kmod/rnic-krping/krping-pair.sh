@@ -5,7 +5,9 @@
 #       --script tests/kmod/rnic-krping/krping-pair.sh
 #   ./rnic lab --guests 2 --nic rnic --script tests/kmod/rnic-krping/krping-pair.sh
 # Guest 1 serves, guest 2 connects; both print the module's RESULT line.
-# RNIC_KRPING_MAX (bytes, default 8 MiB) and RNIC_KRPING_ITERS tune the run.
+# RNIC_KRPING_MAX (bytes, default 8 MiB) and RNIC_KRPING_ITERS tune the run;
+# RNIC_KRPING_ZERO_READ=0 leaves out the client's 0-byte Read (set when siw
+# serves: its stale Read Response, docs/conformance.md).
 . "$RNIC_LAB_DIR/guest/lib.sh"
 set -o pipefail
 KO=${RNIC_KRPING_KO:-$RNIC_CACHE/build/kmod-rnic-krping-6.12/rnic_krping.ko}
@@ -28,6 +30,7 @@ wait_peer
 pin_peer_neigh
 
 args="port=$PORT max_size=${RNIC_KRPING_MAX:-8388608} iters=${RNIC_KRPING_ITERS:-2}"
+args="$args zero_read=${RNIC_KRPING_ZERO_READ:-1}"
 last_result() { dmesg | grep 'rnic_krping: RESULT' | tail -1; }
 
 rc=0
