@@ -77,8 +77,10 @@ serve() { # serve TOOL
 	rdmacm) timeout 300 rdma_server -s "$RNIC_IP" -p "$(port rdmacm)" ;;
 	write_bw | read_bw | send_bw | write_lat | read_lat | send_lat)
 		a=$(perf_args "$1")
+		# Started over when the client reports a hung attempt (siw's accept
+		# race, see serve_until_client_done in lib.sh).
 		# shellcheck disable=SC2086
-		timeout 600 "ib_$1" $a ;;
+		serve_until_client_done "$(perf_name "$1")" 660 "ib_$1" $a ;;
 	qperf)
 		rfc7306_on
 		# Runs until the client's "quit" (also sent when the client fails).
@@ -90,15 +92,27 @@ serve() { # serve TOOL
 	esac || fail "$1 server"
 }
 
+# perf_name TOOL: the name of this run's server/client pair (lib.sh's
+# serve_until_client_done / client_try files); a tool may run several times.
+perf_name() { echo "$1.$RUN"; }
+
 # perf_client TOOL: run it, print it, check a row per size, report each row.
+# Each attempt is bounded (one size: 90 s for bandwidth, 60 s for latency, as
+# soft-rdma-pair.sh; -a: 420 s); refusals are retried for 180 s more.
 perf_client() {
-	local out a rows want
+	local out a rows want each=420
 	a=$(perf_args "$1")
+	if [ -n "$SIZE" ]; then
+		case "$1" in *_bw) each=90 ;; *) each=60 ;; esac
+	fi
 	# shellcheck disable=SC2086
-	out=$(retry 180 timeout 600 "ib_$1" $a "$RNIC_PEER") || { echo "$out"; fail "ib_$1 client"; }
+	out=$(client_try "$(perf_name "$1")" $((each + 180)) $each "ib_$1" $a "$RNIC_PEER") ||
+		{ echo "$out"; fail "ib_$1 client"; }
 	echo "$out"
-	# Result rows start with the size in bytes and an iteration count.
-	rows=$(echo "$out" | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 5')
+	# Result rows start with the size in bytes and an iteration count; out
+	# holds every attempt: only the rows after the last header count.
+	rows=$(echo "$out" | awk '/#bytes/ { r = "" }
+		$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 5 { r = r $0 "\n" } END { printf "%s", r }')
 	if [ -n "$SIZE" ]; then want=1; else want=23; fi # -a: 2^1 .. 2^23
 	[ "$(echo "$rows" | grep -c .)" = $want ] || fail "ib_$1: $(echo "$rows" | grep -c .) result rows, want $want"
 	case "$1" in
