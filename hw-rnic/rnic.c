@@ -80,11 +80,14 @@ static void rnic_tx_sent(NetClientState *nc, ssize_t len)
 static bool rnic_send_frame_cb(void *opaque, const void *frame, size_t len)
 {
     RnicState *s = opaque;
+    ssize_t ret;
 
     trace_rnic_tx_frame(len);
     /* 0: the peer is busy and queued the frame; rnic_tx_sent follows. */
-    return qemu_send_packet_async(qemu_get_queue(s->nic), frame, len,
-                                  rnic_tx_sent) != 0;
+    ret = qemu_send_packet_async(qemu_get_queue(s->nic), frame, len,
+                                 rnic_tx_sent);
+    trace_rnic_tx_done(len, ret);
+    return ret != 0;
 }
 
 static void rnic_rx_resume_cb(void *opaque)
@@ -118,6 +121,11 @@ static void rnic_timer_mod_cb(void *opaque, uint64_t deadline_ns)
 
     if (!s->timer) {
         return;     /* rnic_dev_init's own reset, before the timer exists */
+    }
+    if (trace_event_get_state_backends(TRACE_RNIC_TIMER_MOD)) {
+        trace_rnic_timer_mod(deadline_ns == UINT64_MAX ? -1 :
+                             (int64_t)(deadline_ns -
+                                       qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL)));
     }
     if (deadline_ns == UINT64_MAX) {
         timer_del(s->timer);
@@ -154,6 +162,7 @@ static void rnic_timer_cb(void *opaque)
 {
     RnicState *s = opaque;
 
+    trace_rnic_timer();
     rnic_dev_timer(s->core);
     qemu_bh_schedule(s->bh);
 }
@@ -233,8 +242,10 @@ static ssize_t rnic_receive(NetClientState *nc, const uint8_t *buf,
                             size_t size)
 {
     RnicState *s = qemu_get_nic_opaque(nc);
-    bool taken = rnic_dev_receive(s->core, buf, size);
+    bool taken;
 
+    trace_rnic_rx_start(size);
+    taken = rnic_dev_receive(s->core, buf, size);
     trace_rnic_rx_frame(size, taken);
     /* 0 makes the net layer queue the frame until rx_resume flushes it. */
     return taken ? size : 0;
