@@ -119,9 +119,15 @@ bool rnic_iw_send_fpdu(struct rnic_dev *d, struct rnic_iw_conn *c,
                 RNIC_TCP_OK;
 }
 
-/* n payload octets of the message at offset off into buf */
-typedef enum rnic_mr_err (*gather_fn)(struct rnic_dev *d, struct rnic_qp *qp,
-                                      uint32_t off, uint8_t *buf, uint32_t n);
+/*
+ * Where a segment's payload comes from: gather(ctx, off, buf, n) reads n
+ * octets, off past what earlier segments sent, as an rnic_span_fill_fn
+ * returning an enum rnic_mr_err.
+ */
+struct gather_ctx {
+    struct rnic_dev *d;
+    struct rnic_qp *qp;
+};
 
 /*
  * One FPDU of hdr + plen payload octets that gather() reads from guest
@@ -133,13 +139,15 @@ typedef enum rnic_mr_err (*gather_fn)(struct rnic_dev *d, struct rnic_qp *qp,
  */
 static int send_fpdu_gather(struct rnic_dev *d, struct rnic_qp *qp,
                             const uint8_t *hdr, size_t hlen, uint32_t plen,
-                            gather_fn gather, enum rnic_mr_err *err)
+                            rnic_span_fill_fn gather, enum rnic_mr_err *err)
 {
     struct rnic_iw_conn *c = qp->iw->conn;
-    uint32_t ulen = (uint32_t)hlen + plen, size, n, k;
+    struct gather_ctx gc = { d, qp };
+    uint32_t ulen = (uint32_t)hlen + plen, size, n;
     struct rnic_mpa_piece pc[2];
     struct rnic_span sp[2];
-    uint8_t prefix[2], trailer[7];
+    uint8_t prefix[2], trailer[7], *a, *b;
+    size_t k;
 
     if (!c->tc || c->fin_sent) {
         return 0;
@@ -149,7 +157,7 @@ static int send_fpdu_gather(struct rnic_dev *d, struct rnic_qp *qp,
         return 0;
     }
     if (c->tx.markers) {
-        *err = plen ? gather(d, qp, 0, c->pbuf, plen) : RNIC_MR_OK;
+        *err = (enum rnic_mr_err)gather(&gc, 0, c->pbuf, plen);
         if (*err) {
             return -1;
         }
@@ -159,31 +167,13 @@ static int send_fpdu_gather(struct rnic_dev *d, struct rnic_qp *qp,
         return 0;
     }
     /* the ULPDU [2, 2 + ulen) in the ring: one piece, or two if it wraps */
-    k = sp[0].len > 2 ? (uint32_t)sp[0].len - 2 : 0;
-    if (k >= ulen) {
-        pc[0] = (struct rnic_mpa_piece){ sp[0].base + 2, ulen };
-        pc[1] = (struct rnic_mpa_piece){ NULL, 0 };
-    } else {
-        pc[0] = (struct rnic_mpa_piece){ sp[0].base + 2, k };
-        pc[1] = (struct rnic_mpa_piece){ sp[1].base + (2 + k - sp[0].len),
-                                         ulen - k };
-    }
+    k = rnic_span_at(sp, 2, ulen, &a, &b);
+    pc[0] = (struct rnic_mpa_piece){ a, k };
+    pc[1] = (struct rnic_mpa_piece){ b, ulen - k };
     rnic_span_put(sp, 2, hdr, hlen);
-    if (plen) {
-        /* the payload (at hlen in the ULPDU): before the wrap, then after */
-        n = k > hlen ? k - (uint32_t)hlen : 0;
-        if (n > plen) {
-            n = plen;
-        }
-        *err = n ? gather(d, qp, 0, (uint8_t *)pc[0].base + hlen, n) :
-                   RNIC_MR_OK;
-        if (!*err && n < plen) {
-            *err = gather(d, qp, n, (uint8_t *)pc[1].base +
-                          (hlen + n - pc[0].len), plen - n);
-        }
-        if (*err) {
-            return -1;
-        }
+    *err = (enum rnic_mr_err)rnic_span_gather(sp, 2 + hlen, plen, gather, &gc);
+    if (*err) {
+        return -1;
     }
     n = rnic_mpa_fpdu_frame(&c->tx, pc, pc[1].len ? 2 : 1, prefix, trailer);
     if (!n) {
@@ -260,10 +250,10 @@ void rnic_iw_wc_done(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
 }
 
 /* Copy n payload bytes of the current WQE, off past its offset, to buf. */
-static enum rnic_mr_err cur_payload(struct rnic_dev *d, struct rnic_qp *qp,
-                                    uint32_t off, uint8_t *buf, uint32_t n)
+static int cur_payload(void *ctx, size_t off, uint8_t *buf, size_t n)
 {
-    struct rnic_iw_qp *iq = qp->iw;
+    struct gather_ctx *gc = ctx;
+    struct rnic_iw_qp *iq = gc->qp->iw;
     uint64_t at = iq->cur_off + off;
 
     if (!n) {
@@ -276,7 +266,7 @@ static enum rnic_mr_err cur_payload(struct rnic_dev *d, struct rnic_qp *qp,
         memcpy(buf, iq->cur.data.inline_data + at, n);
         return RNIC_MR_OK;
     }
-    return rnic_sgl_read(d, qp->pdn, &iq->cur_sgl, at, buf, n);
+    return rnic_sgl_read(gc->d, gc->qp->pdn, &iq->cur_sgl, at, buf, n);
 }
 
 static uint64_t cur_total(const struct rnic_iw_qp *iq)
@@ -597,13 +587,14 @@ static int tx_sq(struct rnic_dev *d, struct rnic_qp *qp)
 }
 
 /* n octets of the oldest Read Response's source, off past what was sent */
-static enum rnic_mr_err resp_payload(struct rnic_dev *d, struct rnic_qp *qp,
-                                     uint32_t off, uint8_t *buf, uint32_t n)
+static int resp_payload(void *ctx, size_t off, uint8_t *buf, size_t n)
 {
-    const struct rnic_iw_irq *r = &qp->iw->irq[qp->iw->irq_head];
+    struct gather_ctx *gc = ctx;
+    const struct rnic_iw_irq *r = &gc->qp->iw->irq[gc->qp->iw->irq_head];
 
-    return rnic_mr_read(d, r->src_stag, qp->pdn, RNIC_ACCESS_REMOTE_READ,
-                        r->src_to + r->sent + off, buf, n);
+    return rnic_mr_read(gc->d, r->src_stag, gc->qp->pdn,
+                        RNIC_ACCESS_REMOTE_READ, r->src_to + r->sent + off,
+                        buf, n);
 }
 
 /* One segment of the oldest Read Response or the Atomic Response. */

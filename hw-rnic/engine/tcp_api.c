@@ -212,26 +212,6 @@ size_t rnic_tcp_send_space(const struct rnic_tcp_conn *c)
     return c->sb_size - c->sb_len;
 }
 
-void rnic_span_put(const struct rnic_span span[2], size_t off,
-                   const void *src, size_t n)
-{
-    const uint8_t *p = src;
-    size_t k = 0;
-    if (!n) {
-        return;         /* src may be NULL then */
-    }
-    if (off < span[0].len) {
-        k = span[0].len - off < n ? span[0].len - off : n;
-        memcpy(span[0].base + off, p, k);
-        off = 0;
-    } else {
-        off -= span[0].len;
-    }
-    if (n > k) {
-        memcpy(span[1].base + off, p + k, n - k);
-    }
-}
-
 int rnic_tcp_reserve(struct rnic_tcp_conn *c, size_t len,
                      struct rnic_span span[2])
 {

@@ -119,19 +119,21 @@ static uint64_t copy_payload(const struct rnic_tcp_conn *c, uint8_t *dst,
                              uint32_t seq, uint32_t len)
 {
     uint32_t pos = (c->sb_head + (seq - c->sb_seq)) % c->sb_size;
-    uint32_t k = c->sb_size - pos;
+    uint32_t k = c->sb_size - pos;      /* octets before the ring wraps */
+    uint64_t sum;
+    if (k > len) {
+        k = len;
+    }
     if (c->t->cfg.tx_csum_offload) {
-        memcpy(dst, c->sb + pos, k >= len ? len : k);
-        if (k < len) {
-            memcpy(dst + k, c->sb, len - k);
-        }
+        memcpy(dst, c->sb + pos, k);
+        memcpy(dst + k, c->sb, len - k);
         return 0;
     }
-    if (k >= len) {
-        return rnic_csum_copy(dst, c->sb + pos, len);
+    sum = rnic_csum_copy(dst, c->sb + pos, k);
+    if (k == len) {
+        return sum;
     }
-    return (uint64_t)rnic_csum_copy(dst, c->sb + pos, k) +
-           rnic_csum_at(rnic_csum_copy(dst + k, c->sb, len - k), k);
+    return sum + rnic_csum_at(rnic_csum_copy(dst + k, c->sb, len - k), k);
 }
 
 /*

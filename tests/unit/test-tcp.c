@@ -531,6 +531,72 @@ static void test_reserve_commit(void)
     CHECK(n == sizeof(pat) && !memcmp(got, pat, sizeof(pat)));
 }
 
+/*
+ * rnic_span_gather: the part before the wrap, then the part after, each
+ * with its offset into the source; a failed first part stops the second.
+ */
+struct fill_log {
+    const uint8_t *src;
+    int calls, fail;
+    size_t off[2], len[2];
+};
+
+static int fill_from(void *ctx, size_t off, uint8_t *dst, size_t len)
+{
+    struct fill_log *f = ctx;
+
+    if (f->calls < 2) {
+        f->off[f->calls] = off;
+        f->len[f->calls] = len;
+    }
+    f->calls++;
+    if (f->fail) {
+        return f->fail;
+    }
+    memcpy(dst, f->src + off, len);
+    return 0;
+}
+
+static void test_span_gather(void)
+{
+    uint8_t a[10], b[10], src[20];
+    struct rnic_span sp[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+    struct fill_log f;
+
+    for (size_t i = 0; i < sizeof(src); i++) {
+        src[i] = (uint8_t)(0xa0 + i);
+    }
+    memset(a, 0, sizeof(a));
+    memset(b, 0, sizeof(b));
+    /* across the wrap: 6 octets at a + 4, then 6 at b */
+    f = (struct fill_log){ .src = src };
+    CHECK(rnic_span_gather(sp, 4, 12, fill_from, &f) == 0);
+    CHECK(f.calls == 2 && f.off[0] == 0 && f.len[0] == 6 &&
+          f.off[1] == 6 && f.len[1] == 6);
+    CHECK(!memcmp(a + 4, src, 6) && !memcmp(b, src + 6, 6) && a[3] == 0 &&
+          b[6] == 0);
+    /* wholly before or wholly after the wrap: one call */
+    f = (struct fill_log){ .src = src };
+    CHECK(rnic_span_gather(sp, 0, 10, fill_from, &f) == 0);
+    CHECK(f.calls == 1 && f.len[0] == 10 && !memcmp(a, src, 10));
+    f = (struct fill_log){ .src = src + 10 };
+    CHECK(rnic_span_gather(sp, 12, 5, fill_from, &f) == 0);
+    CHECK(f.calls == 1 && f.off[0] == 0 && f.len[0] == 5 &&
+          !memcmp(b + 2, src + 10, 5));
+    /* nothing to fill: no call */
+    f = (struct fill_log){ .src = src };
+    CHECK(rnic_span_gather(sp, 3, 0, fill_from, &f) == 0 && f.calls == 0);
+    /* the first part fails: its error, and the second part is not read */
+    f = (struct fill_log){ .src = src, .fail = 7 };
+    CHECK(rnic_span_gather(sp, 8, 4, fill_from, &f) == 7 && f.calls == 1);
+    /* rnic_span_put splits the same way; n 0 with no source is allowed */
+    memset(a, 0, sizeof(a));
+    memset(b, 0, sizeof(b));
+    rnic_span_put(sp, 7, src, 5);
+    CHECK(!memcmp(a + 7, src, 3) && !memcmp(b, src + 3, 2) && b[2] == 0);
+    rnic_span_put(sp, 5, NULL, 0);
+}
+
 /* Drive the passive connection into the named state. */
 static bool reach(int st)
 {
@@ -1128,6 +1194,7 @@ int main(void)
     test_ooo_sack();
     test_record_segmentation();
     test_reserve_commit();
+    test_span_gather();
     test_rst_every_state();
     test_orderly_close();
     test_rfc5961();
