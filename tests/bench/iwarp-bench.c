@@ -12,9 +12,11 @@
  * a loaded host slows them alike.  The data is checked after each run.
  *
  *   iwarp-bench [--runs N] [--mib N] [--max-conn N] [--no-memcpy]
+ *               [--crc on|off] [--mtu 1500|9000]
  *
  * --no-memcpy leaves the baselines out (and their 2 GiB of cold buffers):
- * for profiling the engine alone under perf or callgrind.
+ * for profiling the engine alone under perf or callgrind.  --crc and --mtu
+ * run only the cases that match (all four by default).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -261,7 +263,7 @@ int main(int argc, char **argv)
     static const struct { bool crc; uint16_t mtu; } cfg[] = {
         { true, 1500 }, { false, 1500 }, { true, 9000 }, { false, 9000 },
     };
-    int fail = 0;
+    int fail = 0, only_crc = -1, only_mtu = 0;
 
     for (i = 1; i < (unsigned)argc; i++) {
         if (!strcmp(argv[i], "--runs") && i + 1 < (unsigned)argc) {
@@ -272,9 +274,13 @@ int main(int argc, char **argv)
             no_memcpy = true;
         } else if (!strcmp(argv[i], "--mib") && i + 1 < (unsigned)argc) {
             mib = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--crc") && i + 1 < (unsigned)argc) {
+            only_crc = !strcmp(argv[++i], "on");
+        } else if (!strcmp(argv[i], "--mtu") && i + 1 < (unsigned)argc) {
+            only_mtu = atoi(argv[++i]);
         } else {
             fprintf(stderr, "usage: %s [--runs N] [--mib N] [--max-conn N] "
-                    "[--no-memcpy]\n",
+                    "[--no-memcpy] [--crc on|off] [--mtu 1500|9000]\n",
                     argv[0]);
             return 2;
         }
@@ -301,6 +307,10 @@ int main(int argc, char **argv)
         double g[64], hot[64], cold[64], rhot[64], rcold[64];
         uint64_t frames = 0;
 
+        if ((only_crc >= 0 && cfg[k].crc != only_crc) ||
+            (only_mtu && cfg[k].mtu != only_mtu)) {
+            continue;
+        }
         for (i = 0; i < runs; i++) {
             struct result r = run_once(cfg[k].crc, cfg[k].mtu, mib);
 
