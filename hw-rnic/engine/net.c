@@ -91,8 +91,8 @@ static uint32_t csum_run(uint32_t sum, uint8_t *dst, const uint8_t *p,
                          size_t len)
 {
     size_t bulk = len & ~(size_t)31;
-    uint64_t nat = HAVE_AVX2() ? words_avx2(dst, p, bulk)
-                               : words_scalar(dst, p, bulk);
+    uint64_t nat = !bulk ? 0 : HAVE_AVX2() ? words_avx2(dst, p, bulk) :
+                   words_scalar(dst, p, bulk);    /* headers: often none */
     uint64_t acc = sum;
 
     p += bulk;
@@ -238,6 +238,13 @@ size_t rnic_ip4_build(uint8_t *frame, const uint8_t *dmac, const uint8_t *smac,
     rnic_put16(ip + 10, 0);
     memcpy(ip + 12, src, 4);
     memcpy(ip + 16, dst, 4);
-    rnic_put16(ip + 10, rnic_csum_fold(rnic_csum_add(0, ip, RNIC_IP4_HLEN)));
+    /*
+     * Summed from the values, not read back: loads spanning the octet
+     * stores just made cannot be forwarded and stall (once per frame).
+     */
+    uint32_t sum = 0x4500u + RNIC_IP4_HLEN + l4_len + id + 0x4000u +
+                   (64u << 8 | proto) + rnic_get16(src) + rnic_get16(src + 2) +
+                   rnic_get16(dst) + rnic_get16(dst + 2);
+    rnic_put16(ip + 10, rnic_csum_fold(sum));
     return RNIC_ETH_HLEN + RNIC_IP4_HLEN;
 }
