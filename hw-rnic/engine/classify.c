@@ -246,9 +246,8 @@ listener_find(const struct rnic_steer *s, const struct rnic_flow_key *k)
 enum rnic_rx_class rnic_classify(const struct rnic_steer *s,
                                  const struct rnic_rx_filter *f,
                                  const uint8_t *frame, size_t len,
-                                 uint32_t *id)
+                                 uint32_t *id, struct rnic_flow_key *k)
 {
-    struct rnic_flow_key k;
     bool unicast_to_us;
 
     if (len < ETH_HLEN) {
@@ -256,15 +255,15 @@ enum rnic_rx_class rnic_classify(const struct rnic_steer *s,
     }
     unicast_to_us = !memcmp(frame, f->mac, 6);
     /* Offloaded endpoints only ever see frames addressed to our MAC. */
-    if (unicast_to_us && rnic_classify_flow(frame, len, &k)) {
+    if (unicast_to_us && rnic_classify_flow(frame, len, k)) {
         const struct rnic_steer_listener *l;
-        int c = conn_find(s, &k);
+        int c = conn_find(s, k);
 
         if (c >= 0) {
             *id = s->conn[c].id;
             return RNIC_RX_TO_ENGINE;
         }
-        l = listener_find(s, &k);
+        l = listener_find(s, k);
         if (l) {
             *id = l->id;
             return RNIC_RX_TO_ENGINE;

@@ -69,11 +69,13 @@ int rnic_steer_del_conn(struct rnic_steer *s, const struct rnic_flow_key *k);
  * Parse just enough of the frame (Ethernet, one optional 802.1Q tag,
  * IPv4 without fragmentation or IPv6 without extension headers, TCP ports)
  * to classify it.  Malformed IP/TCP goes to L2: the guest's stack judges it.
+ * For RNIC_RX_TO_ENGINE, *id is the endpoint and *k the frame's flow key
+ * (the engine's own demux starts from it instead of parsing again).
  */
 enum rnic_rx_class rnic_classify(const struct rnic_steer *s,
                                  const struct rnic_rx_filter *f,
                                  const uint8_t *frame, size_t len,
-                                 uint32_t *id);
+                                 uint32_t *id, struct rnic_flow_key *k);
 
 /* Extract the TCP flow key of a frame; false if it is not plain TCP/IP. */
 bool rnic_classify_flow(const uint8_t *frame, size_t len,

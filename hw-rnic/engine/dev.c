@@ -449,6 +449,7 @@ void rnic_dev_process(struct rnic_dev *d)
 
 void rnic_dev_timer(struct rnic_dev *d)
 {
+    rnic_iw_timer_fired(d);
     if (d->status & RNIC_STATUS_READY) {
         rnic_iw_timer(d);
     }
@@ -464,6 +465,7 @@ bool rnic_dev_can_receive(const struct rnic_dev *d)
 bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len)
 {
     struct rnic_rx_filter f;
+    struct rnic_flow_key k;
     uint32_t id;
 
     if (!(d->status & RNIC_STATUS_READY)) {
@@ -472,13 +474,13 @@ bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len)
     }
     memcpy(f.mac, d->port.mac, sizeof(f.mac));
     f.promisc = d->port.flags & RNIC_PORT_PROMISC;
-    switch (rnic_classify(d->steer, &f, frame, len, &id)) {
+    switch (rnic_classify(d->steer, &f, frame, len, &id, &k)) {
     case RNIC_RX_FILTERED:
         d->stats.rx_filtered++;
         return true;
     case RNIC_RX_TO_ENGINE:
         d->stats.rx_offload++;
-        rnic_iw_receive(d, frame, len);
+        rnic_iw_receive(d, frame, len, &k);
         return true;
     case RNIC_RX_TO_L2:
     default:

@@ -32,7 +32,20 @@ void rnic_iw_rearm(struct rnic_dev *d)
             dl = iw->live[i]->deadline;
         }
     }
+    /* QEMU's timer_mod takes a lock and may wake the main loop */
+    if (iw->armed_ok && iw->armed == dl) {
+        return;
+    }
+    iw->armed = dl;
+    iw->armed_ok = true;
     d->host.ops->timer_mod(d->host.opaque, dl);
+}
+
+void rnic_iw_timer_fired(struct rnic_dev *d)
+{
+    if (d->iw) {
+        d->iw->armed_ok = false;
+    }
 }
 
 static void wire_send(struct rnic_dev *d, const uint8_t *frame, size_t len)
@@ -448,6 +461,7 @@ void rnic_iw_reset(struct rnic_dev *d)
     iw->neng = 0;
     memset(iw->lis, 0, d->cfg.max_listen * sizeof(*iw->lis));
     iw->depth = 0;
+    iw->armed_ok = false;
     if (d->host.ops->timer_mod) {
         d->host.ops->timer_mod(d->host.opaque, UINT64_MAX);
     }
@@ -479,16 +493,20 @@ static bool any_wildcard_listener(struct rnic_dev *d, uint16_t port)
     return false;
 }
 
-void rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len)
+void rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len,
+                     const struct rnic_flow_key *k)
 {
-    struct rnic_flow_key k;
     struct rnic_iw_eng *e;
 
-    if (!rnic_classify_flow(frame, len, &k) || k.family != RNIC_AF_IPV4) {
+    if (k->family != RNIC_AF_IPV4) {
         return;
     }
     rnic_iw_enter(d);
-    e = rnic_iw_eng_get(d, k.laddr, any_wildcard_listener(d, k.lport));
+    /* the listener table is walked only when no engine has the address */
+    e = rnic_iw_eng_get(d, k->laddr, false);
+    if (!e && any_wildcard_listener(d, k->lport)) {
+        e = rnic_iw_eng_get(d, k->laddr, true);
+    }
     if (e) {
         rnic_tcp_input(e->tcp, frame, len, rnic_iw_now(d));
     }

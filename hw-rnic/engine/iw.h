@@ -195,6 +195,12 @@ struct rnic_iw {
     struct rnic_tcp_ops ops;
     uint64_t isn_seq;
     int depth;                  /* nesting of entry points */
+    /*
+     * The deadline the host timer holds (armed_ok): every entry point ends
+     * in rnic_iw_rearm, and asking again for the same one is skipped.
+     */
+    uint64_t armed;
+    bool armed_ok;
     struct rnic_iw_frame {
         uint8_t *data;
         size_t len;

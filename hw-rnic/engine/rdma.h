@@ -275,10 +275,14 @@ void rnic_iw_reset(struct rnic_dev *d);
 /* CM_* admin commands; returns RNIC_STS_*. */
 unsigned rnic_iw_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
                        struct rnic_admin_cqe *cqe);
-/* A frame the classifier steered to the engine. */
-void rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len);
+/* A frame the classifier steered to the engine, with its flow key. */
+struct rnic_flow_key;
+void rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len,
+                     const struct rnic_flow_key *k);
 /* Time passed: run expired TCP/MPA timers (rnic_dev_timer). */
 void rnic_iw_timer(struct rnic_dev *d);
+/* The host timer fired, whether or not it ran: the next rearm asks again. */
+void rnic_iw_timer_fired(struct rnic_dev *d);
 /* The wire took the queued frame (rnic_dev_tx_resume): send held frames. */
 void rnic_iw_tx_resume(struct rnic_dev *d);
 

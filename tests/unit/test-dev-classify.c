@@ -79,7 +79,7 @@ static void test_steering(struct rnic_steer *s)
     struct rnic_rx_filter flt = { .promisc = false };
     static const uint8_t any[16];
     uint8_t addr[16] = { 10, 0, 0, 1 };
-    struct rnic_flow_key k;
+    struct rnic_flow_key k, fk;
     uint8_t f[128];
     uint32_t id = 0;
     size_t len;
@@ -89,62 +89,64 @@ static void test_steering(struct rnic_steer *s)
 
     /* Nothing offloaded yet: TCP goes to the guest. */
     len = tcp4(f, our_mac, false, 40000, 4791, 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id), RNIC_RX_TO_L2);
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
 
     CHECK_EQ(rnic_steer_add_listener(s, 7, RNIC_AF_IPV4, addr, 4791), 0);
     /* Same port again (also as a wildcard) is refused. */
     CHECK(rnic_steer_add_listener(s, 8, RNIC_AF_IPV4, any, 4791) < 0);
     CHECK(rnic_steer_add_listener(s, 7, RNIC_AF_IPV4, any, 9999) < 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id), RNIC_RX_TO_ENGINE);
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
     CHECK_EQ(id, 7);
     len = tcp4(f, our_mac, true, 40000, 4791, 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id), RNIC_RX_TO_ENGINE);
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
 
     /* An established connection wins over the listener. */
     key4(&k, 4791, 40000);
     CHECK_EQ(rnic_steer_add_conn(s, &k, 100), 0);
     CHECK(rnic_steer_add_conn(s, &k, 101) < 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id), RNIC_RX_TO_ENGINE);
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
     CHECK_EQ(id, 100);
+    /* the flow key comes back for the engine's demux */
+    CHECK(!memcmp(&fk, &k, sizeof(k)));
 
     /* Other ports, fragments, other MACs, truncated headers: not ours. */
     len = tcp4(f, our_mac, false, 40000, 22, 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id), RNIC_RX_TO_L2);
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
     len = tcp4(f, our_mac, false, 40000, 4791, 0x2000);     /* MF */
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id), RNIC_RX_TO_L2);
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
     len = tcp4(f, peer_mac, false, 40000, 4791, 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id), RNIC_RX_FILTERED);
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_FILTERED);
     flt.promisc = true;
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id), RNIC_RX_TO_L2);
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
     flt.promisc = false;
     len = tcp4(f, our_mac, false, 40000, 4791, 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, 14 + 20 + 3, &id), RNIC_RX_TO_L2);
-    CHECK_EQ(rnic_classify(s, &flt, f, 13, &id), RNIC_RX_FILTERED);
+    CHECK_EQ(rnic_classify(s, &flt, f, 14 + 20 + 3, &id, &fk), RNIC_RX_TO_L2);
+    CHECK_EQ(rnic_classify(s, &flt, f, 13, &id, &fk), RNIC_RX_FILTERED);
     f[14] = 0x4f;                       /* IHL 60 beyond the frame */
-    CHECK_EQ(rnic_classify(s, &flt, f, 14 + 24, &id), RNIC_RX_TO_L2);
+    CHECK_EQ(rnic_classify(s, &flt, f, 14 + 24, &id, &fk), RNIC_RX_TO_L2);
     f[14] = 0x44;                       /* IHL below 20 */
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id), RNIC_RX_TO_L2);
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
 
     /* Broadcast (ARP) to L2. */
     memset(f, 0xff, 6);
     f[12] = 0x08;
     f[13] = 0x06;
-    CHECK_EQ(rnic_classify(s, &flt, f, 60, &id), RNIC_RX_TO_L2);
+    CHECK_EQ(rnic_classify(s, &flt, f, 60, &id, &fk), RNIC_RX_TO_L2);
 
     /* IPv6 listener on any address. */
     len = tcp6(f, 5555, 4420);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id), RNIC_RX_TO_L2);
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
     CHECK_EQ(rnic_steer_add_listener(s, 9, RNIC_AF_IPV6, any, 4420), 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id), RNIC_RX_TO_ENGINE);
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
     CHECK_EQ(id, 9);
     CHECK_EQ(rnic_steer_del_listener(s, 9), 0);
     CHECK(rnic_steer_del_listener(s, 9) < 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id), RNIC_RX_TO_L2);
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
 }
 
 static void test_conn_churn(struct rnic_steer *s)
 {
-    struct rnic_flow_key k;
+    struct rnic_flow_key k, fk;
     uint32_t i;
 
     rnic_steer_clear(s);
@@ -168,9 +170,9 @@ static void test_conn_churn(struct rnic_steer *s)
         memcpy(flt.mac, our_mac, 6);
         flt.promisc = false;
         if (i % 3 == 0) {
-            CHECK_EQ(rnic_classify(s, &flt, f, len, &id), RNIC_RX_TO_L2);
+            CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
         } else {
-            CHECK_EQ(rnic_classify(s, &flt, f, len, &id), RNIC_RX_TO_ENGINE);
+            CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
             CHECK_EQ(id, i);
         }
     }
