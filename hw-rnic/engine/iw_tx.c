@@ -53,37 +53,37 @@ void rnic_iw_qp_destroy(struct rnic_iw_qp *iq)
     }
 }
 
+/*
+ * The DDP/RDMAP headers of one segment, written straight: once per FPDU,
+ * and the ops sent through these (Send family, Immediate Data, Write, Read
+ * Response) carry no RDMAP header beyond the control octet.
+ */
+static void hdr_ctrl(uint8_t *buf, bool tagged, bool last, uint8_t op)
+{
+    buf[0] = (uint8_t)((tagged ? RNIC_DDP_F_TAGGED : 0) |
+                       (last ? RNIC_DDP_F_LAST : 0) | RNIC_DDP_VERSION);
+    buf[1] = (uint8_t)(RNIC_RDMAP_VERSION << RNIC_RDMAP_RV_SHIFT | op);
+}
+
 size_t rnic_iw_hdr_untagged(uint8_t *buf, uint8_t op, uint32_t qn,
                             uint32_t msn, uint32_t mo, bool last,
                             uint32_t inv_stag)
 {
-    struct rnic_rdmap_msg m;
-
-    memset(&m, 0, sizeof(m));
-    m.opcode = op;
-    m.rv = RNIC_RDMAP_VERSION;
-    m.ddp.dv = RNIC_DDP_VERSION;
-    m.ddp.last = last;
-    m.ddp.qn = qn;
-    m.ddp.msn = msn;
-    m.ddp.mo = mo;
-    m.ddp.ulp_word = inv_stag;
-    return rnic_rdmap_hdr_encode(&m, buf, RNIC_DDP_UNTAGGED_HLEN);
+    hdr_ctrl(buf, false, last, op);
+    rnic_put32(buf + 2, inv_stag);
+    rnic_put32(buf + 6, qn);
+    rnic_put32(buf + 10, msn);
+    rnic_put32(buf + 14, mo);
+    return RNIC_DDP_UNTAGGED_HLEN;
 }
 
 size_t rnic_iw_hdr_tagged(uint8_t *buf, uint8_t op, uint32_t stag,
                           uint64_t to, bool last)
 {
-    struct rnic_rdmap_msg m;
-
-    memset(&m, 0, sizeof(m));
-    m.opcode = op;
-    m.rv = RNIC_RDMAP_VERSION;
-    m.ddp.dv = RNIC_DDP_VERSION;
-    m.ddp.last = last;
-    m.ddp.stag = stag;
-    m.ddp.to = to;
-    return rnic_rdmap_hdr_encode(&m, buf, RNIC_DDP_TAGGED_HLEN);
+    hdr_ctrl(buf, true, last, op);
+    rnic_put32(buf + 2, stag);
+    rnic_put64(buf + 6, to);
+    return RNIC_DDP_TAGGED_HLEN;
 }
 
 bool rnic_iw_send_fpdu(struct rnic_dev *d, struct rnic_iw_conn *c,
@@ -143,11 +143,9 @@ static int send_fpdu_gather(struct rnic_dev *d, struct rnic_qp *qp,
 {
     struct rnic_iw_conn *c = qp->iw->conn;
     struct gather_ctx gc = { d, qp };
-    uint32_t ulen = (uint32_t)hlen + plen, size, n;
-    struct rnic_mpa_piece pc[2];
+    uint32_t ulen = (uint32_t)hlen + plen, size;
+    struct rnic_mpa_room room[2];
     struct rnic_span sp[2];
-    uint8_t prefix[2], trailer[7], *a, *b;
-    size_t k;
 
     if (!c->tc || c->fin_sent) {
         return 0;
@@ -166,21 +164,16 @@ static int send_fpdu_gather(struct rnic_dev *d, struct rnic_qp *qp,
     if (rnic_tcp_reserve(c->tc, size, sp)) {
         return 0;
     }
-    /* the ULPDU [2, 2 + ulen) in the ring: one piece, or two if it wraps */
-    k = rnic_span_at(sp, 2, ulen, &a, &b);
-    pc[0] = (struct rnic_mpa_piece){ a, k };
-    pc[1] = (struct rnic_mpa_piece){ b, ulen - k };
     rnic_span_put(sp, 2, hdr, hlen);
     *err = (enum rnic_mr_err)rnic_span_gather(sp, 2 + hlen, plen, gather, &gc);
     if (*err) {
         return -1;
     }
-    n = rnic_mpa_fpdu_frame(&c->tx, pc, pc[1].len ? 2 : 1, prefix, trailer);
-    if (!n) {
+    room[0] = (struct rnic_mpa_room){ sp[0].base, sp[0].len };
+    room[1] = (struct rnic_mpa_room){ sp[1].base, sp[1].len };
+    if (!rnic_mpa_fpdu_seal(&c->tx, room, ulen)) {
         return 0;
     }
-    rnic_span_put(sp, 0, prefix, 2);
-    rnic_span_put(sp, 2 + ulen, trailer, n);
     rnic_tcp_commit(c->tc, size, rnic_iw_now(d));
     return 1;
 }

@@ -451,6 +451,51 @@ uint32_t rnic_mpa_fpdu_frame(struct rnic_mpa_tx *tx,
     return pad + RNIC_MPA_CRC_LEN;
 }
 
+/* n octets to offset off of the two parts of room */
+static void room_put(const struct rnic_mpa_room room[2], size_t off,
+                     const uint8_t *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++, off++) {
+        if (off < room[0].len) {
+            room[0].base[off] = src[i];
+        } else {
+            room[1].base[off - room[0].len] = src[i];
+        }
+    }
+}
+
+uint32_t rnic_mpa_fpdu_seal(struct rnic_mpa_tx *tx,
+                            const struct rnic_mpa_room room[2], uint32_t ulen)
+{
+    static const uint8_t zero[3];
+    uint32_t pad = rnic_mpa_pad(ulen), len, crc = 0;
+    uint8_t b[4];
+    size_t k;
+
+    if (tx->markers || ulen > RNIC_MPA_ULPDU_MAX) {
+        return 0;
+    }
+    len = rnic_mpa_fpdu_len(ulen);
+    if (room[0].len + room[1].len != len) {
+        return 0;
+    }
+    st16(b, (uint16_t)ulen);
+    room_put(room, 0, b, 2);
+    room_put(room, 2 + ulen, zero, pad);
+    if (tx->crc) {
+        /* prefix, ULPDU and pad: contiguous in each part */
+        k = room[0].len < len - 4 ? room[0].len : len - 4;
+        crc = rnic_crc32c(0, room[0].base, k);
+        if (k < len - 4) {
+            crc = rnic_crc32c(crc, room[1].base, len - 4 - k);
+        }
+    }
+    rnic_crc32c_put(b, crc);
+    room_put(room, len - 4, b, 4);
+    tx->pos += len;
+    return len;
+}
+
 /* ---- streaming receive ---- */
 
 enum { RX_LEN, RX_ULPDU, RX_PAD, RX_CRC };

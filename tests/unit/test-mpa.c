@@ -432,6 +432,45 @@ static void test_fpdu_golden(void)
         }
     }
     CHECK(zc_bad == 0);
+    /* in-place framing: the same octets, wherever the ring wraps */
+    int seal_bad = 0;
+    for (int crc = 0; crc < 2; crc++) {
+        for (uint32_t ul = 14; ul <= 40; ul++) {
+            struct rnic_mpa_tx t1;
+            rnic_mpa_tx_init(&t1, crc, false);
+            uint32_t n = rnic_mpa_fpdu_build(&t1, out, sizeof(out), u, ul, NULL, 0);
+            for (uint32_t cut = 1; cut <= n; cut++) {
+                struct rnic_mpa_tx t2;
+                uint8_t ring[128];
+                struct rnic_mpa_room room[2] = { { ring + 128 - cut, cut },
+                                                 { ring, n - cut } };
+                rnic_mpa_tx_init(&t2, crc, false);
+                memset(ring, 0xee, sizeof(ring));
+                for (uint32_t i = 0; i < ul; i++) {     /* the ULPDU at 2 */
+                    uint32_t o = 2 + i;
+                    *(o < cut ? room[0].base + o : room[1].base + o - cut) = u[i];
+                }
+                uint8_t got[128];
+                seal_bad += rnic_mpa_fpdu_seal(&t2, room, ul) != n;
+                memcpy(got, room[0].base, cut);
+                memcpy(got + cut, room[1].base, n - cut);
+                seal_bad += memcmp(got, out, n) != 0 || t2.pos != t1.pos;
+            }
+        }
+    }
+    CHECK(seal_bad == 0);
+    {
+        struct rnic_mpa_tx tm;
+        uint8_t ring[64];
+        struct rnic_mpa_room room[2] = { { ring, 20 }, { ring + 20, 0 } };
+        rnic_mpa_tx_init(&tm, true, true);
+        CHECK(rnic_mpa_fpdu_seal(&tm, room, 14) == 0);      /* markers */
+        rnic_mpa_tx_init(&tm, true, false);
+        room[0].len = 21;                                   /* room != 20 */
+        CHECK(rnic_mpa_fpdu_seal(&tm, room, 14) == 0 && tm.pos == 0);
+        room[0].len = 20;
+        CHECK(rnic_mpa_fpdu_seal(&tm, room, 14) == 20 && tm.pos == 20);
+    }
     {
         struct rnic_mpa_tx tm;
         uint8_t pre[2], tr[7];
