@@ -30,10 +30,23 @@ static uint32_t rec_at(const struct rnic_tcp_conn *c, uint32_t i)
     return c->rec[rec_idx(c, i)];
 }
 
-/* Index of the first record that ends after seq (rec_cnt if none). */
+/*
+ * Index of the first record that ends after seq (rec_cnt if none). New
+ * data goes out from near the tail, so the last few records are looked at
+ * first; a retransmission further back is found by bisection.
+ */
 static uint32_t rec_find(const struct rnic_tcp_conn *c, uint32_t seq)
 {
     uint32_t lo = 0, hi = c->rec_cnt;
+    for (int n = 0; hi > 0 && SEQ_GT(rec_at(c, hi - 1), seq); n++) {
+        if (n == 4) {
+            break;              /* rec_at(hi) > seq still holds */
+        }
+        hi--;
+    }
+    if (hi == 0 || !SEQ_GT(rec_at(c, hi - 1), seq)) {
+        return hi;
+    }
     while (lo < hi) {
         uint32_t mid = (lo + hi) / 2;
         if (SEQ_GT(rec_at(c, mid), seq)) {
