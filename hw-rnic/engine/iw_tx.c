@@ -144,7 +144,6 @@ static int send_fpdu_gather(struct rnic_dev *d, struct rnic_qp *qp,
     struct rnic_iw_conn *c = qp->iw->conn;
     struct gather_ctx gc = { d, qp };
     uint32_t ulen = (uint32_t)hlen + plen, size;
-    struct rnic_mpa_room room[2];
     struct rnic_span sp[2];
 
     if (!c->tc || c->fin_sent) {
@@ -169,9 +168,7 @@ static int send_fpdu_gather(struct rnic_dev *d, struct rnic_qp *qp,
     if (*err) {
         return -1;
     }
-    room[0] = (struct rnic_mpa_room){ sp[0].base, sp[0].len };
-    room[1] = (struct rnic_mpa_room){ sp[1].base, sp[1].len };
-    if (!rnic_mpa_fpdu_seal(&c->tx, room, ulen)) {
+    if (!rnic_mpa_fpdu_seal(&c->tx, sp, ulen)) {
         return 0;
     }
     rnic_tcp_commit(c->tc, size, rnic_iw_now(d));

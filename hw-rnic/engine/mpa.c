@@ -451,21 +451,8 @@ uint32_t rnic_mpa_fpdu_frame(struct rnic_mpa_tx *tx,
     return pad + RNIC_MPA_CRC_LEN;
 }
 
-/* n octets to offset off of the two parts of room */
-static void room_put(const struct rnic_mpa_room room[2], size_t off,
-                     const uint8_t *src, size_t n)
-{
-    for (size_t i = 0; i < n; i++, off++) {
-        if (off < room[0].len) {
-            room[0].base[off] = src[i];
-        } else {
-            room[1].base[off - room[0].len] = src[i];
-        }
-    }
-}
-
 uint32_t rnic_mpa_fpdu_seal(struct rnic_mpa_tx *tx,
-                            const struct rnic_mpa_room room[2], uint32_t ulen)
+                            const struct rnic_span room[2], uint32_t ulen)
 {
     static const uint8_t zero[3];
     uint32_t pad = rnic_mpa_pad(ulen), len, crc = 0;
@@ -480,8 +467,8 @@ uint32_t rnic_mpa_fpdu_seal(struct rnic_mpa_tx *tx,
         return 0;
     }
     st16(b, (uint16_t)ulen);
-    room_put(room, 0, b, 2);
-    room_put(room, 2 + ulen, zero, pad);
+    rnic_span_put(room, 0, b, 2);
+    rnic_span_put(room, 2 + ulen, zero, pad);
     if (tx->crc) {
         /* prefix, ULPDU and pad: contiguous in each part */
         k = room[0].len < len - 4 ? room[0].len : len - 4;
@@ -491,7 +478,7 @@ uint32_t rnic_mpa_fpdu_seal(struct rnic_mpa_tx *tx,
         }
     }
     rnic_crc32c_put(b, crc);
-    room_put(room, len - 4, b, 4);
+    rnic_span_put(room, len - 4, b, 4);
     tx->pos += len;
     return len;
 }

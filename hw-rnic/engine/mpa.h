@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "iwarp_term.h"
+#include "span.h"
 
 #define RNIC_MPA_KEY_LEN        16
 #define RNIC_MPA_RR_HLEN        20      /* key + flags + rev + PD_Length */
@@ -242,18 +243,14 @@ uint32_t rnic_mpa_fpdu_frame(struct rnic_mpa_tx *tx,
                              uint8_t trailer[7]);
 /*
  * The same in place, for an FPDU built in a send ring: room is its
- * rnic_mpa_fpdu_len(ulen) octets as one or two writable parts (the second
- * empty unless the ring wraps), the ULPDU already at offset 2.  Writes the
+ * rnic_mpa_fpdu_len(ulen) octets as one or two spans, the ULPDU already at
+ * offset 2.  Writes the
  * prefix, the pad and the CRC (one CRC32c call per part, not three per
  * FPDU) and advances tx->pos.  Returns the FPDU length, 0 if markers are on,
  * the ULPDU is too long or room does not match (nothing written).
  */
-struct rnic_mpa_room {
-    uint8_t *base;
-    size_t len;
-};
 uint32_t rnic_mpa_fpdu_seal(struct rnic_mpa_tx *tx,
-                            const struct rnic_mpa_room room[2], uint32_t ulen);
+                            const struct rnic_span room[2], uint32_t ulen);
 
 /* Streaming receiver, one per connection direction. */
 enum rnic_mpa_rx_event {

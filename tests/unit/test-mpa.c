@@ -442,7 +442,7 @@ static void test_fpdu_golden(void)
             for (uint32_t cut = 1; cut <= n; cut++) {
                 struct rnic_mpa_tx t2;
                 uint8_t ring[128];
-                struct rnic_mpa_room room[2] = { { ring + 128 - cut, cut },
+                struct rnic_span room[2] = { { ring + 128 - cut, cut },
                                                  { ring, n - cut } };
                 rnic_mpa_tx_init(&t2, crc, false);
                 memset(ring, 0xee, sizeof(ring));
@@ -462,7 +462,7 @@ static void test_fpdu_golden(void)
     {
         struct rnic_mpa_tx tm;
         uint8_t ring[64];
-        struct rnic_mpa_room room[2] = { { ring, 20 }, { ring + 20, 0 } };
+        struct rnic_span room[2] = { { ring, 20 }, { ring + 20, 0 } };
         rnic_mpa_tx_init(&tm, true, true);
         CHECK(rnic_mpa_fpdu_seal(&tm, room, 14) == 0);      /* markers */
         rnic_mpa_tx_init(&tm, true, false);
