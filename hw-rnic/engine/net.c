@@ -227,24 +227,25 @@ size_t rnic_ip4_build(uint8_t *frame, const uint8_t *dmac, const uint8_t *smac,
     memcpy(frame + 6, smac, RNIC_ETH_ALEN);
     rnic_put16(frame + 12, RNIC_ETHERTYPE_IP);
     uint8_t *ip = frame + RNIC_ETH_HLEN;
-    ip[0] = 0x45;
-    ip[1] = 0;
-    rnic_put16(ip + 2, (uint16_t)(RNIC_IP4_HLEN + l4_len));
+    /*
+     * The header's 16-bit words, written and summed from these values, not
+     * read back: loads spanning the stores just made cannot be forwarded and
+     * stall (once per frame).
+     */
+    uint16_t ver_tos = 0x45 << 8, tot = (uint16_t)(RNIC_IP4_HLEN + l4_len);
+    uint16_t frag = 0x4000;     /* DF: we do PMTU via EMSS, never fragment */
+    uint16_t ttl_proto = (uint16_t)(64 << 8 | proto);
+    uint32_t sum = (uint32_t)ver_tos + tot + id + frag + ttl_proto +
+                   rnic_get16(src) + rnic_get16(src + 2) +
+                   rnic_get16(dst) + rnic_get16(dst + 2);
+
+    rnic_put16(ip, ver_tos);
+    rnic_put16(ip + 2, tot);
     rnic_put16(ip + 4, id);
-    /* DF: we do PMTU via EMSS, never fragment */
-    rnic_put16(ip + 6, 0x4000);
-    ip[8] = 64;
-    ip[9] = proto;
-    rnic_put16(ip + 10, 0);
+    rnic_put16(ip + 6, frag);
+    rnic_put16(ip + 8, ttl_proto);
+    rnic_put16(ip + 10, rnic_csum_fold(sum));
     memcpy(ip + 12, src, 4);
     memcpy(ip + 16, dst, 4);
-    /*
-     * Summed from the values, not read back: loads spanning the octet
-     * stores just made cannot be forwarded and stall (once per frame).
-     */
-    uint32_t sum = 0x4500u + RNIC_IP4_HLEN + l4_len + id + 0x4000u +
-                   (64u << 8 | proto) + rnic_get16(src) + rnic_get16(src + 2) +
-                   rnic_get16(dst) + rnic_get16(dst + 2);
-    rnic_put16(ip + 10, rnic_csum_fold(sum));
     return RNIC_ETH_HLEN + RNIC_IP4_HLEN;
 }

@@ -38,15 +38,15 @@ static uint32_t rec_at(const struct rnic_tcp_conn *c, uint32_t i)
 static uint32_t rec_find(const struct rnic_tcp_conn *c, uint32_t seq)
 {
     uint32_t lo = 0, hi = c->rec_cnt;
-    for (int n = 0; hi > 0 && SEQ_GT(rec_at(c, hi - 1), seq); n++) {
-        if (n == 4) {
-            break;              /* rec_at(hi) > seq still holds */
-        }
+    int n = 0;
+    while (n < 4 && hi > 0 && SEQ_GT(rec_at(c, hi - 1), seq)) {
         hi--;
+        n++;
     }
-    if (hi == 0 || !SEQ_GT(rec_at(c, hi - 1), seq)) {
+    if (n < 4) {
         return hi;
     }
+    /* rec_at(hi) > seq still holds: the answer is at or before hi */
     while (lo < hi) {
         uint32_t mid = (lo + hi) / 2;
         if (SEQ_GT(rec_at(c, mid), seq)) {
