@@ -23,7 +23,8 @@ import time
 LAB_DIR = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(LAB_DIR))
 CACHE = os.environ.get('RNIC_CACHE', os.path.expanduser('~/.cache/rnic'))
-QEMU = os.path.join(CACHE, 'build', 'qemu', 'qemu-system-x86_64')
+# RNIC_QEMU: another build of the device, e.g. for an A/B of a device change
+QEMU = os.environ.get('RNIC_QEMU') or os.path.join(CACHE, 'build', 'qemu', 'qemu-system-x86_64')
 STAGE = os.path.join(CACHE, 'rdma-core', 'stage')
 FIRMWARE_DIRS = ['/usr/share/qemu', '/usr/share/seabios']
 
