@@ -126,8 +126,9 @@ def guest_cmd(a, i, vmlinuz, initrd, netdev_args):
            '-fsdev', 'local,id=run,path=%s,security_model=none,readonly=on' % run,
            '-device', 'virtio-9p-pci,fsdev=run,mount_tag=rnicrun',
            '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
-           '-netdev', netdev_args, '-device', dev,
-           '-object', 'filter-dump,id=dump,netdev=n0,file=%s' % os.path.join(run, 'guest%d.pcap' % i)]
+           '-netdev', netdev_args, '-device', dev]
+    if not a.no_pcap:
+        cmd += ['-object', 'filter-dump,id=dump,netdev=n0,file=%s' % os.path.join(run, 'guest%d.pcap' % i)]
     for d in FIRMWARE_DIRS:
         cmd += ['-L', d]
     cmd += a.qemu_arg
@@ -303,6 +304,9 @@ def main():
     p.add_argument('--quiet', action='store_true', help='do not echo consoles')
     p.add_argument('--no-pcap-check', action='store_true',
                    help='skip the tshark iWARP check of the guests\' captures')
+    p.add_argument('--no-pcap', action='store_true',
+                   help='capture nothing (no filter-dump, whose per-frame writes cost the main loop '
+                   'that moves the frames; for benchmarks) and so check no capture')
     p.add_argument('--pcap-check-arg', action='append', default=[],
                    help='option for tests/conformance/pcap-check.py (e.g. --allow-terminate)')
     a = p.parse_args()
@@ -321,6 +325,8 @@ def main():
         die('unknown wire %r (stream or dgram)' % a.wire)
     if not os.path.exists(a.script):
         die('no script %s' % a.script)
+    if a.no_pcap:
+        a.no_pcap_check = True
     if not a.out:
         a.out = os.path.join(CACHE, 'runs', time.strftime('%Y%m%d-%H%M%S-') + str(os.getpid()))
     a.out = os.path.abspath(a.out)

@@ -111,6 +111,12 @@ rping_client() {
 # receive buffers (siw answers the first Send with a Terminate), so the retry
 # waits until the server has started over (at most 20 s: the failure may have
 # been the client's alone).
+# A refusal alone means the server was not listening yet (retry at once), but
+# perftest connects twice (its rdma_cm exchange, then the test QP): when the
+# second connect is refused (the server had not listened again yet; seen on the
+# stream wire), the exchange fails on both sides ("Bad wc status 5") and the
+# server winds down as after any failure past the connection.
+PAST_CONNECT="Bad wc status\|exchange data\|Failed to sync"
 client_try() {
 	local name=$1 end=$((SECONDS + $2)) each=$3 rc log=/tmp/client_try.$1 served
 	shift 3
@@ -123,8 +129,9 @@ client_try() {
 		[ $rc = 124 ] && client_attempt_hung "$name"
 		[ $SECONDS -lt $end ] || break
 		sleep 2
-		grep -qi "refused\|REJECTED\|UNREACHABLE" "$log" ||
+		if grep -qi "$PAST_CONNECT" "$log" || ! grep -qi "refused\|REJECTED\|UNREACHABLE" "$log"; then
 			wait_server_restart "$name" "$served" 20
+		fi
 	done
 	client_done "$name" fail
 	return 1
