@@ -8,6 +8,7 @@
 #include "dev.h"
 #include "admin.h"
 #include "eq.h"
+#include "iw.h"
 #include "l2.h"
 #include "le.h"
 #include "rdma.h"
@@ -491,4 +492,32 @@ bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len)
         }
         return rnic_l2_rx_frame(d, frame, len);
     }
+}
+
+bool rnic_dev_ack_owed(const struct rnic_dev *d)
+{
+    uint32_t i;
+
+    for (i = 0; d->iw && i < d->iw->neng; i++) {
+        if (rnic_tcp_ack_owed(d->iw->eng[i].tcp)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void rnic_dev_rx_batch_end(struct rnic_dev *d)
+{
+    uint64_t now;
+    uint32_t i;
+
+    if (!rnic_dev_ack_owed(d)) {
+        return;
+    }
+    now = rnic_iw_now(d);
+    rnic_iw_enter(d);
+    for (i = 0; i < d->iw->neng; i++) {
+        rnic_tcp_rx_batch_end(d->iw->eng[i].tcp, now);
+    }
+    rnic_iw_leave(d);
 }

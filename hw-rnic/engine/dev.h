@@ -60,6 +60,12 @@ struct rnic_dev_config {
     uint32_t max_qp_wr, max_cqe, max_srq_wr;
     uint32_t max_mtu;
     uint32_t max_listen, max_conn;
+    /*
+     * Offloaded TCP ACKs in-order data once per receive burst (stretch ACKs,
+     * see rnic_dev_rx_batch_end); off by default: the embedder must then
+     * call rnic_dev_rx_batch_end.
+     */
+    bool ack_batch;
 };
 
 /* Fill cfg with the defaults documented in docs/hardware-interface.md. */
@@ -177,5 +183,12 @@ void rnic_dev_timer(struct rnic_dev *d);
 bool rnic_dev_can_receive(const struct rnic_dev *d);
 /* false: no RX buffer now, offer the frame again after rx_resume. */
 bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len);
+/*
+ * Offloaded connections owe ACKs for what rnic_dev_receive took: the embedder
+ * calls rnic_dev_rx_batch_end once the burst of frames it is delivering ends
+ * (QEMU: a bottom half), and the ACKs leave then, one per connection.
+ */
+bool rnic_dev_ack_owed(const struct rnic_dev *d);
+void rnic_dev_rx_batch_end(struct rnic_dev *d);
 
 #endif

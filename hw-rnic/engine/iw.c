@@ -233,6 +233,7 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
      */
     cfg.mtu = (uint16_t)d->cfg.max_mtu;
     cfg.max_conns = d->cfg.max_conn;
+    cfg.ack_batch = d->cfg.ack_batch;
     /* RFC 6528 wants a secret: the MAC, the address and the clock. */
     memcpy(cfg.isn_secret, d->port.mac, 6);
     memcpy(cfg.isn_secret + 6, addr, 4);

@@ -132,6 +132,14 @@ struct rnic_tcp_config {
     bool tx_csum_offload;
     /* do not verify RX TCP checksums (bench only) */
     bool rx_csum_offload;
+    /*
+     * Stretch ACKs: past its first 2 * rcvbuf octets (and for a window after
+     * a hole) a connection's in-order data owes an ACK that waits for
+     * rnic_tcp_rx_batch_end, up to rcvbuf / 4 octets, instead of going out
+     * every 2nd segment. The embedder must then call rnic_tcp_rx_batch_end
+     * after each burst of rnic_tcp_input calls. Off by default.
+     */
+    bool ack_batch;
 };
 
 struct rnic_tcp_stats {
@@ -139,6 +147,8 @@ struct rnic_tcp_stats {
     uint64_t tx_frames, tx_data_segs, tx_rexmit_segs, tx_rst, tx_challenge_ack;
     uint64_t rto_fired, fast_rexmit, paws_drop, persist_probes;
     uint64_t conns_open, conns_now;
+    /* in-order segments whose ACK waited for rnic_tcp_rx_batch_end */
+    uint64_t rx_ack_deferred;
 };
 
 /* Per-connection information (for tests and diagnostics). */
@@ -171,6 +181,13 @@ void rnic_tcp_free(struct rnic_tcp *t);
  */
 bool rnic_tcp_input(struct rnic_tcp *t, const uint8_t *frame, size_t len,
                     uint64_t now_ns);
+/*
+ * The end of a burst of rnic_tcp_input calls (cfg.ack_batch): send the ACKs
+ * the burst owes, one per connection.
+ */
+void rnic_tcp_rx_batch_end(struct rnic_tcp *t, uint64_t now_ns);
+/* Some ACK waits for rnic_tcp_rx_batch_end. */
+bool rnic_tcp_ack_owed(const struct rnic_tcp *t);
 /* Run expired timers. */
 void rnic_tcp_tick(struct rnic_tcp *t, uint64_t now_ns);
 /* Earliest deadline (ns), UINT64_MAX if none. */

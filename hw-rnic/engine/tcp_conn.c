@@ -45,6 +45,8 @@ struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t)
     c->heap_idx = UINT32_MAX;
     c->mtu = t->cfg.mtu;
     c->rcv_buf = t->cfg.rcvbuf;
+    /* the peer's slow start needs the ACK clock (RFC 3465 counts per ACK) */
+    c->quick_left = 2 * t->cfg.rcvbuf;
     c->rto = (uint64_t)t->cfg.rto_init_ms * NS_PER_MS;
     c->peer_mss = 536;          /* RFC 9293 default when no MSS option */
     if (!t->cfg.no_wscale) {
@@ -68,6 +70,7 @@ static void conn_free(struct rnic_tcp_conn *c)
     c->sb = NULL;
     c->rec = NULL;
     c->ob = NULL;
+    c->ack_queued = false;              /* a stale t->ackq entry skips it */
     c->hnext = t->free;
     t->free = c;
     t->st.conns_now--;

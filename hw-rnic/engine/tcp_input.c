@@ -327,6 +327,39 @@ static void ack_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
     }
 }
 
+/*
+ * cfg.ack_batch: let the ACK for this in-order segment wait for the end of
+ * the receive burst (rnic_tcp_rx_batch_end), which ACKs once what the burst
+ * brought. Each ACK is a frame through the host's net layer on both sides,
+ * and one per two segments is a third of a bulk transfer's frames. Not while
+ * the peer may still be in slow start (quick_left), nor past rcvbuf / 4
+ * octets.
+ */
+static bool ack_defer(struct rnic_tcp_conn *c, uint32_t len)
+{
+    struct rnic_tcp *t = c->t;
+    if (!t->cfg.ack_batch) {
+        return false;
+    }
+    if (c->quick_left) {
+        c->quick_left -= len < c->quick_left ? len : c->quick_left;
+        return false;
+    }
+    uint32_t most = c->rcv_buf / 4 / (c->emss ? c->emss : 536);
+    if (c->segs_unacked + 1 >= (most > 2 ? most : 2)) {
+        return false;
+    }
+    if (!c->ack_queued) {
+        if (t->ackq_n == TCP_ACKQ_MAX) {
+            return false;
+        }
+        t->ackq[t->ackq_n++] = c;
+        c->ack_queued = true;
+    }
+    c->segs_unacked++;
+    return true;
+}
+
 static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
 {
     struct rnic_tcp *t = c->t;
@@ -483,6 +516,8 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
                     return;
                 }
                 c->ack_now = true;
+            } else if (ack_defer(c, s->len)) {
+                t->st.rx_ack_deferred++;
             } else if (++c->segs_unacked >= 2) {
                 c->ack_now = true;
             } else if (!c->tm[T_DELACK]) {
@@ -493,6 +528,8 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
             t->st.rx_ooo++;
             tcp_ooo_insert(c, s->seq, s->data, s->len);
             c->ack_now = true;          /* duplicate ACK with SACK right away */
+            /* and every 2nd segment while the sender recovers */
+            c->quick_left = c->rcv_buf;
         }
     }
     if ((s->flags & TH_FIN) && c->state != RNIC_TCP_CLOSE_WAIT &&
@@ -603,4 +640,41 @@ bool rnic_tcp_input(struct rnic_tcp *t, const uint8_t *frame, size_t len,
     tcp_input_segment(t, &ip, &s);
     tcp_leave(t);
     return true;
+}
+
+void rnic_tcp_rx_batch_end(struct rnic_tcp *t, uint64_t now_ns)
+{
+    if (!t->ackq_n) {
+        return;
+    }
+    tcp_enter(t, now_ns);
+    /* a connection freed and reused since is not queued (memset) */
+    for (uint32_t i = 0; i < t->ackq_n; i++) {
+        struct rnic_tcp_conn *c = t->ackq[i];
+        if (!c->ack_queued) {
+            continue;
+        }
+        c->ack_queued = false;
+        if (c->dead || !c->segs_unacked) {
+            continue;
+        }
+        /*
+         * A burst of one segment (a datagram wire reads one frame per wake)
+         * waits as before: for the next segment or the delayed-ACK timer.
+         */
+        if (c->segs_unacked >= 2) {
+            c->ack_now = true;
+            tcp_output(c);
+        } else if (!c->tm[T_DELACK]) {
+            tcp_timer_set(c, T_DELACK,
+                          t->now + (uint64_t)t->cfg.delack_ms * NS_PER_MS);
+        }
+    }
+    t->ackq_n = 0;
+    tcp_leave(t);
+}
+
+bool rnic_tcp_ack_owed(const struct rnic_tcp *t)
+{
+    return t->ackq_n != 0;
 }

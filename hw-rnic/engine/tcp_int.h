@@ -27,6 +27,7 @@
 #define TCP_DUPTHRESH   3
 /* held out-of-order ranges; beyond that, drop */
 #define TCP_OOO_MAX     16
+#define TCP_ACKQ_MAX    32      /* connections owing a batch-end ACK */
 #define TCP_SACK_MAX    32      /* scoreboard ranges on the sender */
 #define TCP_MAX_WSCALE  14
 #define NS_PER_MS       1000000ull
@@ -97,6 +98,9 @@ struct rnic_tcp_conn {
     uint32_t last_ooo_seq;
     /* full segments since last ACK (delack) */
     uint32_t segs_unacked;
+    /* octets still ACKed every 2nd segment (cfg.ack_batch) */
+    uint32_t quick_left;
+    bool ack_queued;                    /* in t->ackq */
 
     /* options */
     uint16_t peer_mss, mtu;
@@ -149,6 +153,9 @@ struct rnic_tcp {
     uint64_t chal_start;
     uint32_t chal_count;
     struct rnic_tcp_stats st;
+    /* ACKs owed at rnic_tcp_rx_batch_end; entries may be stale (dead/reused) */
+    struct rnic_tcp_conn *ackq[TCP_ACKQ_MAX];
+    uint32_t ackq_n;
 };
 
 /* tcp_isn.c */

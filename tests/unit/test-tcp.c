@@ -1187,6 +1187,87 @@ static void test_limits_and_unlisten(void)
     CHECK(!rnic_tcp_input(H.t, arp, sizeof(arp), H.now));
 }
 
+/* Feed n full in-order segments, consumed at once (the window stays open). */
+static void feed(int n)
+{
+    static uint8_t d[1448];
+    for (int i = 0; i < n; i++) {
+        struct opts o = tso();
+        inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, d, sizeof(d));
+        P_SEQ += sizeof(d);
+        rnic_tcp_recv_done(H.conn, sizeof(d), H.now);
+    }
+}
+
+/* cfg.ack_batch: one ACK per receive burst, after the quick-ACK start. */
+static void test_ack_batch(void)
+{
+    struct rnic_tcp_config cfg;
+    struct seg s;
+    setup_cfg(&cfg);
+    cfg.ack_batch = true;
+    h_init_cfg(&cfg);
+    CHECK(establish(NULL));
+    /* the first 2 * rcvbuf octets: every 2nd segment, no batch needed */
+    H.nout = 0;
+    feed(2 * 65536 / 1448 + 1);
+    CHECK(H.nout == (2 * 65536 / 1448 + 1) / 2);
+    CHECK(!rnic_tcp_ack_owed(H.t) && rnic_tcp_get_stats(H.t)->rx_ack_deferred == 0);
+    rnic_tcp_rx_batch_end(H.t, H.now);
+    /* the odd one out waits for the delayed-ACK timer, as before */
+    advance(41 * MS);
+    CHECK(H.nout == (2 * 65536 / 1448 + 1) / 2 + 1 && parse(H.nout - 1, &s) && s.ack == P_SEQ);
+    /* past it: a burst of 4 owes one ACK, sent at the burst's end */
+    H.nout = 0;
+    feed(4);
+    CHECK(H.nout == 0 && rnic_tcp_ack_owed(H.t));
+    CHECK(rnic_tcp_get_stats(H.t)->rx_ack_deferred == 4);
+    rnic_tcp_rx_batch_end(H.t, H.now);
+    CHECK(H.nout == 1 && parse(0, &s) && s.ack == P_SEQ && s.len == 0 && s.flags == TH_ACK);
+    CHECK(!rnic_tcp_ack_owed(H.t));
+    rnic_tcp_rx_batch_end(H.t, H.now);          /* nothing owed: nothing sent */
+    CHECK(H.nout == 1);
+    /* a long burst is still ACKed every rcvbuf / 4 octets (11 segments) */
+    H.nout = 0;
+    feed(24);
+    CHECK(H.nout == 2 && parse(1, &s) && s.ack == P_SEQ - 2 * 1448);
+    rnic_tcp_rx_batch_end(H.t, H.now);
+    CHECK(H.nout == 3 && parse(2, &s) && s.ack == P_SEQ);
+    /* a burst of one segment waits for the next one or the timer */
+    H.nout = 0;
+    feed(1);
+    rnic_tcp_rx_batch_end(H.t, H.now);
+    CHECK(H.nout == 0);
+    advance(39 * MS);
+    CHECK(H.nout == 0);
+    advance(2 * MS);
+    CHECK(H.nout == 1 && parse(0, &s) && s.ack == P_SEQ);
+    /* a hole is reported at once, and the sender's recovery gets quick ACKs */
+    static uint8_t d[1448];
+    H.nout = 0;
+    struct opts o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ + 1448, E_SEQ, 2048, &o, d, sizeof(d));
+    CHECK(H.nout == 1 && parse(0, &s) && s.ack == P_SEQ && s.nsack == 1);
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, d, sizeof(d));
+    CHECK(H.nout == 2 && parse(1, &s) && s.ack == P_SEQ + 2896 && s.nsack == 0);
+    P_SEQ += 2896;
+    rnic_tcp_recv_done(H.conn, 2896, H.now);
+    feed(2);
+    CHECK(H.nout == 3 && parse(2, &s) && s.ack == P_SEQ && !rnic_tcp_ack_owed(H.t));
+    /* an ACK owed by a connection gone since is dropped with it */
+    feed(2 * 65536 / 1448);
+    rnic_tcp_rx_batch_end(H.t, H.now);
+    advance(41 * MS);
+    H.nout = 0;
+    feed(3);
+    CHECK(H.nout == 0 && rnic_tcp_ack_owed(H.t));
+    rnic_tcp_abort(H.conn, H.now);
+    H.nout = 0;
+    rnic_tcp_rx_batch_end(H.t, H.now);
+    CHECK(H.nout == 0 && !rnic_tcp_ack_owed(H.t));
+}
+
 int main(void)
 {
     test_handshake_options();
@@ -1205,6 +1286,7 @@ int main(void)
     test_fast_retransmit();
     test_zero_window_probe();
     test_receive_window();
+    test_ack_batch();
     test_isn_and_demux();
     test_keepalive();
     test_active_and_simultaneous_open();
