@@ -77,25 +77,30 @@ pin_peer_neigh() {
 		fail "cannot pin the neighbour entry of $RNIC_PEER"
 }
 
-# rping_client ARGS...: rping's client can hang when it connects before the
+# rping_try NAME ARGS...: rping's client can hang when it connects before the
 # server listens (and exits 0 when its connection dies), so each attempt is
-# bounded and retried while the server was not there yet. Sets RPING_OUT/RPING_RC;
-# fails if no attempt ever got a ping through.
-rping_client() {
-	local end=$((SECONDS + 180))
+# bounded and retried while the server was not there yet; NAME is the pair's
+# name for serve_until_client_done. Sets RPING_OUT/RPING_RC; fails if no
+# attempt ever got a ping through.
+rping_try() {
+	local name=$1 end=$((SECONDS + 180))
+	shift
 	while [ $SECONDS -lt $end ]; do
 		RPING_OUT=$(timeout 60 rping -c "$@" 2>&1)
 		RPING_RC=$?
-		echo "$RPING_OUT" | grep -q "ping data" && { client_done rping ok; return 0; }
-		[ $RPING_RC = 124 ] && client_attempt_hung rping
+		echo "$RPING_OUT" | grep -q "ping data" && { client_done "$name" ok; return 0; }
+		[ $RPING_RC = 124 ] && client_attempt_hung "$name"
 		echo "$RPING_OUT" | grep -qi "refused\|REJECTED\|CONNECT_ERROR\|ADDR_ERROR\|UNREACHABLE" ||
-			[ $RPING_RC = 124 ] || { client_done rping ok; return 0; }
+			[ $RPING_RC = 124 ] || { client_done "$name" ok; return 0; }
 		sleep 2
 	done
-	client_done rping fail
+	client_done "$name" fail
 	say "rping: no connection to the server in 180 s"
 	return 1
 }
+
+# rping_client ARGS...: rping_try for a server served as "rping".
+rping_client() { rping_try rping "$@"; }
 
 # siw's accept race (docs/conformance.md): siw_accept sends the MPA Reply before
 # its QP takes over the socket, and an FPDU the client sends in that window is

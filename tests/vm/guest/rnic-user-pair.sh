@@ -70,7 +70,10 @@ serve() { # serve TOOL
 	local a
 	case "$1" in
 	devinfo) devinfo ;;
-	rping) timeout 400 rping -s -a "$RNIC_IP" -p "$(port rping)" -C "${RNIC_RPING_COUNT:-1000}" -V ;;
+	rping)
+		# Started over after a hung attempt, as the perftest servers below.
+		serve_until_client_done "$(pair_name rping)" 400 rping -s -a "$RNIC_IP" -p "$(port rping)" \
+			-C "${RNIC_RPING_COUNT:-1000}" -V ;;
 	ucmatose)
 		timeout 400 ucmatose -b "$RNIC_IP" -p "$(port ucmatose)" -c "${RNIC_UCMA_CONNS:-4}" \
 			-C "${RNIC_UCMA_MSGS:-10}" ;;
@@ -80,7 +83,7 @@ serve() { # serve TOOL
 		# Started over when the client reports a hung attempt (siw's accept
 		# race, see serve_until_client_done in lib.sh).
 		# shellcheck disable=SC2086
-		serve_until_client_done "$(perf_name "$1")" 660 "ib_$1" $a ;;
+		serve_until_client_done "$(pair_name "$1")" 660 "ib_$1" $a ;;
 	qperf)
 		rfc7306_on
 		# Runs until the client's "quit" (also sent when the client fails).
@@ -92,9 +95,10 @@ serve() { # serve TOOL
 	esac || fail "$1 server"
 }
 
-# perf_name TOOL: the name of this run's server/client pair (lib.sh's
-# serve_until_client_done / client_try files); a tool may run several times.
-perf_name() { echo "$1.$RUN"; }
+# pair_name TOOL: the name of this run's server/client pair (lib.sh's
+# serve_until_client_done / client_try / rping_try files); a tool may run
+# several times.
+pair_name() { echo "$1.$RUN"; }
 
 # perf_client TOOL: run it, print it, check a row per size, report each row.
 # Each attempt is bounded (one size: 90 s for bandwidth, 60 s for latency, as
@@ -106,7 +110,7 @@ perf_client() {
 		case "$1" in *_bw) each=90 ;; *) each=60 ;; esac
 	fi
 	# shellcheck disable=SC2086
-	out=$(client_try "$(perf_name "$1")" $((each + 180)) $each "ib_$1" $a "$RNIC_PEER") ||
+	out=$(client_try "$(pair_name "$1")" $((each + 180)) $each "ib_$1" $a "$RNIC_PEER") ||
 		{ echo "$out"; fail "ib_$1 client"; }
 	echo "$out"
 	# Result rows start with the size in bytes and an iteration count; out
@@ -161,8 +165,8 @@ client() { # client TOOL
 	case "$1" in
 	devinfo) devinfo ;;
 	rping)
-		rping_client -a "$RNIC_PEER" -p "$(port rping)" -C "${RNIC_RPING_COUNT:-1000}" -v -V ||
-			fail "rping client"
+		rping_try "$(pair_name rping)" -a "$RNIC_PEER" -p "$(port rping)" \
+			-C "${RNIC_RPING_COUNT:-1000}" -v -V || fail "rping client"
 		echo "$RPING_OUT" >"$RNIC_OUT/rping-client.txt"
 		echo "$RPING_OUT" | tail -3
 		# stderr is unbuffered, stdout is not: rping's final "client DISCONNECT
