@@ -17,6 +17,13 @@
  * --no-memcpy leaves the baselines out (and their 2 GiB of cold buffers):
  * for profiling the engine alone under perf or callgrind.  --crc and --mtu
  * run only the cases that match (all four by default).
+ *
+ * After the engine figures it prints the floor of the design on this CPU:
+ * each kind of pass a payload byte goes through, timed alone on a
+ * frame-sized buffer that stays in L1 (CRC32c, the Internet checksum, the
+ * checksumming copy, memcpy), and the throughput if the engine did nothing
+ * but those passes, as a share of the same hot memcpy.  If that is below
+ * 40 %, no per-segment work saved can reach the target with this pass count.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,6 +32,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include "crc32c.h"
+#include "ddp.h"
+#include "mpa.h"
+#include "net.h"
 #include "simpair.h"
 
 #define MSG (1u << 20)
@@ -142,6 +153,128 @@ static double memcpy_cold_gbps(unsigned mib)
     }
     t = now_s() - t0;
     return (double)mib * MSG / t / 1e9;
+}
+
+/*
+ * ---- The floor: single passes on L1-hot, frame-sized buffers ----
+ *
+ * Per data segment the engine makes these passes (no markers, tagged Write
+ * FPDUs filling the EMSS): TX gathers the payload from the source MR into
+ * the send ring (memcpy), takes the CRC32c over the FPDU, copies the FPDU
+ * into the frame summing the TCP checksum (rnic_csum_copy); the link copies
+ * the frame; RX sums the TCP segment (rnic_csum_add), takes the CRC32c and
+ * places the payload (memcpy).  Each is timed alone, its buffers hot in L1,
+ * so the sum is a lower bound on the time of a segment's passes: the real
+ * gather and placement touch 1 MiB MRs (L2), and nothing per segment (TCP,
+ * headers, classifier, ACKs, completions) is counted.
+ */
+enum { PASS_CRC, PASS_CSUM, PASS_CSUM_COPY, PASS_COPY_PAYLOAD,
+       PASS_COPY_FRAME, NPASS };
+static const char *const pass_name[NPASS] = {
+    "CRC32c", "checksum", "copy+checksum", "memcpy payload", "memcpy frame",
+};
+
+struct seg_shape {
+    uint32_t fpdu;      /* FPDU octets, CRC included */
+    uint32_t payload;   /* RDMA payload octets in it */
+    uint32_t tcp;       /* TCP segment: header with timestamps + FPDU */
+    uint32_t frame;     /* Ethernet frame */
+};
+
+static struct seg_shape seg_shape(uint16_t mtu)
+{
+    struct seg_shape s;
+    uint32_t emss = mtu - RNIC_IP4_HLEN - 20 - 12;     /* TCP + timestamps */
+    uint32_t ulen = rnic_mpa_mulpdu(emss, false);
+
+    s.fpdu = rnic_mpa_fpdu_len(ulen);
+    s.payload = ulen - RNIC_DDP_TAGGED_HLEN;
+    s.tcp = 32 + s.fpdu;
+    s.frame = RNIC_ETH_HLEN + RNIC_IP4_HLEN + s.tcp;
+    return s;
+}
+
+/* ns per call of one pass over its span of a segment, buffers L1-hot */
+static double pass_ns(int pass, const struct seg_shape *s)
+{
+    static uint8_t src[16384] __attribute__((aligned(64)));
+    static uint8_t dst[16384] __attribute__((aligned(64)));
+    /* ~256 MB of work per measurement: long enough for the CPU clock */
+    unsigned n = (unsigned)((256u << 20) / s->frame), i;
+    volatile uint32_t sink = 0;
+    double t0;
+
+    memset(src, 0x5a, sizeof(src));
+    t0 = now_s();
+    for (i = 0; i < n; i++) {
+        src[i & 63] = (uint8_t)i;       /* the input changes every call */
+        switch (pass) {
+        case PASS_CRC:
+            sink += rnic_crc32c(0, src, s->fpdu - RNIC_MPA_CRC_LEN);
+            break;
+        case PASS_CSUM:
+            sink += rnic_csum_add(0, src, s->tcp);
+            break;
+        case PASS_CSUM_COPY:
+            sink += rnic_csum_copy(dst, src, s->fpdu);
+            break;
+        case PASS_COPY_PAYLOAD:
+            memcpy(dst, src, s->payload);
+            break;
+        default:
+            memcpy(dst, src, s->frame);
+            break;
+        }
+        __asm__ __volatile__("" : : "r"(dst) : "memory");
+    }
+    return (now_s() - t0) * 1e9 / n;
+}
+
+/*
+ * ns per payload octet if a segment cost nothing but its passes: 2 CRC32c
+ * (with crc), the TX checksumming copy, the RX checksum, and three plain
+ * copies (gather, the link, placement).
+ */
+static double floor_ns_per_byte(const double *ns, const struct seg_shape *s,
+                                bool crc)
+{
+    double t = (crc ? 2 * ns[PASS_CRC] : 0) + ns[PASS_CSUM] +
+               ns[PASS_CSUM_COPY] + 2 * ns[PASS_COPY_PAYLOAD] +
+               ns[PASS_COPY_FRAME];
+
+    return t / s->payload;
+}
+
+static void floor_report(uint16_t mtu, unsigned runs, double hot_gbps)
+{
+    struct seg_shape s = seg_shape(mtu);
+    uint32_t span[NPASS] = {
+        s.fpdu - RNIC_MPA_CRC_LEN, s.tcp, s.fpdu, s.payload, s.frame,
+    };
+    double ns[NPASS], v[64];
+    unsigned i;
+    int p;
+
+    for (p = 0; p < NPASS; p++) {
+        for (i = 0; i < runs; i++) {
+            v[i] = pass_ns(p, &s);
+        }
+        ns[p] = median(v, (int)runs);
+    }
+    printf("  floor MTU %4u (FPDU %u octets, %u of payload), one pass alone "
+           "on an L1-hot buffer:\n   ", mtu, s.fpdu, s.payload);
+    for (p = 0; p < NPASS; p++) {
+        printf(" %s %u: %.1f ns (%.1f GB/s)%s", pass_name[p], span[p], ns[p],
+               span[p] / ns[p], p + 1 < NPASS ? "," : "\n");
+    }
+    for (i = 0; i < 2; i++) {
+        double b = floor_ns_per_byte(ns, &s, !i);
+
+        printf("    CRC %-3s: %s + 2 checksum + 3 copies = %.4f ns per payload "
+               "octet = %.2f GB/s = %.1f %% of hot memcpy%s\n",
+               i ? "off" : "on", i ? "0 CRC" : "2 CRC", b, 1 / b,
+               100 / b / hot_gbps, i ? "" : " (the best case with these passes)");
+    }
 }
 
 struct result {
@@ -264,6 +397,8 @@ int main(int argc, char **argv)
         { true, 1500 }, { false, 1500 }, { true, 9000 }, { false, 9000 },
     };
     int fail = 0, only_crc = -1, only_mtu = 0;
+    double hot_all[256];
+    unsigned nhot = 0;
 
     for (i = 1; i < (unsigned)argc; i++) {
         if (!strcmp(argv[i], "--runs") && i + 1 < (unsigned)argc) {
@@ -321,6 +456,7 @@ int main(int argc, char **argv)
             rcold[i] = no_memcpy ? 0 : r.gbps / cold[i];
             frames = r.frames;
             fail |= !r.ok;
+            hot_all[nhot++] = hot[i];
         }
         printf("  CRC %-3s MTU %4u: %6.2f GB/s | memcpy hot %6.2f GB/s, "
                "ratio %5.1f %% (headline) | memcpy cold %6.2f GB/s, "
@@ -329,6 +465,19 @@ int main(int argc, char **argv)
                median(hot, (int)runs), 100 * median(rhot, (int)runs),
                median(cold, (int)runs), 100 * median(rcold, (int)runs),
                frames);
+    }
+    if (!no_memcpy && nhot) {
+        double hot = median(hot_all, (int)nhot);
+
+        printf("  the floor: passes alone, median of %u, against the median "
+               "hot memcpy above (%.2f GB/s)\n", runs, hot);
+        for (k = 0; k < 2; k++) {
+            uint16_t mtu = k ? 9000 : 1500;
+
+            if (!only_mtu || only_mtu == mtu) {
+                floor_report(mtu, runs, hot);
+            }
+        }
     }
     free(cold_src);
     free(cold_dst);
