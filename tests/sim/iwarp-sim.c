@@ -25,6 +25,7 @@
  *             [--delay-us N] [--rate-mbps N] [--pcap FILE] [-v]
  *             [--force-features MASK]  (use features FEATURES does not list)
  *             [--pcap-corrupt N]  (capture only: damage the Nth data frame)
+ *             [--ack-batch]  (stretch ACKs: one per receive burst)
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -51,7 +52,7 @@ struct opts {
     uint64_t seed_lo, seed_hi;
     unsigned qps, rounds, ops;
     uint64_t max_size, max_send;
-    bool big, srq;
+    bool big, srq, ack_batch;
     unsigned sge;
     unsigned ops_set, need;
     uint8_t rev;
@@ -127,6 +128,7 @@ struct rpool {
 
 struct sim {
     struct opts o;
+    struct rnic_dev_config devcfg;      /* --ack-batch */
     struct simpair sp;
     struct qend qe[SP_MAX_QP][2];
     struct rpool pool[2];
@@ -1058,6 +1060,11 @@ static int run_seed(const struct opts *o, uint64_t seed)
     po.cq_log = 8;
     po.srq = o->srq;
     po.mtu = o->mtu;
+    if (o->ack_batch) {
+        rnic_dev_config_default(&s->devcfg);
+        s->devcfg.ack_batch = true;
+        po.cfg = &s->devcfg;
+    }
     s->pool[0].nslots = s->pool[1].nslots = rcap * o->qps;
     po.mem_size = 16ull << 20;
     po.mem_size += (uint64_t)o->qps * (3 * s->S + ATOM_AREA + 64 * 1024) * 11 / 10;
@@ -1238,6 +1245,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(a, "--big")) {
             o.big = true;
+            continue;
+        }
+        if (!strcmp(a, "--ack-batch")) {
+            o.ack_batch = true;         /* stretch ACKs in both devices */
             continue;
         }
         if (!v) {

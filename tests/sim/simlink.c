@@ -371,6 +371,8 @@ static void sd_poll(void *opaque)
 {
     struct simdev *sd = opaque;
 
+    /* the frames of the last step were one receive burst (ack_batch) */
+    rnic_dev_rx_batch_end(&sd->dev);
     sd_run(sd);
     sd_poll_events(sd);
 }
