@@ -6,6 +6,8 @@
 #   (default 3) in one boot per peer; medians; ratios rnic/siw and rnic/TCP.
 # Both peers run on the lab's stream wire (RNIC_BENCH_WIRE=dgram for the tests'
 # wire): the dgram wire's 10-frame socket queue, not the NIC, limits bulk there.
+# Latency stays on the same wire: dgram is quicker for rnic's 8 B but not for
+# siw's, and a loaded host hurts siw there more (docs/baselines.md).
 # No captures by default (lab.py --no-pcap): filter-dump's per-frame write in the
 # main loop that moves the frames halved rnic's bulk on this wire (docs/baselines.md);
 # RNIC_BENCH_PCAP=1 captures and checks them as the tests do.
@@ -18,6 +20,9 @@ iters=${RNIC_BENCH_ITERS:-300}
 mtu=${RNIC_BENCH_MTU:-1500}
 wire=${RNIC_BENCH_WIRE:-stream}
 pcap=${RNIC_BENCH_PCAP:-0}
+# The build the lab runs (lab.py: RNIC_QEMU or the cache's), named by its md5 in
+# the output: figures belong to one binary.
+qemu=$(md5sum "${RNIC_QEMU:-$cache/build/qemu/qemu-system-x86_64}" | cut -c1-8)
 out=$cache/runs/bench-user-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 tools=""
@@ -29,7 +34,7 @@ lab() { # lab NAME NIC EXTRA...: one two-guest boot running every run
 	local cap=(--pcap-check-arg=--require-opcodes=0)
 	[ "$pcap" = 1 ] || cap=(--no-pcap)
 	echo "== $name: $runs x (ib_write_bw 64 KiB, ib_write_lat 8 B), $iters iterations, MTU $mtu," \
-		"$wire wire, pcap $pcap, host load $(cut -d' ' -f1-3 /proc/loadavg)"
+		"$wire wire, pcap $pcap, QEMU $qemu, host load $(cut -d' ' -f1-3 /proc/loadavg)"
 	cut -d' ' -f1 /proc/loadavg >>"$out/load.txt"
 	/usr/bin/python3 "$here/lab.py" --guests 2 --nic "$nic" --mtu "$mtu" --wire "$wire" --quiet \
 		--timeout 900 --out "$out/$name" --env "RNIC_TOOLS=$tools" --env "RNIC_PERF_ITERS=$iters" \
@@ -82,4 +87,4 @@ print('targets: bandwidth >= 50x siw (%s), latency <= 1/5 of siw (%s)' %
       ('met' if med(bw['rnic']) >= 50 * med(bw['siw']) else 'NOT met',
        'met' if med(lat['rnic']) * 5 <= med(lat['siw']) else 'NOT met'))
 PY
-echo "$wire wire, pcap $pcap, MTU $mtu; run directory: $out"
+echo "$wire wire, pcap $pcap, MTU $mtu, QEMU $qemu; run directory: $out"
