@@ -328,6 +328,23 @@ static void ack_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
 }
 
 /*
+ * Every 2nd full segment ACKs at once, a lone one within the delayed-ACK
+ * time (RFC 1122 4.2.3.2). True when the ACK is due now.
+ */
+static bool ack_or_delay(struct rnic_tcp_conn *c)
+{
+    struct rnic_tcp *t = c->t;
+
+    if (c->segs_unacked >= 2) {
+        c->ack_now = true;
+    } else if (!c->tm[T_DELACK]) {
+        tcp_timer_set(c, T_DELACK,
+                      t->now + (uint64_t)t->cfg.delack_ms * NS_PER_MS);
+    }
+    return c->segs_unacked >= 2;
+}
+
+/*
  * cfg.ack_batch: let the ACK for this in-order segment wait for the end of
  * the receive burst (rnic_tcp_rx_batch_end), which ACKs once what the burst
  * brought. Each ACK is a frame through the host's net layer on both sides,
@@ -518,11 +535,9 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
                 c->ack_now = true;
             } else if (ack_defer(c, s->len)) {
                 t->st.rx_ack_deferred++;
-            } else if (++c->segs_unacked >= 2) {
-                c->ack_now = true;
-            } else if (!c->tm[T_DELACK]) {
-                tcp_timer_set(c, T_DELACK,
-                              t->now + (uint64_t)t->cfg.delack_ms * NS_PER_MS);
+            } else {
+                c->segs_unacked++;
+                ack_or_delay(c);
             }
         } else {
             t->st.rx_ooo++;
@@ -662,12 +677,8 @@ void rnic_tcp_rx_batch_end(struct rnic_tcp *t, uint64_t now_ns)
          * A burst of one segment (a datagram wire reads one frame per wake)
          * waits as before: for the next segment or the delayed-ACK timer.
          */
-        if (c->segs_unacked >= 2) {
-            c->ack_now = true;
+        if (ack_or_delay(c)) {
             tcp_output(c);
-        } else if (!c->tm[T_DELACK]) {
-            tcp_timer_set(c, T_DELACK,
-                          t->now + (uint64_t)t->cfg.delack_ms * NS_PER_MS);
         }
     }
     t->ackq_n = 0;
