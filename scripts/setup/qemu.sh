@@ -56,18 +56,18 @@ graft() {
 }
 
 configure() {
-	local want="qemu=$QEMU_SRC_VERSION cfg=5"
+	local want="qemu=$QEMU_SRC_VERSION cfg=6"
 	if [ -f "$BUILD/build.ninja" ] && stamp_matches "$STAMPS/qemu-configure" "$want"; then
 		return
 	fi
-	step "configuring qemu (x86_64-softmmu, TCG/KVM, slirp, virtfs, fdt)"
+	step "configuring qemu (x86_64-softmmu, TCG/KVM, slirp, virtfs, fdt, tools)"
 	rm -rf "$BUILD"
 	mkdir -p "$BUILD"
 	(cd "$BUILD" && PATH=/usr/lib/ccache:$PATH "$SRC/configure" \
 		--python=/usr/bin/python3 --target-list=x86_64-softmmu \
 		--without-default-features \
 		--enable-tcg --enable-kvm --enable-slirp --enable-virtfs --enable-attr --enable-cap-ng \
-		--enable-fdt=system --enable-pixman \
+		--enable-fdt=system --enable-pixman --enable-tools \
 		--disable-docs --disable-werror --disable-download --disable-install-blobs \
 		>"$BUILD.configure.log" 2>&1) ||
 		die "qemu configure failed; see $BUILD.configure.log"
@@ -75,8 +75,8 @@ configure() {
 }
 
 build() {
-	step "building qemu-system-x86_64 (ccache in $CCACHE_DIR; the first build takes ~15 min on 2 cores)"
-	PATH=/usr/lib/ccache:$PATH ninja -C "$BUILD" qemu-system-x86_64 >"$BUILD.build.log" 2>&1 ||
+	step "building qemu-system-x86_64 and qemu-img (ccache in $CCACHE_DIR; the first build takes ~15 min on 2 cores)"
+	PATH=/usr/lib/ccache:$PATH ninja -C "$BUILD" qemu-system-x86_64 qemu-img >"$BUILD.build.log" 2>&1 ||
 		{ tail -40 "$BUILD.build.log" >&2; die "qemu build failed; see $BUILD.build.log"; }
 	local devs
 	devs=$("$BUILD/qemu-system-x86_64" -device help 2>&1)
