@@ -72,6 +72,42 @@ static int rnic_query_device(struct ib_device *ibdev,
 	return 0;
 }
 
+/*
+ * The port's rate is the netdev's link speed mapped as ib_get_eth_speed()
+ * does, an unknown speed counting as 1 Gb/s (1X SDR).  Done here, not by
+ * calling it, because 6.1's helper logs a warning on every query of a port
+ * whose speed is unknown, and an emulated port has no line rate.
+ */
+static void rnic_port_rate(struct net_device *nd, u16 *speed, u8 *width)
+{
+	struct ethtool_link_ksettings ks = {};
+	u32 mbps = SPEED_1000;
+
+	if (!nd->ethtool_ops->get_link_ksettings(nd, &ks) &&
+	    ks.base.speed != (u32)SPEED_UNKNOWN)
+		mbps = ks.base.speed;
+
+	if (mbps <= SPEED_1000) {
+		*width = IB_WIDTH_1X;
+		*speed = IB_SPEED_SDR;
+	} else if (mbps <= SPEED_10000) {
+		*width = IB_WIDTH_1X;
+		*speed = IB_SPEED_FDR10;
+	} else if (mbps <= SPEED_20000) {
+		*width = IB_WIDTH_4X;
+		*speed = IB_SPEED_DDR;
+	} else if (mbps <= SPEED_25000) {
+		*width = IB_WIDTH_1X;
+		*speed = IB_SPEED_EDR;
+	} else if (mbps <= SPEED_40000) {
+		*width = IB_WIDTH_4X;
+		*speed = IB_SPEED_FDR10;
+	} else {
+		*width = IB_WIDTH_4X;
+		*speed = IB_SPEED_EDR;
+	}
+}
+
 static int rnic_query_port(struct ib_device *ibdev, u32 port,
 			   struct ib_port_attr *a)
 {
@@ -88,8 +124,7 @@ static int rnic_query_port(struct ib_device *ibdev, u32 port,
 	a->pkey_tbl_len = 1;
 	a->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP;
 	a->max_msg_sz = 0x80000000;
-	a->active_speed = IB_SPEED_EDR;
-	a->active_width = IB_WIDTH_1X;
+	rnic_port_rate(nd, &a->active_speed, &a->active_width);
 	return 0;
 }
 

@@ -11,13 +11,16 @@ build_module() { # build_module SRC_DIR SERIES OUT_DIR
 	local headers=$RNIC_CACHE/kernel/$series/headers
 	[ -d "$headers" ] || die "no $series headers in the cache: run scripts/setup/kernel.sh"
 	mkdir -p "$out"
-	# Kbuild writes next to the sources: build in a mirror of them.
+	# Kbuild writes next to the sources: build in a mirror of them, laid out
+	# as the DKMS package is (the shared headers in include/rnic/ beside them).
 	for f in "$src"/*; do
 		[ -f "$f" ] || continue
 		sync_file "$f" "$out/${f##*/}"
 	done
-	rm -f "$out/include"
-	ln -s "$RNIC_TOP/include" "$out/include"
+	[ -L "$out/include" ] && rm -f "$out/include"	# older mirrors had a symlink
+	for f in "$RNIC_TOP"/include/rnic/*.h; do
+		sync_file "$f" "$out/include/rnic/${f##*/}"
+	done
 	make -C "$headers" M="$out" W=1 modules >"$out/build.log" 2>&1 ||
 		{ grep -E 'error|warning' "$out/build.log" | head -30 >&2
 		  die "$(basename "$src") does not build against $series; see $out/build.log"; }
