@@ -208,12 +208,14 @@ Section: net
 Priority: optional
 Maintainer: $MAINT
 Depends: libc6 (>= $libc), $dep
+Recommends: rdma-core
 Enhances: libibverbs1
 Suggests: ibverbs-utils, rdmacm-utils, perftest
 Description: rnic: libibverbs provider for QEMU's emulated iWARP RNIC ($release)
  Adds the rnic provider (librnic-rdmav34.so, /etc/libibverbs.d/rnic.driver)
  to the system's libibverbs, so verbs applications use the rnic device
- with no LD_LIBRARY_PATH. The kernel side is rnic-dkms.
+ with no LD_LIBRARY_PATH. The kernel side is rnic-dkms. rdma-core's udev
+ rules load rdma_ucm and name the device (iwp0s4 for PCI 00:04.0).
 E
 	finish_tree "$pkg"
 	dpkg-deb --root-owner-group -Zxz --build "$pkg" "$deb" >/dev/null
