@@ -100,6 +100,7 @@ chroot_tar() { # chroot_tar SUITE -> a cached tarball of a minimal chroot with l
 	local tar=$STATE/chroot-$1-$(echo "$recipe" | sha256sum | cut -c1-12).tar
 	if [ ! -f "$tar" ]; then
 		say "creating the $1 chroot (once): ${recipe/TAR/$tar}" >&2
+		rm -f "$tar.part"
 		mmdebstrap --quiet --variant=essential --include=libibverbs1,ibverbs-utils "$1" "$tar.part" "$MIRROR" \
 			>"$RUN/mmdebstrap-$1.log" 2>&1 || { tail -20 "$RUN/mmdebstrap-$1.log" >&2; fail "mmdebstrap $1"; }
 		mv "$tar.part" "$tar"
