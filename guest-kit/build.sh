@@ -9,6 +9,10 @@
 # provider API is not packaged); the same library loads into bookworm's 44.0,
 # which is checked here symbol by symbol against bookworm's libibverbs.so.1.
 set -euo pipefail
+case "${1:-}" in
+-h|--help) sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-*) sed -n '3p' "$0" | sed 's/^# //' >&2; exit 2 ;;
+esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${RNIC_CACHE:-$HOME/.cache/rnic}
 OUT=$(mkdir -p "${1:-$CACHE/guest-kit}" && cd "${1:-$CACHE/guest-kit}" && pwd)
