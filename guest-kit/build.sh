@@ -46,6 +46,7 @@ copyright() { # copyright PKGDIR PACKAGE
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: rnic
 Files: *
+Copyright: the rnic authors
 License: GPL-2.0 OR Linux-OpenIB
  The rnic guest driver and rdma-core provider are dual-licensed under the
  GNU General Public License version 2 (/usr/share/common-licenses/GPL-2)
