@@ -26,6 +26,9 @@ static int mem_write(void *opaque, uint64_t addr, const void *buf, size_t len)
         return -1;
     }
     memcpy(h->mem + addr, buf, len);
+    if (h->on_dma_write) {
+        h->on_dma_write(h->on_dma_write_ctx, addr, len);
+    }
     return 0;
 }
 

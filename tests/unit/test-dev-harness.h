@@ -51,6 +51,12 @@ struct harness {
     /* If set, transmitted frames go here instead of cap[] (a wire). */
     void (*on_frame)(void *ctx, const void *frame, size_t len);
     void *on_frame_ctx;
+    /*
+     * If set, called after every DMA write of the device has landed: tests
+     * re-enter the device from inside its own write (a reset, a doorbell).
+     */
+    void (*on_dma_write)(void *ctx, uint64_t addr, size_t len);
+    void *on_dma_write_ctx;
     /* Admin queue as the driver sees it. */
     uint32_t sq_tail, cq_head;
     uint64_t sq_base, cq_base;      /* rings are contiguous here */

@@ -55,6 +55,9 @@ static void on_frame(void *ctx, const void *frame, size_t len)
 {
     struct p_dev *d = ctx;
 
+    if (d->mute) {
+        return;
+    }
     wire_push(&d->out, frame, len);
     if (d->corrupt_next &&
         corrupt(d->out.q[d->out.n - 1].data, d->out.q[d->out.n - 1].len)) {
@@ -63,22 +66,16 @@ static void on_frame(void *ctx, const void *frame, size_t len)
     }
 }
 
-static void dev_setup(struct p_dev *d, uint8_t last)
+void p_dev_enable(struct p_dev *d)
 {
-    struct rnic_dev_config cfg;
     struct rnic_admin_cmd c;
     uint64_t ring;
 
-    rnic_dev_config_default(&cfg);
-    cfg.mac[5] = last;
-    memcpy(d->mac, cfg.mac, 6);
-    d->ip[0] = 10;
-    d->ip[1] = 0;
-    d->ip[2] = 0;
-    d->ip[3] = last;
-    d->h = h_new(&cfg);
-    d->h->on_frame = on_frame;
-    d->h->on_frame_ctx = d;
+    memset(&d->async, 0, sizeof(d->async));
+    memset(&d->comp, 0, sizeof(d->comp));
+    memset(&d->cm, 0, sizeof(d->cm));
+    memset(&d->cq, 0, sizeof(d->cq));
+    memset(&d->qp, 0, sizeof(d->qp));
     if (!h_enable(d->h, 5, 5)) {
         abort();
     }
@@ -105,6 +102,23 @@ static void dev_setup(struct p_dev *d, uint8_t last)
     d->cm.depth = 64;
     d->cm.ring = ring;
     CHECK_EQ(t_create_cq(d->h, &d->cq, P_CQ, 0, 8), RNIC_STS_OK);
+}
+
+static void dev_setup(struct p_dev *d, uint8_t last)
+{
+    struct rnic_dev_config cfg;
+
+    rnic_dev_config_default(&cfg);
+    cfg.mac[5] = last;
+    memcpy(d->mac, cfg.mac, 6);
+    d->ip[0] = 10;
+    d->ip[1] = 0;
+    d->ip[2] = 0;
+    d->ip[3] = last;
+    d->h = h_new(&cfg);
+    d->h->on_frame = on_frame;
+    d->h->on_frame_ctx = d;
+    p_dev_enable(d);
 }
 
 struct pair *p_new(void)

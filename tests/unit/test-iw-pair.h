@@ -35,6 +35,8 @@ struct p_dev {
     /* Corrupt one byte of the next TCP segment with payload (CRC test). */
     bool corrupt_next;
     unsigned corrupted;
+    /* Drop everything this device sends (a peer that never answers). */
+    bool mute;
 };
 
 struct pair {
@@ -44,6 +46,8 @@ struct pair {
 
 struct pair *p_new(void);
 void p_free(struct pair *p);
+/* Enable d and create its EQs, PD 0 and CQ (again, after a reset). */
+void p_dev_enable(struct p_dev *d);
 /* Move frames both ways and run timers until nothing moves (max_ns of
  * virtual time at most). */
 void p_settle(struct pair *p, uint64_t max_ns);
