@@ -4,7 +4,11 @@
  * function (BARs, MSI-X), the netdev, properties, reset and tracing.  The
  * device itself is the sans-I/O core in engine/ (engine/dev.h), reached
  * through latching MMIO entry points: doorbells run the core at once,
- * register writes, timers and the wire through a guarded bottom half.
+ * register writes through a guarded bottom half.  Every call that runs the
+ * core (doorbell, bottom half, timer, netdev) engages the device's
+ * re-entrancy guard, so the core's own DMA never reaches its BARs, and holds
+ * a reference on the device, so a reset or unplug the core's DMA triggers
+ * synchronously cannot free it under the call (both are deferred).
  *
  * Programming interface: include/rnic/hw.h, docs/hardware-interface.md.
  */
@@ -39,13 +43,52 @@ struct RnicState {
     QEMUTimer *timer;               /* offload TCP/MPA timers */
     struct rnic_dev_config cfg;     /* from properties */
     struct rnic_dev *core;
+    unsigned in_core;               /* core calls on the stack */
+    bool core_orphaned;             /* unrealized meanwhile: free at exit */
 };
+
+/*
+ * Around every call that runs the core, as aio_bh_call() does for a guarded
+ * bottom half: the device's MMIO is blocked for the core's own DMA.
+ */
+static bool rnic_core_enter(RnicState *s)
+{
+    MemReentrancyGuard *g = &DEVICE(s)->mem_reentrancy_guard;
+    bool last = g->engaged_in_io;
+
+    object_ref(OBJECT(s));
+    g->engaged_in_io = true;
+    s->in_core++;
+    return last;
+}
+
+static void rnic_core_leave(RnicState *s, bool last)
+{
+    DEVICE(s)->mem_reentrancy_guard.engaged_in_io = last;
+    if (!--s->in_core && s->core_orphaned) {
+        rnic_dev_fini(s->core);
+        g_free(s->core);
+        s->core = NULL;
+        s->core_orphaned = false;
+    }
+    object_unref(OBJECT(s));
+}
+
+static void rnic_kick(RnicState *s)
+{
+    if (s->bh) {
+        qemu_bh_schedule(s->bh);
+    }
+}
 
 /* Host side of the core: DMA, interrupts, the wire. */
 
 static int rnic_dma_read_cb(void *opaque, uint64_t addr, void *buf,
                             size_t len)
 {
+    if (RNIC(opaque)->core_orphaned) {
+        return -1;      /* unplugged: its address space is going away */
+    }
     return pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ?
            0 : -1;
 }
@@ -53,6 +96,9 @@ static int rnic_dma_read_cb(void *opaque, uint64_t addr, void *buf,
 static int rnic_dma_write_cb(void *opaque, uint64_t addr, const void *buf,
                              size_t len)
 {
+    if (RNIC(opaque)->core_orphaned) {
+        return -1;
+    }
     return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ?
            0 : -1;
 }
@@ -61,7 +107,8 @@ static void rnic_notify_cb(void *opaque, unsigned vector)
 {
     PCIDevice *pdev = PCI_DEVICE(opaque);
 
-    if (msix_enabled(pdev) && vector < pdev->msix_entries_nr) {
+    if (!RNIC(opaque)->core_orphaned && msix_enabled(pdev) &&
+        vector < pdev->msix_entries_nr) {
         trace_rnic_irq(vector);
         msix_notify(pdev, vector);
     }
@@ -70,10 +117,14 @@ static void rnic_notify_cb(void *opaque, unsigned vector)
 static void rnic_tx_sent(NetClientState *nc, ssize_t len)
 {
     RnicState *s = qemu_get_nic_opaque(nc);
+    bool last, more;
 
     trace_rnic_tx_resume();
-    if (rnic_dev_tx_resume(s->core)) {
-        qemu_bh_schedule(s->bh);
+    last = rnic_core_enter(s);
+    more = s->core && rnic_dev_tx_resume(s->core);
+    rnic_core_leave(s, last);
+    if (more) {
+        rnic_kick(s);
     }
 }
 
@@ -82,6 +133,9 @@ static bool rnic_send_frame_cb(void *opaque, const void *frame, size_t len)
     RnicState *s = opaque;
     ssize_t ret;
 
+    if (!s->nic) {
+        return true;    /* unplugged while the core ran: nowhere to go */
+    }
     trace_rnic_tx_frame(len);
     /* 0: the peer is busy and queued the frame; rnic_tx_sent follows. */
     ret = qemu_send_packet_async(qemu_get_queue(s->nic), frame, len,
@@ -94,7 +148,9 @@ static void rnic_rx_resume_cb(void *opaque)
 {
     RnicState *s = opaque;
 
-    qemu_flush_queued_packets(qemu_get_queue(s->nic));
+    if (s->nic) {
+        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+    }
 }
 
 static void rnic_cmd_done_cb(void *opaque, unsigned opcode, unsigned tag,
@@ -152,20 +208,29 @@ static const struct rnic_host_ops rnic_host_ops = {
 static void rnic_bh(void *opaque)
 {
     RnicState *s = opaque;
+    bool last;
 
     trace_rnic_bh();
+    last = rnic_core_enter(s);
     rnic_dev_rx_batch_end(s->core);
     rnic_dev_process(s->core);
+    rnic_core_leave(s, last);
 }
 
-/* A TCP/MPA deadline passed: run it, then whatever it left latched. */
+/*
+ * A TCP/MPA deadline passed: run it (guarded like the bottom half: its CQE
+ * and EQE writes must not reach our doorbells), then what it left latched.
+ */
 static void rnic_timer_cb(void *opaque)
 {
     RnicState *s = opaque;
+    bool last;
 
     trace_rnic_timer();
+    last = rnic_core_enter(s);
     rnic_dev_timer(s->core);
-    qemu_bh_schedule(s->bh);
+    rnic_core_leave(s, last);
+    rnic_kick(s);
 }
 
 static uint64_t rnic_regs_read(void *opaque, hwaddr addr, unsigned size)
@@ -184,7 +249,7 @@ static void rnic_regs_write(void *opaque, hwaddr addr, uint64_t val,
 
     trace_rnic_mmio_write(addr, val);
     if (rnic_dev_reg_write(s->core, addr, val)) {
-        qemu_bh_schedule(s->bh);
+        rnic_kick(s);
     }
 }
 
@@ -209,6 +274,7 @@ static void rnic_db_write(void *opaque, hwaddr addr, uint64_t val,
     RnicState *s = opaque;
     uint32_t page = addr >> RNIC_DB_PAGE_SHIFT;
     uint32_t off = addr & (RNIC_DB_PAGE_SIZE - 1);
+    bool last;
 
     trace_rnic_doorbell(page, off, val);
     /*
@@ -218,7 +284,9 @@ static void rnic_db_write(void *opaque, hwaddr addr, uint64_t val,
      * The reentrancy guard of this MMIO access covers DMA from here.
      */
     if (rnic_dev_doorbell(s->core, page, off, val)) {
+        last = rnic_core_enter(s);
         rnic_dev_process(s->core);
+        rnic_core_leave(s, last);
     }
 }
 
@@ -243,18 +311,21 @@ static ssize_t rnic_receive(NetClientState *nc, const uint8_t *buf,
                             size_t size)
 {
     RnicState *s = qemu_get_nic_opaque(nc);
-    bool taken;
+    bool taken, ack, last;
 
     trace_rnic_rx_start(size);
+    last = rnic_core_enter(s);
     taken = rnic_dev_receive(s->core, buf, size);
+    ack = s->core && rnic_dev_ack_owed(s->core);
+    rnic_core_leave(s, last);
     trace_rnic_rx_frame(size, taken);
     /*
      * The net layer hands over every frame of one socket read before the
      * main loop runs bottom halves: ACK them together then (fewer frames,
      * each a send here and a receive at the peer).
      */
-    if (rnic_dev_ack_owed(s->core)) {
-        qemu_bh_schedule(s->bh);
+    if (ack) {
+        rnic_kick(s);
     }
     /* 0 makes the net layer queue the frame until rx_resume flushes it. */
     return taken ? size : 0;
@@ -266,7 +337,7 @@ static void rnic_link_status_changed(NetClientState *nc)
 
     trace_rnic_link(!nc->link_down);
     if (rnic_dev_set_link(s->core, !nc->link_down)) {
-        qemu_bh_schedule(s->bh);
+        rnic_kick(s);
     }
 }
 
@@ -341,13 +412,21 @@ static void rnic_exit(PCIDevice *pdev)
     RnicState *s = RNIC(pdev);
 
     qemu_del_nic(s->nic);
+    s->nic = NULL;
     qemu_bh_delete(s->bh);
+    s->bh = NULL;
     msix_unuse_all_vectors(pdev);
     msix_uninit_exclusive_bar(pdev);
-    rnic_dev_fini(s->core);
     timer_free(s->timer);
     s->timer = NULL;
+    if (s->in_core) {
+        /* a slot power-off from the core's own DMA: it is still running */
+        s->core_orphaned = true;
+        return;
+    }
+    rnic_dev_fini(s->core);
     g_free(s->core);
+    s->core = NULL;
 }
 
 static void rnic_reset_hold(Object *obj, ResetType type)
@@ -359,6 +438,11 @@ static void rnic_reset_hold(Object *obj, ResetType type)
     }
     trace_rnic_reset();
     qemu_bh_cancel(s->bh);
+    if (rnic_dev_busy(s->core)) {
+        /* from the core's own DMA (Secondary Bus Reset): at its end */
+        rnic_dev_reset(s->core);
+        return;     /* the core calls rx_resume after the reset */
+    }
     rnic_dev_reset(s->core);
     /* Frames held back for the old rings are now dropped, not kept. */
     qemu_flush_queued_packets(qemu_get_queue(s->nic));

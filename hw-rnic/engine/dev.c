@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Device core: configuration, registers, doorbell latching, the deferred
- * work loop, reset and the receive entry point (see dev.h).
+ * Device core: configuration, registers, doorbell latching, the one
+ * dispatch (backlog, deferred work, egress queue), reset and the receive
+ * entry point (see dev.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,10 @@ static void dev_clear(struct rnic_dev *d)
     d->txq_db_pending = 0;
     d->rxq_db_pending = 0;
     d->tx_paused = false;
+    d->tx_full = false;
+    rnic_frameq_clear(&d->backlog);
+    rnic_frameq_clear(&d->egress);
+    d->egress_gen++;
     memset(&d->admq, 0, sizeof(d->admq));
     memset(d->eq, 0, sizeof(d->eq));
     memset(d->txq, 0, sizeof(d->txq));
@@ -136,6 +141,9 @@ int rnic_dev_init(struct rnic_dev *d, const struct rnic_dev_config *cfg,
     d->pd_owner = calloc(cfg->max_pd, sizeof(d->pd_owner[0]));
     d->steer = calloc(1, sizeof(*d->steer));
     if (!d->uctx_live || !d->pd_owner || !d->steer ||
+        rnic_frameq_init(&d->backlog, RNIC_BACKLOG_BYTES,
+                         RNIC_BACKLOG_FRAMES) ||
+        rnic_frameq_init(&d->egress, RNIC_EGRESS_BYTES, RNIC_EGRESS_FRAMES) ||
         rnic_rdma_init(d) || rnic_iw_init(d)) {
         rnic_dev_fini(d);
         return -1;
@@ -153,15 +161,31 @@ void rnic_dev_fini(struct rnic_dev *d)
     free(d->uctx_live);
     free(d->pd_owner);
     free(d->steer);
+    rnic_frameq_fini(&d->backlog);
+    rnic_frameq_fini(&d->egress);
     d->uctx_live = NULL;
     d->pd_owner = NULL;
     d->steer = NULL;
 }
 
-void rnic_dev_reset(struct rnic_dev *d)
+static void dev_reset_now(struct rnic_dev *d)
 {
     dev_clear(d);
     d->link_reported = d->port.link_up;
+}
+
+void rnic_dev_reset(struct rnic_dev *d)
+{
+    if (d->dispatching) {
+        d->deferred |= RNIC_DEFER_RESET;
+        return;
+    }
+    dev_reset_now(d);
+}
+
+bool rnic_dev_busy(const struct rnic_dev *d)
+{
+    return d->dispatching || d->flushing;
 }
 
 static uint32_t cap_reg(const struct rnic_dev *d, uint32_t off)
@@ -367,19 +391,27 @@ bool rnic_dev_set_link(struct rnic_dev *d, bool up)
     return true;
 }
 
-bool rnic_dev_tx_resume(struct rnic_dev *d)
+/* Revisit L2 TX queues with frames posted; keep newer latched doorbells. */
+static void relatch_l2_tx(struct rnic_dev *d)
 {
     uint32_t i;
 
-    d->tx_paused = false;
-    rnic_iw_tx_resume(d);
-    /* Revisit queues with frames posted; keep newer latched doorbells. */
     for (i = 0; i < d->cfg.max_l2q; i++) {
         if (d->txq[i].live && d->txq[i].cidx != d->txq[i].pidx &&
             !(d->txq_db_pending & (1u << i))) {
             d->txq[i].db_idx = d->txq[i].pidx;
             d->txq_db_pending |= 1u << i;
         }
+    }
+}
+
+bool rnic_dev_tx_resume(struct rnic_dev *d)
+{
+    d->tx_paused = false;
+    relatch_l2_tx(d);
+    /* Nested (a dispatch or a flush is running): that one sends the rest. */
+    if (rnic_dev_dispatch_begin(d)) {
+        rnic_dev_dispatch_end(d);
     }
     return d->txq_db_pending != 0;
 }
@@ -416,17 +448,15 @@ static void run_doorbells(struct rnic_dev *d)
     }
 }
 
-void rnic_dev_process(struct rnic_dev *d)
+static void process_now(struct rnic_dev *d)
 {
     uint32_t pend = d->pending;
 
     d->pending = 0;
     if (pend & RNIC_PEND_RESET) {
-        rnic_dev_reset(d);
+        dev_reset_now(d);
         /* Frames the net layer held for the old rings: deliver (drop). */
-        if (d->host.ops->rx_resume) {
-            d->host.ops->rx_resume(d->host.opaque);
-        }
+        d->rx_resume_owed = true;
         return;
     }
     if ((pend & RNIC_PEND_ENABLE) && !(d->status & RNIC_STATUS_READY)) {
@@ -448,9 +478,8 @@ void rnic_dev_process(struct rnic_dev *d)
     rnic_rdma_run(d);
 }
 
-void rnic_dev_timer(struct rnic_dev *d)
+static void timer_now(struct rnic_dev *d)
 {
-    rnic_iw_timer_fired(d);
     if (d->status & RNIC_STATUS_READY) {
         rnic_iw_timer(d);
     }
@@ -463,7 +492,7 @@ bool rnic_dev_can_receive(const struct rnic_dev *d)
              !rnic_l2_rx_has_buffer(d));
 }
 
-bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len)
+static bool receive_now(struct rnic_dev *d, const uint8_t *frame, size_t len)
 {
     struct rnic_rx_filter f;
     struct rnic_flow_key k;
@@ -506,18 +535,180 @@ bool rnic_dev_ack_owed(const struct rnic_dev *d)
     return false;
 }
 
-void rnic_dev_rx_batch_end(struct rnic_dev *d)
+static void batch_end_now(struct rnic_dev *d)
 {
-    uint64_t now;
+    uint64_t now = rnic_iw_now(d);
     uint32_t i;
 
-    if (!rnic_dev_ack_owed(d)) {
-        return;
-    }
-    now = rnic_iw_now(d);
-    rnic_iw_enter(d);
     for (i = 0; i < d->iw->neng; i++) {
         rnic_tcp_rx_batch_end(d->iw->eng[i].tcp, now);
     }
-    rnic_iw_leave(d);
+}
+
+/* The one dispatch. */
+
+bool rnic_dev_send(struct rnic_dev *d, const void *frame, size_t len)
+{
+    return rnic_frameq_put(&d->egress, frame, len);
+}
+
+bool rnic_dev_tx_room(const struct rnic_dev *d, size_t len)
+{
+    return rnic_frameq_room(&d->egress, len);
+}
+
+bool rnic_dev_dispatch_begin(struct rnic_dev *d)
+{
+    if (d->dispatching) {
+        return false;
+    }
+    d->dispatching = true;
+    return true;
+}
+
+/* Everything entries queued while the dispatch ran, in arrival order. */
+static void drain(struct rnic_dev *d)
+{
+    const uint8_t *f;
+    size_t len;
+
+    for (;;) {
+        if (d->deferred & RNIC_DEFER_RESET) {
+            d->deferred = 0;
+            dev_reset_now(d);
+            d->rx_resume_owed = true;
+            continue;
+        }
+        f = rnic_frameq_peek(&d->backlog, &len);
+        if (f) {
+            if (!receive_now(d, f, len)) {
+                d->stats.rx_no_buffer++;
+            }
+            rnic_frameq_pop(&d->backlog);
+            continue;
+        }
+        if (d->deferred & RNIC_DEFER_TIMER) {
+            d->deferred &= ~RNIC_DEFER_TIMER;
+            timer_now(d);
+            continue;
+        }
+        if (d->deferred & RNIC_DEFER_BATCH_END) {
+            d->deferred &= ~RNIC_DEFER_BATCH_END;
+            batch_end_now(d);
+            continue;
+        }
+        if (d->deferred & RNIC_DEFER_PROCESS) {
+            d->deferred &= ~RNIC_DEFER_PROCESS;
+            process_now(d);
+            continue;
+        }
+        return;
+    }
+}
+
+/*
+ * Hand the egress queue to the host.  send_frame may deliver frames back
+ * at once: they run a dispatch of their own (none is running), whose frames
+ * join this queue and leave from this loop.  A reset from in there empties
+ * the queue (egress_gen): the frame just sent is not popped twice.
+ */
+static void flush(struct rnic_dev *d)
+{
+    const uint8_t *f;
+    size_t len;
+
+    d->flushing = true;
+    while (!d->tx_paused && (f = rnic_frameq_peek(&d->egress, &len))) {
+        uint32_t gen = d->egress_gen;
+        bool sent = d->host.ops->send_frame(d->host.opaque, f, len);
+
+        if (gen != d->egress_gen) {
+            continue;
+        }
+        rnic_frameq_pop(&d->egress);
+        d->stats.tx_frames++;
+        d->stats.tx_bytes += len;
+        if (!sent) {
+            /* queued by the wire: the rest waits for rnic_dev_tx_resume */
+            d->tx_paused = true;
+            d->tx_held += d->egress.count;
+        }
+    }
+    d->flushing = false;
+}
+
+void rnic_dev_dispatch_end(struct rnic_dev *d)
+{
+    for (;;) {
+        drain(d);
+        rnic_iw_dispatch_end(d);
+        d->dispatching = false;
+        if (d->rx_resume_owed && d->host.ops->rx_resume) {
+            d->rx_resume_owed = false;
+            d->host.ops->rx_resume(d->host.opaque);
+        }
+        if (d->flushing) {
+            return;     /* inside send_frame: the flush loop goes on */
+        }
+        flush(d);
+        if (!d->tx_full || d->tx_paused || d->dispatching) {
+            return;
+        }
+        /* L2 TX stopped for room the flush has made: go on with it. */
+        d->tx_full = false;
+        relatch_l2_tx(d);
+        d->dispatching = true;
+        process_now(d);
+    }
+}
+
+void rnic_dev_process(struct rnic_dev *d)
+{
+    if (!rnic_dev_dispatch_begin(d)) {
+        d->deferred |= RNIC_DEFER_PROCESS;
+        return;
+    }
+    process_now(d);
+    rnic_dev_dispatch_end(d);
+}
+
+void rnic_dev_timer(struct rnic_dev *d)
+{
+    rnic_iw_timer_fired(d);
+    if (!rnic_dev_dispatch_begin(d)) {
+        d->deferred |= RNIC_DEFER_TIMER;
+        return;
+    }
+    timer_now(d);
+    rnic_dev_dispatch_end(d);
+}
+
+bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len)
+{
+    bool taken;
+
+    if (!rnic_dev_dispatch_begin(d)) {
+        if (rnic_frameq_put(&d->backlog, frame, len)) {
+            return true;
+        }
+        /* offered again after rx_resume, when this dispatch is over */
+        d->rx_resume_owed = true;
+        return false;
+    }
+    taken = receive_now(d, frame, len);
+    rnic_dev_dispatch_end(d);
+    return taken;
+}
+
+void rnic_dev_rx_batch_end(struct rnic_dev *d)
+{
+    if (!rnic_dev_ack_owed(d)) {
+        return;
+    }
+    if (!rnic_dev_dispatch_begin(d)) {
+        d->deferred |= RNIC_DEFER_BATCH_END;
+        return;
+    }
+    batch_end_now(d);
+    rnic_dev_dispatch_end(d);
 }

@@ -8,6 +8,15 @@
  * runs rnic_dev_process() outside the latch (QEMU: at once for a doorbell,
  * in a guarded bottom half for register writes).  All guest memory access
  * goes through struct rnic_host.
+ *
+ * One way through: every entry that runs the engine (process, receive,
+ * timer, rx_batch_end, tx_resume) enters one dispatch.  An entry made while
+ * a dispatch runs (from inside a DMA write or a host callback) only queues
+ * its input -- frames into a bounded backlog, doorbells stay latched, a
+ * reset is deferred -- and returns; the outermost dispatch drains it.
+ * Frames leave through one egress queue, handed to send_frame() only once
+ * the engine has returned: a frame the wire delivers back at once is then
+ * processed with no engine code on the stack.
  */
 #ifndef RNIC_ENGINE_DEV_H
 #define RNIC_ENGINE_DEV_H
@@ -19,6 +28,7 @@
 #include "host.h"
 #include "ring.h"
 #include "classify.h"
+#include "frameq.h"
 
 /* Hard limits of this implementation; the properties stay below them. */
 #define RNIC_ENG_MAX_EQ         63      /* vectors 1..63 + admin vector 0 */
@@ -32,6 +42,16 @@
 #define RNIC_MIN_MTU            68
 #define RNIC_MAX_MTU_LIMIT      (RNIC_L2_MAX_FRAME - 22)
 #define RNIC_L2_HDR_ROOM        18      /* Ethernet header + one VLAN tag */
+/*
+ * Frames one dispatch may leave for the wire (an offload TCP burst is at
+ * most a send buffer, 256 KiB); beyond, offload frames are dropped (TCP
+ * retransmits) and L2 TX waits for the flush.
+ */
+#define RNIC_EGRESS_BYTES       (2u << 20)
+#define RNIC_EGRESS_FRAMES      2048
+/* Frames delivered while the device is busy (a nested delivery). */
+#define RNIC_BACKLOG_BYTES      (256u << 10)
+#define RNIC_BACKLOG_FRAMES     256
 
 /* Defaults of the limits (QOM property defaults use the same values). */
 #define RNIC_DEF_MAX_QP         1024
@@ -124,6 +144,12 @@ struct rnic_counters {
 #define RNIC_PEND_LINK      (1u << 3)
 #define RNIC_PEND_DB_ERROR  (1u << 4)
 
+/* Entries that found the dispatch busy: run at its end (dev.c). */
+#define RNIC_DEFER_PROCESS      (1u << 0)
+#define RNIC_DEFER_TIMER        (1u << 1)
+#define RNIC_DEFER_BATCH_END    (1u << 2)
+#define RNIC_DEFER_RESET        (1u << 3)
+
 struct rnic_dev {
     struct rnic_dev_config cfg;
     struct rnic_host host;
@@ -158,14 +184,32 @@ struct rnic_dev {
     struct rnic_iw *iw;         /* offload TCP, CM, connections (iw.h) */
 
     uint8_t frame[RNIC_L2_MAX_FRAME];   /* TX gather buffer */
+
+    /* The one dispatch (see the top of this file). */
+    bool dispatching;           /* engine code is on the stack */
+    bool flushing;              /* the egress queue goes to the host */
+    bool rx_resume_owed;        /* refused or dropped frames: rx_resume */
+    bool tx_full;               /* L2 TX stopped for egress room */
+    uint32_t deferred;          /* RNIC_DEFER_* */
+    uint32_t egress_gen;        /* bumped when a reset empties egress */
+    struct rnic_frameq backlog; /* frames that arrived during a dispatch */
+    struct rnic_frameq egress;
+    uint64_t tx_held;           /* frames still queued when the wire paused */
+    uint64_t tx_dropped;        /* offload frames beyond the egress queue */
 };
 
 /* 0 on success, -1 if memory for the object tables is not available. */
 int rnic_dev_init(struct rnic_dev *d, const struct rnic_dev_config *cfg,
                   const struct rnic_host_ops *ops, void *opaque);
 void rnic_dev_fini(struct rnic_dev *d);
-/* Power-on / PCI reset: drop everything, now. */
+/*
+ * Power-on / PCI reset: drop everything -- now, or, if called from inside
+ * the device's own work (a DMA write, a host callback), when that work
+ * returns.  rx_resume() follows a deferred reset.
+ */
 void rnic_dev_reset(struct rnic_dev *d);
+/* Engine code is running (a reset or fini now would be deferred/unsafe). */
+bool rnic_dev_busy(const struct rnic_dev *d);
 
 uint32_t rnic_dev_reg_read(struct rnic_dev *d, uint32_t off);
 /* The *_write/doorbell/set_link calls return true if work was latched. */
@@ -190,5 +234,19 @@ bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len);
  */
 bool rnic_dev_ack_owed(const struct rnic_dev *d);
 void rnic_dev_rx_batch_end(struct rnic_dev *d);
+
+/*
+ * Inside the engine: every frame for the wire.  false: the egress queue is
+ * full (the frame is dropped).  rnic_dev_tx_room: a frame of len fits.
+ */
+bool rnic_dev_send(struct rnic_dev *d, const void *frame, size_t len);
+bool rnic_dev_tx_room(const struct rnic_dev *d, size_t len);
+/*
+ * The dispatch around engine work; begin returns false (and the caller
+ * must not run engine code) if one is running already.  For the entry
+ * points above and white-box tests.
+ */
+bool rnic_dev_dispatch_begin(struct rnic_dev *d);
+void rnic_dev_dispatch_end(struct rnic_dev *d);
 
 #endif

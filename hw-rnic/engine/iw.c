@@ -48,75 +48,18 @@ void rnic_iw_timer_fired(struct rnic_dev *d)
     }
 }
 
-static void wire_send(struct rnic_dev *d, const uint8_t *frame, size_t len)
-{
-    if (!d->host.ops->send_frame(d->host.opaque, frame, len)) {
-        d->tx_paused = true;
-    }
-    d->stats.tx_frames++;
-    d->stats.tx_bytes += len;
-}
-
 /*
- * Offload TCP frames share the device's wire.  While it is busy they wait
- * in a bounded queue (in order) for rnic_dev_tx_resume(); beyond that, and
- * while the link is down, they are dropped and TCP retransmits them.
+ * Offload TCP frames share the device's wire through its egress queue;
+ * while the link is down, or beyond the queue, they are dropped and TCP
+ * retransmits them.
  */
 static void eng_tx(void *opaque, uint8_t *frame, size_t len)
 {
     struct rnic_iw_eng *e = opaque;
     struct rnic_dev *d = e->d;
-    struct rnic_iw *iw = d->iw;
-    struct rnic_iw_frame *f;
 
-    if (!d->port.link_up) {
-        return;
-    }
-    if (!d->tx_paused && !iw->txq_cnt) {
-        wire_send(d, frame, len);
-        return;
-    }
-    if (iw->txq_cnt == RNIC_IW_TXQ_MAX) {
-        iw->tx_dropped++;
-        return;
-    }
-    f = &iw->txq[(iw->txq_head + iw->txq_cnt) % RNIC_IW_TXQ_MAX];
-    f->data = malloc(len);
-    if (!f->data) {
-        iw->tx_dropped++;
-        return;
-    }
-    memcpy(f->data, frame, len);
-    f->len = len;
-    iw->txq_cnt++;
-    iw->tx_held++;
-}
-
-static void txq_clear(struct rnic_iw *iw)
-{
-    while (iw->txq_cnt) {
-        free(iw->txq[iw->txq_head].data);
-        iw->txq[iw->txq_head].data = NULL;
-        iw->txq_head = (iw->txq_head + 1) % RNIC_IW_TXQ_MAX;
-        iw->txq_cnt--;
-    }
-    iw->txq_head = 0;
-}
-
-void rnic_iw_tx_resume(struct rnic_dev *d)
-{
-    struct rnic_iw *iw = d->iw;
-
-    while (iw->txq_cnt && !d->tx_paused) {
-        struct rnic_iw_frame *f = &iw->txq[iw->txq_head];
-
-        if (d->port.link_up) {
-            wire_send(d, f->data, f->len);
-        }
-        free(f->data);
-        f->data = NULL;
-        iw->txq_head = (iw->txq_head + 1) % RNIC_IW_TXQ_MAX;
-        iw->txq_cnt--;
+    if (d->port.link_up && !rnic_dev_send(d, frame, len)) {
+        d->tx_dropped++;
     }
 }
 
@@ -339,8 +282,8 @@ static void conn_release(struct rnic_dev *d, struct rnic_iw_conn *c)
 }
 
 /*
- * Forget c.  Its memory lives until the outermost entry point returns:
- * callers up the stack may still hold it (they check c->zombie).
+ * Forget c.  Its memory lives until the device's dispatch ends: callers up
+ * the stack may still hold it (they check c->zombie).
  */
 void rnic_iw_conn_free(struct rnic_dev *d, struct rnic_iw_conn *c)
 {
@@ -357,7 +300,7 @@ void rnic_iw_conn_free(struct rnic_dev *d, struct rnic_iw_conn *c)
     }
     c->zombie = true;
     d->iw->nzombie++;
-    if (!d->iw->depth) {
+    if (!d->dispatching) {
         conn_release(d, c);
     }
 }
@@ -372,17 +315,12 @@ void rnic_iw_steer_conn(struct rnic_dev *d, struct rnic_iw_conn *c, bool add)
     }
 }
 
-void rnic_iw_enter(struct rnic_dev *d)
-{
-    d->iw->depth++;
-}
-
-void rnic_iw_leave(struct rnic_dev *d)
+void rnic_iw_dispatch_end(struct rnic_dev *d)
 {
     struct rnic_iw *iw = d->iw;
     uint32_t i;
 
-    if (--iw->depth) {
+    if (!iw->neng && !iw->nlive) {
         return;
     }
     /* backwards: a release moves the last one into the hole */
@@ -457,11 +395,9 @@ void rnic_iw_reset(struct rnic_dev *d)
     for (i = 0; i < iw->neng; i++) {
         rnic_tcp_free(iw->eng[i].tcp);
     }
-    txq_clear(iw);
     memset(iw->eng, 0, sizeof(iw->eng));
     iw->neng = 0;
     memset(iw->lis, 0, d->cfg.max_listen * sizeof(*iw->lis));
-    iw->depth = 0;
     iw->armed_ok = false;
     if (d->host.ops->timer_mod) {
         d->host.ops->timer_mod(d->host.opaque, UINT64_MAX);
@@ -471,12 +407,7 @@ void rnic_iw_reset(struct rnic_dev *d)
 unsigned rnic_iw_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
                        struct rnic_admin_cqe *cqe)
 {
-    unsigned sts;
-
-    rnic_iw_enter(d);
-    sts = rnic_iw_cm_admin(d, cmd, cqe);
-    rnic_iw_leave(d);
-    return sts;
+    return rnic_iw_cm_admin(d, cmd, cqe);
 }
 
 static bool any_wildcard_listener(struct rnic_dev *d, uint16_t port)
@@ -502,7 +433,6 @@ void rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len,
     if (k->family != RNIC_AF_IPV4) {
         return;
     }
-    rnic_iw_enter(d);
     /* the listener table is walked only when no engine has the address */
     e = rnic_iw_eng_get(d, k->laddr, false);
     if (!e && any_wildcard_listener(d, k->lport)) {
@@ -511,7 +441,6 @@ void rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len,
     if (e) {
         rnic_tcp_input(e->tcp, frame, len, rnic_iw_now(d));
     }
-    rnic_iw_leave(d);
 }
 
 void rnic_iw_timer(struct rnic_dev *d)
@@ -520,7 +449,6 @@ void rnic_iw_timer(struct rnic_dev *d)
     uint64_t now = rnic_iw_now(d);
     uint32_t i;
 
-    rnic_iw_enter(d);
     for (i = 0; i < iw->neng; i++) {
         rnic_tcp_tick(iw->eng[i].tcp, now);
     }
@@ -532,7 +460,6 @@ void rnic_iw_timer(struct rnic_dev *d)
             rnic_iw_cm_timer(d, c, now);
         }
     }
-    rnic_iw_leave(d);
 }
 
 void rnic_iw_sq_kick(struct rnic_dev *d, struct rnic_qp *qp)
@@ -540,12 +467,10 @@ void rnic_iw_sq_kick(struct rnic_dev *d, struct rnic_qp *qp)
     if (!qp->iw) {
         return;
     }
-    rnic_iw_enter(d);
     rnic_iw_tx_pump(d, qp);
     if (qp->iw) {
         rnic_iw_conn_maybe_fin(d, qp->iw->conn);
     }
-    rnic_iw_leave(d);
 }
 
 void rnic_iw_qp_error(struct rnic_dev *d, struct rnic_qp *qp)
@@ -555,7 +480,6 @@ void rnic_iw_qp_error(struct rnic_dev *d, struct rnic_qp *qp)
     if (!qp->iw) {
         return;
     }
-    rnic_iw_enter(d);
     c = qp->iw->conn;
     qp->iw = NULL;
     c->qpn = RNIC_IW_NO_QP;
@@ -567,7 +491,6 @@ void rnic_iw_qp_error(struct rnic_dev *d, struct rnic_qp *qp)
         rnic_iw_cm_event(d, c, RNIC_CM_RESET, RNIC_IW_ST_ECONNABORTED, NULL, 0);
     }
     rnic_iw_conn_free(d, c);
-    rnic_iw_leave(d);
 }
 
 void rnic_iw_qp_close(struct rnic_dev *d, struct rnic_qp *qp)
@@ -575,9 +498,7 @@ void rnic_iw_qp_close(struct rnic_dev *d, struct rnic_qp *qp)
     if (!qp->iw) {
         return;
     }
-    rnic_iw_enter(d);
     rnic_iw_conn_close(d, qp->iw->conn);
-    rnic_iw_leave(d);
 }
 
 /* Placeholder from the resources half (QUERY_QP); conn_id stays unset. */

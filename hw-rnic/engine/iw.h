@@ -35,8 +35,6 @@
 #define RNIC_IW_RX_ULPDU_MAX    65535
 #define RNIC_IW_TX_BUF          (16 * 1024)
 #define RNIC_IW_NO_QP           0xffffffffu
-/* Offload frames held while the wire is busy; beyond, TCP retransmits. */
-#define RNIC_IW_TXQ_MAX         512
 
 /* errno-like values in struct rnic_eqe_cm.status */
 #define RNIC_IW_ST_ECONNRESET   104
@@ -194,26 +192,16 @@ struct rnic_iw {
     uint32_t next_conn;
     struct rnic_tcp_ops ops;
     uint64_t isn_seq;
-    int depth;                  /* nesting of entry points */
     /*
      * The deadline the host timer holds (armed_ok): every entry point ends
      * in rnic_iw_rearm, and asking again for the same one is skipped.
      */
     uint64_t armed;
     bool armed_ok;
-    struct rnic_iw_frame {
-        uint8_t *data;
-        size_t len;
-    } txq[RNIC_IW_TXQ_MAX];     /* held while d->tx_paused */
-    uint32_t txq_head, txq_cnt;
-    uint64_t tx_held, tx_dropped;
 };
 
 /* iw.c */
 uint64_t rnic_iw_now(struct rnic_dev *d);
-/* Around every entry point: connection memory is released at the end. */
-void rnic_iw_enter(struct rnic_dev *d);
-void rnic_iw_leave(struct rnic_dev *d);
 /* Ask the host for a timer at the earliest TCP/MPA deadline. */
 void rnic_iw_rearm(struct rnic_dev *d);
 struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,

@@ -195,20 +195,21 @@ void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid)
     while (q->cidx != q->pidx && !d->tx_paused) {
         uint8_t err;
         size_t len;
-        uint32_t i, n = tx_gather(d, q, qid, &len, &err);
+        uint32_t i, n;
 
+        if (!rnic_dev_tx_room(d, RNIC_L2_MAX_FRAME)) {
+            d->tx_full = true;  /* go on once the egress queue is flushed */
+            break;
+        }
+        n = tx_gather(d, q, qid, &len, &err);
         if (!n) {
             break;      /* wait for the rest of the frame */
         }
         if (err) {
             d->stats.tx_errors++;
         } else {
-            /* Queued by the wire counts as sent; stop after it. */
-            if (!d->host.ops->send_frame(d->host.opaque, d->frame, len)) {
-                d->tx_paused = true;
-            }
-            d->stats.tx_frames++;
-            d->stats.tx_bytes += len;
+            /* to the wire when this dispatch ends (dev.c) */
+            rnic_dev_send(d, d->frame, len);
         }
         for (i = 0; i < n; i++) {
             tx_write_status(d, q, q->cidx + i,

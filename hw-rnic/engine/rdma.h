@@ -283,7 +283,10 @@ void rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len,
 void rnic_iw_timer(struct rnic_dev *d);
 /* The host timer fired, whether or not it ran: the next rearm asks again. */
 void rnic_iw_timer_fired(struct rnic_dev *d);
-/* The wire took the queued frame (rnic_dev_tx_resume): send held frames. */
-void rnic_iw_tx_resume(struct rnic_dev *d);
+/*
+ * The device's dispatch is ending: release the connections freed during it
+ * (code up the stack may have held them) and ask for the next deadline.
+ */
+void rnic_iw_dispatch_end(struct rnic_dev *d);
 
 #endif

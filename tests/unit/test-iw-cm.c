@@ -361,7 +361,10 @@ static void test_bad_reply(void)
     rep.ird = rep.ord = 1;
     n = rnic_mpa_rr_encode(&rep, buf, sizeof(buf));
     CHECK(n > 0);
+    /* engine code runs inside the device's dispatch (its frames too) */
+    CHECK(rnic_dev_dispatch_begin(&p->b.h->dev));
     CHECK_EQ(rnic_tcp_send(bc->tc, buf, (size_t)n, p->now), RNIC_TCP_OK);
+    rnic_dev_dispatch_end(&p->b.h->dev);
     p_settle(p, 1000000000ull);
     CHECK(p_cm_event(&p->a, &e, NULL));
     CHECK_EQ(e.code, RNIC_CM_MPA_ERROR);

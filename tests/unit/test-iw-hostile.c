@@ -99,9 +99,10 @@ int main(void)
             if (!qp || !qp->iw) {
                 break;
             }
-            rnic_iw_enter(d);
-            rnic_iw_rx_ulpdu(d, qp, seg, len);
-            rnic_iw_leave(d);
+            if (rnic_dev_dispatch_begin(d)) {
+                rnic_iw_rx_ulpdu(d, qp, seg, len);
+                rnic_dev_dispatch_end(d);
+            }
         }
         p_settle(p, 1000000000ull);
         /* only the registered buffer, rings, CQ/EQ memory may change */

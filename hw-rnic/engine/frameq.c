@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Bounded frame FIFO in one byte ring (frameq.h).  Each record is a 32-bit
+ * length and the frame, padded to 4 bytes.  Records lie in [head, tail)
+ * or, after a wrap, in [head, wrap_at) and then [0, tail); tail never
+ * catches up with head (count tells empty from full).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "frameq.h"
+
+static uint32_t rec_size(size_t len)
+{
+    return 4 + (((uint32_t)len + 3) & ~3u);
+}
+
+int rnic_frameq_init(struct rnic_frameq *q, uint32_t size, uint32_t max)
+{
+    memset(q, 0, sizeof(*q));
+    q->buf = malloc(size);
+    if (!q->buf) {
+        return -1;
+    }
+    q->size = size;
+    q->max = max;
+    rnic_frameq_clear(q);
+    return 0;
+}
+
+void rnic_frameq_fini(struct rnic_frameq *q)
+{
+    free(q->buf);
+    q->buf = NULL;
+    q->size = 0;
+    q->count = 0;
+}
+
+void rnic_frameq_clear(struct rnic_frameq *q)
+{
+    q->head = q->tail = 0;
+    q->wrap_at = q->size;
+    q->count = 0;
+}
+
+/* Where a record of need bytes goes, or UINT32_MAX if it does not fit. */
+static uint32_t place(const struct rnic_frameq *q, uint32_t need)
+{
+    if (q->count == q->max || need > q->size) {
+        return UINT32_MAX;
+    }
+    if (q->tail >= q->head) {
+        if (q->size - q->tail >= need) {
+            return q->tail;
+        }
+        return need < q->head ? 0 : UINT32_MAX;
+    }
+    return q->head - q->tail > need ? q->tail : UINT32_MAX;
+}
+
+bool rnic_frameq_room(const struct rnic_frameq *q, size_t len)
+{
+    return len <= UINT32_MAX - 8 && place(q, rec_size(len)) != UINT32_MAX;
+}
+
+bool rnic_frameq_put(struct rnic_frameq *q, const void *frame, size_t len)
+{
+    uint32_t need, at, n = (uint32_t)len;
+
+    if (!q->buf || len > UINT32_MAX - 8) {
+        return false;
+    }
+    need = rec_size(len);
+    at = place(q, need);
+    if (at == UINT32_MAX) {
+        return false;
+    }
+    if (at == 0 && q->tail >= q->head && q->count) {
+        q->wrap_at = q->tail;
+    }
+    memcpy(q->buf + at, &n, 4);
+    memcpy(q->buf + at + 4, frame, len);
+    q->tail = at + need;
+    q->count++;
+    return true;
+}
+
+const uint8_t *rnic_frameq_peek(const struct rnic_frameq *q, size_t *len)
+{
+    uint32_t n;
+
+    if (!q->count) {
+        return NULL;
+    }
+    memcpy(&n, q->buf + q->head, 4);
+    *len = n;
+    return q->buf + q->head + 4;
+}
+
+void rnic_frameq_pop(struct rnic_frameq *q)
+{
+    uint32_t n;
+
+    if (!q->count) {
+        return;
+    }
+    memcpy(&n, q->buf + q->head, 4);
+    q->head += rec_size(n);
+    if (!--q->count) {
+        rnic_frameq_clear(q);
+    } else if (q->head == q->wrap_at) {
+        q->head = 0;
+        q->wrap_at = q->size;
+    }
+}
