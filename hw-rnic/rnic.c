@@ -438,12 +438,13 @@ static void rnic_reset_hold(Object *obj, ResetType type)
     }
     trace_rnic_reset();
     qemu_bh_cancel(s->bh);
-    if (rnic_dev_busy(s->core)) {
-        /* from the core's own DMA (Secondary Bus Reset): at its end */
-        rnic_dev_reset(s->core);
-        return;     /* the core calls rx_resume after the reset */
+    if (!rnic_dev_reset(s->core)) {
+        /*
+         * From the core's own DMA (a Secondary Bus Reset): done when the
+         * core returns, which then calls rx_resume.
+         */
+        return;
     }
-    rnic_dev_reset(s->core);
     /* Frames held back for the old rings are now dropped, not kept. */
     qemu_flush_queued_packets(qemu_get_queue(s->nic));
 }

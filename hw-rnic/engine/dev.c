@@ -174,13 +174,14 @@ static void dev_reset_now(struct rnic_dev *d)
     d->link_reported = d->port.link_up;
 }
 
-void rnic_dev_reset(struct rnic_dev *d)
+bool rnic_dev_reset(struct rnic_dev *d)
 {
     if (d->dispatching) {
         d->deferred |= RNIC_DEFER_RESET;
-        return;
+        return false;
     }
     dev_reset_now(d);
+    return true;
 }
 
 bool rnic_dev_busy(const struct rnic_dev *d)

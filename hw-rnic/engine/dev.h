@@ -203,11 +203,11 @@ int rnic_dev_init(struct rnic_dev *d, const struct rnic_dev_config *cfg,
                   const struct rnic_host_ops *ops, void *opaque);
 void rnic_dev_fini(struct rnic_dev *d);
 /*
- * Power-on / PCI reset: drop everything -- now, or, if called from inside
- * the device's own work (a DMA write, a host callback), when that work
- * returns.  rx_resume() follows a deferred reset.
+ * Power-on / PCI reset: drop everything -- now (true), or, if called from
+ * inside the device's own work (a DMA write, a host callback), when that
+ * work returns (false; rx_resume() follows then).
  */
-void rnic_dev_reset(struct rnic_dev *d);
+bool rnic_dev_reset(struct rnic_dev *d);
 /* Engine code is running (a reset or fini now would be deferred/unsafe). */
 bool rnic_dev_busy(const struct rnic_dev *d);
 

@@ -384,6 +384,58 @@ static void sync_nested_ack(void)
     p_free(p);
 }
 
+/* A reset from inside send_frame (the egress flush): the queue it empties
+ * is not popped again, and the device works after. */
+static struct pair *flush_reset_pair;
+static unsigned flush_resets;
+
+static void reset_in_send(void *ctx, const void *frame, size_t len)
+{
+    struct pair *p = flush_reset_pair;
+    uint32_t seq;
+    size_t plen;
+
+    (void)ctx;
+    if (!flush_resets && tcp_seg(frame, len, &seq, &plen) && plen) {
+        flush_resets++;
+        CHECK(rnic_dev_reset(&p->a.h->dev));    /* no dispatch runs: now */
+        return;
+    }
+    rnic_dev_receive(&p->b.h->dev, frame, len);
+}
+
+static void reset_in_flush(void)
+{
+    struct pair *p = p_new();
+    struct rnic_sq_wqe w;
+    uint64_t src;
+
+    if (!p_connect_pair(p, 2, RNIC_MPA_CRC)) {
+        p_free(p);
+        return;
+    }
+    src = mr(&p->a, 0x100, 8);
+    flush_reset_pair = p;
+    flush_resets = 0;
+    memset(&w, 0, sizeof(w));
+    w.hdr.wr_id = 61;
+    w.hdr.opcode = RNIC_WR_SEND;
+    w.hdr.flags = RNIC_WQE_SIGNALED;
+    w.hdr.count = 1;
+    t_sge(&w.data.sge[0], src, 20000, 0x100);
+    t_post_send(p->a.h, &p->a.qp, &w);
+    p->a.h->on_frame = reset_in_send;
+    p_ring_sq(&p->a);
+    CHECK_EQ(flush_resets, 1);
+    CHECK_EQ(p->a.h->dev.egress.count, 0);
+    printf("reset from inside send_frame: %u reset, egress empty\n",
+           flush_resets);
+    p->a.h->on_frame = p->b.h->on_frame;    /* back to the queued wire */
+    p->a.h->on_frame_ctx = &p->a;
+    check_usable_after(p);
+    p_free(p);
+}
+
 /* ---- the timer's DMA must not act as a doorbell ---- */
 
 struct db_hook {
@@ -515,6 +567,9 @@ int main(int argc, char **argv)
     }
     if (only < 0 || only == 12) {
         timer_dma_doorbell();
+    }
+    if (only < 0 || only == 13) {
+        reset_in_flush();
     }
     return t_report("test-iw-reentry");
 }
