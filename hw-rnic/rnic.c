@@ -121,11 +121,11 @@ static void rnic_tx_sent(NetClientState *nc, ssize_t len)
 
     trace_rnic_tx_resume();
     last = rnic_core_enter(s);
-    more = s->core && rnic_dev_tx_resume(s->core);
-    rnic_core_leave(s, last);
+    more = rnic_dev_tx_resume(s->core);
     if (more) {
         rnic_kick(s);
     }
+    rnic_core_leave(s, last);   /* may drop the last reference on s */
 }
 
 static bool rnic_send_frame_cb(void *opaque, const void *frame, size_t len)
@@ -229,8 +229,8 @@ static void rnic_timer_cb(void *opaque)
     trace_rnic_timer();
     last = rnic_core_enter(s);
     rnic_dev_timer(s->core);
-    rnic_core_leave(s, last);
     rnic_kick(s);
+    rnic_core_leave(s, last);
 }
 
 static uint64_t rnic_regs_read(void *opaque, hwaddr addr, unsigned size)
@@ -311,22 +311,21 @@ static ssize_t rnic_receive(NetClientState *nc, const uint8_t *buf,
                             size_t size)
 {
     RnicState *s = qemu_get_nic_opaque(nc);
-    bool taken, ack, last;
+    bool taken, last;
 
     trace_rnic_rx_start(size);
     last = rnic_core_enter(s);
     taken = rnic_dev_receive(s->core, buf, size);
-    ack = s->core && rnic_dev_ack_owed(s->core);
-    rnic_core_leave(s, last);
-    trace_rnic_rx_frame(size, taken);
     /*
      * The net layer hands over every frame of one socket read before the
      * main loop runs bottom halves: ACK them together then (fewer frames,
      * each a send here and a receive at the peer).
      */
-    if (ack) {
+    if (rnic_dev_ack_owed(s->core)) {
         rnic_kick(s);
     }
+    rnic_core_leave(s, last);
+    trace_rnic_rx_frame(size, taken);
     /* 0 makes the net layer queue the frame until rx_resume flushes it. */
     return taken ? size : 0;
 }
@@ -433,8 +432,8 @@ static void rnic_reset_hold(Object *obj, ResetType type)
 {
     RnicState *s = RNIC(obj);
 
-    if (!s->core) {
-        return;     /* not realized */
+    if (!s->core || s->core_orphaned) {
+        return;     /* not realized, or unrealized under a core call */
     }
     trace_rnic_reset();
     qemu_bh_cancel(s->bh);
