@@ -652,7 +652,7 @@ void rnic_dev_dispatch_end(struct rnic_dev *d)
             return;     /* inside send_frame: the flush loop goes on */
         }
         flush(d);
-        if (!d->tx_full || d->tx_paused || d->dispatching) {
+        if (!d->tx_full || d->tx_paused) {
             return;
         }
         /* L2 TX stopped for room the flush has made: go on with it. */
