@@ -24,6 +24,7 @@ download() { # download PKG... into $DL, skipping cached ones
 	mkdir -p "$DL"
 	for p in "$@"; do
 		ls "$DL/${p}_"*.deb >/dev/null 2>&1 && continue
+		need_download "$p"
 		step "downloading $p"
 		(cd "$DL" && apt-get download "$p" >/dev/null 2>&1) || die "apt-get download $p failed"
 	done
@@ -36,6 +37,7 @@ prepare_series() {
 	local dir=$KDIR/$series
 	[ -f "$dir/.ready" ] && return
 	local hdr kver common kbuild pkgs=()
+	need_download "the $series kernel packages"
 	hdr=$(resolve_meta "$headers_meta" '^linux-headers-[0-9]')
 	kver=${hdr#linux-headers-}
 	common=$(apt-cache depends "$hdr" | awk '$1=="Depends:" && $2 ~ /^linux-headers-.*-common/ {print $2; exit}')

@@ -14,6 +14,7 @@ fetch_and_unpack() {
 	if [ ! -f "$SRC/.rnic-unpacked" ]; then
 		mkdir -p "$DL" "$RNIC_CACHE/src"
 		if ! ls "$DL"/qemu_*.dsc >/dev/null 2>&1; then
+			need_download "the qemu $QEMU_SRC_VERSION source"
 			step "downloading qemu $QEMU_SRC_VERSION source ($QEMU_SUITE)"
 			(cd "$DL" && apt-get source --download-only "qemu=1:$QEMU_SRC_VERSION" >/dev/null 2>&1) ||
 				die "cannot download qemu source 1:$QEMU_SRC_VERSION (is deb-src for $QEMU_SUITE configured?)"
@@ -76,7 +77,7 @@ configure() {
 
 build() {
 	step "building qemu-system-x86_64 and qemu-img (ccache in $CCACHE_DIR; the first build takes ~15 min on 2 cores)"
-	PATH=/usr/lib/ccache:$PATH ninja -C "$BUILD" qemu-system-x86_64 qemu-img >"$BUILD.build.log" 2>&1 ||
+	PATH=/usr/lib/ccache:$PATH ninja_progress "$BUILD.build.log" qemu -C "$BUILD" qemu-system-x86_64 qemu-img ||
 		{ tail -40 "$BUILD.build.log" >&2; die "qemu build failed; see $BUILD.build.log"; }
 	local devs
 	devs=$("$BUILD/qemu-system-x86_64" -device help 2>&1)

@@ -16,6 +16,7 @@ fetch() {
 	local line url name sum
 	mkdir -p "$DL"
 	[ -f "$DL/rdma-core_$VER.orig.tar.gz" ] && return
+	need_download "the rdma-core $VER source"
 	step "downloading rdma-core $VER source ($RDMA_CORE_SUITE)"
 	# The .dsc is missing from the archive, so apt-get source fails: fetch the
 	# orig tarball by the URI and SHA256 apt knows from the signed Sources index.
@@ -70,7 +71,7 @@ build() {
 		stamp_write "$RNIC_CACHE/stamps/rdma-core-configure" "$want"
 	fi
 	step "building rdma-core into $STAGE"
-	ninja -C "$BUILD" install >"$BUILD.build.log" 2>&1 ||
+	ninja_progress "$BUILD.build.log" rdma-core -C "$BUILD" install ||
 		{ tail -30 "$BUILD.build.log" >&2; die "rdma-core build failed; see $BUILD.build.log"; }
 	ok "rdma-core $VER staged ($(ls "$STAGE"/lib/libibverbs/ 2>/dev/null | wc -l) provider libraries)"
 }
