@@ -35,7 +35,8 @@ sync_file() {
 
 # Run ninja ARGS, its whole output into LOG, and print a line with the elapsed
 # time whenever another 10 % of its steps is done (from ninja's "[N/M]" status
-# lines). Returns ninja's exit status.
+# lines), for builds of 20 steps or more (a warm QEMU regenerates its version
+# header and relinks: no progress to show). Returns ninja's exit status.
 ninja_progress() { # ninja_progress LOG WHAT NINJA-ARGS...
 	local log=$1 what=$2 t0=$SECONDS shown=0 line n m tenth
 	shift 2
@@ -44,6 +45,7 @@ ninja_progress() { # ninja_progress LOG WHAT NINJA-ARGS...
 		printf '%s\n' "$line"
 		[[ $line =~ ^\[([0-9]+)/([0-9]+)\]\  ]] || continue
 		n=${BASH_REMATCH[1]} m=${BASH_REMATCH[2]}
+		[ "$m" -ge 20 ] || continue
 		tenth=$((n * 10 / m))
 		if [ "$tenth" -gt "$shown" ]; then
 			shown=$tenth

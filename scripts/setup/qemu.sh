@@ -81,9 +81,9 @@ build() {
 		{ tail -40 "$BUILD.build.log" >&2; die "qemu build failed; see $BUILD.build.log"; }
 	local devs
 	devs=$("$BUILD/qemu-system-x86_64" -device help 2>&1)
-	echo "$devs" | grep -q '"virtio-9p-pci"' || die "the built QEMU has no virtio-9p-pci (virtfs): the lab needs it"
+	grep -q '"virtio-9p-pci"' <<<"$devs" || die "the built QEMU has no virtio-9p-pci (virtfs): the lab needs it"
 	if [ -f "$RNIC_TOP/hw-rnic/rnic.c" ] || ls "$RNIC_TOP"/hw-rnic/rnic*.c >/dev/null 2>&1; then
-		echo "$devs" | grep -q '"rnic"' || die "the built QEMU does not list the rnic device"
+		grep -q '"rnic"' <<<"$devs" || die "the built QEMU does not list the rnic device"
 	fi
 	ok "$BUILD/qemu-system-x86_64"
 }

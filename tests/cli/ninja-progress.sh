@@ -3,7 +3,7 @@
 # ninja_progress (scripts/setup/common.sh) on real ninja builds: 40 steps give
 # one line per 10 % (10 lines, 10 % ... 100 %, each with the elapsed time), the
 # whole ninja output lands in the log, and a failing step makes it fail with
-# the error in the log.
+# the error in the log; 5 steps print nothing.
 #   ninja-progress.sh COMMON_SH
 set -euo pipefail
 common=$1
@@ -26,6 +26,15 @@ got=$(sed 's/after [0-9]* s$/after N s/' <<<"$out")
 [ "$got" = "$want" ] || { echo "FAIL: progress lines differ; want:"; echo "$want"; exit 1; }
 [ "$(grep -c '^\[[0-9]*/40\] touch o' "$tmp/ok.log")" = 40 ] ||
 	{ echo "FAIL: the log lacks ninja's 40 status lines"; cat "$tmp/ok.log"; exit 1; }
+
+# A small build (5 steps) prints no progress.
+{
+	printf 'rule t\n  command = touch $out\n'
+	for i in $(seq 1 5); do printf 'build o%d: t\n' "$i"; done
+} >"$tmp/bad/build.ninja"
+out=$(ninja_progress "$tmp/small.log" small -C "$tmp/bad" -j1)
+[ -z "$out" ] || { echo "FAIL: 5 steps printed: $out"; exit 1; }
+rm -f "$tmp"/bad/o*
 
 printf 'rule f\n  command = echo broken-step-output; false\nbuild x: f\n' >"$tmp/bad/build.ninja"
 rc=0
