@@ -16,7 +16,7 @@ project('broken', 'c')
 no_such_function_rnic_test()
 EOS
 rc=0
-RNIC_CACHE=$tmp/cache RNIC_BUILD= "$tmp/tree/rnic" setup >"$tmp/out" 2>"$tmp/err" || rc=$?
+RNIC_CACHE=$tmp/cache RNIC_BUILD='' "$tmp/tree/rnic" setup >"$tmp/out" 2>"$tmp/err" || rc=$?
 sed 's/^/stdout | /' "$tmp/out"
 sed 's/^/stderr | /' "$tmp/err"
 [ $rc = 1 ] || { echo "FAIL: setup exited $rc, want 1"; exit 1; }
