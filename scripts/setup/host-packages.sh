@@ -32,7 +32,8 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOS
 }
 
-# Build tools, guest userland (shared over 9p), RDMA tools the guests run.
+# Build tools, guest userland (shared over 9p), RDMA tools the guests run;
+# dkms and mmdebstrap for the guest kit and the standalone guest images.
 PACKAGES=(
 	build-essential pkg-config ccache ninja-build cmake python3 python3-venv
 	git curl dpkg-dev quilt flex bison bc kmod cpio xz-utils zstd gzip file
@@ -45,6 +46,7 @@ PACKAGES=(
 	tshark clang llvm libclang-rt-14-dev
 	nvme-cli
 	sparse dwarves rsync cython3 python3-dev
+	dkms mmdebstrap e2fsprogs
 )
 
 # Also install what RNIC_EXTRA_HOST_PACKAGES names (space-separated), e.g. for
