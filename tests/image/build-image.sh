@@ -12,8 +12,8 @@
 # and the release's provider package (*~deb12_*.deb, *~deb13_*.deb). Both
 # layers are cached by content under $RNIC_CACHE/images/: base-<release>-<key>/root
 # (key: release, mirror, mkbase.sh, packages.txt, the guest test runner) and
-# <release>-<key>/ (key: the base's, this script, the kit's .debs) with
-# disk.raw (ext4 "rnicroot", root=/dev/vda, no partition table), vmlinuz,
+# <release>-<key>/ (key: the base's, this script, the content of the kit's
+# .debs) with disk.raw (ext4 "rnicroot", root=/dev/vda, no partition table), vmlinuz,
 # initrd.img, kver, packages.txt (dpkg-query of the image). A new kit rebuilds
 # only the second layer. Prints the image directory. A first build needs root
 # and Debian's archive.
@@ -35,6 +35,15 @@ if [ -n "$kit" ]; then
 	[ ${#kit_debs[@]} -ge 2 ] || { log "no rnic-dkms and ~$tag packages in $kit"; exit 2; }
 fi
 
+# A package's content (maintainer scripts, file list, file data), not its
+# .deb bytes: dpkg-deb stamps build times, so a rebuilt kit differs in bytes
+# only and must not rebuild the image.
+deb_content() {
+	dpkg-deb --ctrl-tarfile "$1" | tar -xO
+	dpkg-deb --fsys-tarfile "$1" | tar -t
+	dpkg-deb --fsys-tarfile "$1" | tar -xO
+}
+
 base_key=$( {
 	echo "$suite $mirror"
 	cat "$here/mkbase.sh" "$here/packages.txt" "$here/guest/rnic-image-test" \
@@ -43,7 +52,7 @@ base_key=$( {
 key=$( {
 	echo "$base_key"
 	cat "$here/build-image.sh"
-	for d in "${kit_debs[@]}"; do basename "$d"; sha256sum <"$d"; done
+	for d in "${kit_debs[@]}"; do basename "$d"; deb_content "$d" | sha256sum; done
 } | sha256sum | cut -c1-16)
 base=$cache/images/base-$suite-$base_key
 out=$cache/images/$suite-$key
@@ -93,6 +102,9 @@ if [ ${#kit_debs[@]} -gt 0 ]; then
 	' sh "$tmp/root" >&2
 	rm -rf "$tmp/root/tmp/rnic-kit"
 fi
+# Nothing for systemd's first-boot update units (ldconfig, journal catalog)
+# to do on every boot of a throw-away overlay.
+touch "$tmp/root/etc/.updated" "$tmp/root/var/.updated"
 kver=$(ls "$tmp/root/lib/modules" | sort -V | tail -1)
 cp "$tmp/root/boot/vmlinuz-$kver" "$tmp/vmlinuz"
 cp "$tmp/root/boot/initrd.img-$kver" "$tmp/initrd.img"

@@ -1,0 +1,245 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Boot two standalone Debian images (tests/image/build-image.sh) with the QEMU
+command lines of docs/using-rnic.md and run guest/pair-test.sh in one boot each.
+
+The command lines are the manual's marked blocks (<!-- image-suite: NAME -->
+before a ```sh block), with the manual's placeholders replaced: the QEMU
+binary, the disks (a qcow2 overlay per guest on the cached image), the socket
+path, the other host's address and port. The harness then adds what a test
+needs and a user does not: the image's kernel and initrd (the images have no
+bootloader), a small virtio disk with the test (serial "rnictest"; no 9p) and
+firmware paths. Results come back on the serial console.
+
+  pair.py --a trixie --b trixie --wire one-host
+"""
+import argparse
+import fcntl
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tarfile
+import io
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+CACHE = os.environ.get('RNIC_CACHE', os.path.expanduser('~/.cache/rnic'))
+QEMU = os.environ.get('RNIC_QEMU') or os.path.join(CACHE, 'build', 'qemu', 'qemu-system-x86_64')
+QEMU_IMG = os.path.join(CACHE, 'build', 'qemu', 'qemu-img')
+FIRMWARE_DIRS = ['/usr/share/qemu', '/usr/share/seabios']
+MANUAL = os.path.join(TOP, 'docs', 'using-rnic.md')
+LOCK = '/tmp/rnic-vm.lock'
+
+
+def die(msg):
+    print('image: error: ' + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def manual_blocks(path):
+    """NAME -> the shell text of each marked ```sh block of the manual."""
+    text = open(path).read()
+    blocks = {}
+    for m in re.finditer(r'<!-- image-suite: (\S+) -->\s*```sh\n(.*?)```', text, re.S):
+        blocks[m.group(1)] = m.group(2)
+    return blocks
+
+
+def command(block):
+    """The one command of a block: continuation lines joined, comments dropped."""
+    lines = [l for l in block.splitlines() if not l.lstrip().startswith('#')]
+    return shlex.split(' '.join(l.rstrip('\\').strip() for l in lines))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def build_image(suite, kit):
+    cmd = [os.path.join(HERE, 'build-image.sh'), suite] + ([kit] if kit else [])
+    t0 = time.time()
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout.strip().splitlines()[-1]
+    print('image: %s image %s (%.0f s)' % (suite, out, time.time() - t0))
+    return out
+
+
+def test_disk(path, env):
+    """A tar archive as a raw disk: run.sh (the pair test) and its environment."""
+    with tarfile.open(path, 'w') as t:
+        def add(name, data, mode=0o644):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = mode
+            t.addfile(info, io.BytesIO(data))
+        add('env', ''.join("export %s='%s'\n" % kv for kv in env.items()).encode())
+        with open(os.path.join(HERE, 'guest', 'pair-test.sh'), 'rb') as f:
+            add('pair-test.sh', f.read(), 0o755)
+        add('run.sh', b'. /run/rnic-test/env\nexec bash /run/rnic-test/pair-test.sh\n', 0o755)
+
+
+class Guest:
+    def __init__(self, name, cmd, log):
+        self.name, self.cmd, self.log = name, cmd, log
+        self.t0 = time.time()
+        self.started = self.t0
+        self.boot_s = None
+        self.rc = None
+        self.checks = []
+        self.results = []
+        self.fh = open(log, 'wb')
+        self.p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, start_new_session=True)
+        self.thread = threading.Thread(target=self.pump, daemon=True)
+        self.thread.start()
+
+    def pump(self, quiet=True):
+        for raw in iter(self.p.stdout.readline, b''):
+            self.fh.write(raw)
+            self.fh.flush()
+            line = raw.decode('utf-8', 'replace').strip()
+            if line.startswith('RNIC-IMAGE-START') and self.boot_s is None:
+                self.boot_s = time.time() - self.t0
+            elif line.startswith('RNIC-IMAGE-EXIT rc='):
+                self.rc = int(line.split('=', 1)[1])
+            elif line.startswith('CHECK '):
+                self.checks.append(line[6:])
+            elif line.startswith('RESULT '):
+                self.results.append(line[7:])
+        self.fh.close()
+
+    def stop(self):
+        """End this guest's QEMU (the PID we started), politely then firmly."""
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+            try:
+                self.p.wait(5)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+        self.thread.join(2)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--a', required=True, help='release of guest 1 (server): bookworm or trixie')
+    ap.add_argument('--b', required=True, help='release of guest 2 (client)')
+    ap.add_argument('--wire', choices=('one-host', 'two-hosts'), default='one-host',
+                    help="the manual's -netdev stream pair over a unix socket (one host) or TCP (two hosts)")
+    ap.add_argument('--kit', default=os.environ.get('RNIC_GUEST_KIT'),
+                    help='guest kit directory (default: ./rnic guest-kit builds it from this tree)')
+    ap.add_argument('--timeout', type=float, default=420)
+    ap.add_argument('--nvme-mib', type=int, default=32)
+    ap.add_argument('--build-only', action='store_true', help='build (or find) the images and stop')
+    ap.add_argument('--out', help='run directory (default: a new one under $RNIC_CACHE/image-runs)')
+    a = ap.parse_args()
+
+    if not os.access(QEMU, os.X_OK):
+        die('no QEMU at %s: run ./rnic setup' % QEMU)
+    qemu_img = QEMU_IMG if os.access(QEMU_IMG, os.X_OK) else shutil.which('qemu-img')
+    if not qemu_img:
+        die('no qemu-img (%s): run ./rnic setup' % QEMU_IMG)
+    kit = a.kit
+    if not kit:
+        # The kit of this tree, as a user builds it (seconds when warm).
+        kit = os.path.join(CACHE, 'images', 'kit')
+        subprocess.run([os.path.join(TOP, 'rnic'), 'guest-kit', kit], check=True, stdout=subprocess.DEVNULL)
+    images = {}
+    for s in (a.a, a.b):
+        if s not in images:
+            images[s] = build_image(s, kit)
+    if a.build_only:
+        return
+
+    out = a.out or os.path.join(CACHE, 'image-runs', time.strftime('%Y%m%d-%H%M%S-') + str(os.getpid()))
+    out = os.path.abspath(out)
+    os.makedirs(out, exist_ok=True)
+    blocks = manual_blocks(MANUAL)
+    names = {'one-host': ('one-host-vm1', 'one-host-vm2'), 'two-hosts': ('two-hosts-a', 'two-hosts-b')}[a.wire]
+    port = str(free_port())
+    subst = {  # the manual's placeholders (whole strings, one pass per token)
+        'qemu-system-x86_64': QEMU,
+        'vm1.qcow2': os.path.join(out, 'vm1.qcow2'), 'vm2.qcow2': os.path.join(out, 'vm2.qcow2'),
+        '/tmp/rnic-wire.sock': os.path.join(out, 'wire.sock'),
+        '0.0.0.0': '127.0.0.1', '192.0.2.1': '127.0.0.1', '5555': port,
+    }
+    cmds, macs = [], []
+    for n in names:
+        if n not in blocks:
+            die('%s has no block marked image-suite: %s' % (MANUAL, n))
+        pat = re.compile('|'.join(re.escape(k) for k in subst))
+        cmd = [pat.sub(lambda m: subst[m.group(0)], x) for x in command(blocks[n])]
+        mac = re.search(r'mac=([0-9a-f:]{17})', ' '.join(cmd))
+        if not mac or '-device' not in cmd:
+            die('block %s has no -device rnic with a mac' % n)
+        macs.append(mac.group(1))
+        cmds.append(cmd)
+    print('image: command lines from %s (%s, %s)' % (MANUAL, names[0], names[1]))
+
+    guests = []
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda signum, frame: sys.exit(128 + signum))
+    lock = open(LOCK, 'w')
+    t_lock = time.time()
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    print('image: took %s after %.0f s' % (LOCK, time.time() - t_lock))
+    t0 = time.time()
+    try:
+        for i, (suite, cmd) in enumerate(zip((a.a, a.b), cmds), 1):
+            img = images[suite]
+            disk = os.path.join(out, 'vm%d.qcow2' % i)
+            subprocess.run([qemu_img, 'create', '-q', '-f', 'qcow2', '-b', os.path.join(img, 'disk.raw'),
+                            '-F', 'raw', disk], check=True)
+            env = {'ROLE': 'server' if i == 1 else 'client', 'IP': '10.0.0.%d' % i,
+                   'PEER': '10.0.0.%d' % (3 - i), 'PEER_MAC': macs[2 - i], 'NVME_MIB': str(a.nvme_mib)}
+            tdisk = os.path.join(out, 'test%d.tar' % i)
+            test_disk(tdisk, env)
+            full = cmd + ['-kernel', os.path.join(img, 'vmlinuz'), '-initrd', os.path.join(img, 'initrd.img'),
+                          # No login on the console while the test writes to it
+                          # (agetty's vhangup would cut the test's output off).
+                          '-append', 'root=LABEL=rnicroot rw console=ttyS0 net.ifnames=0 panic=-1 rnic.test '
+                          'systemd.mask=serial-getty@ttyS0.service',
+                          '-drive', 'file=%s,format=raw,if=none,id=rnictest,readonly=on' % tdisk,
+                          '-device', 'virtio-blk-pci,drive=rnictest,serial=rnictest', '-no-reboot']
+            for d in FIRMWARE_DIRS:
+                full += ['-L', d]
+            with open(os.path.join(out, 'vm%d.cmd' % i), 'w') as f:
+                f.write(shlex.join(full) + '\n')
+            guests.append(Guest('vm%d-%s' % (i, suite), full, os.path.join(out, 'vm%d.log' % i)))
+        deadline = t0 + a.timeout
+        for g in guests:
+            try:
+                g.p.wait(max(0.1, deadline - time.time()))
+            except subprocess.TimeoutExpired:
+                print('image: %s timed out after %.0f s' % (g.name, a.timeout))
+    finally:
+        for g in guests:
+            g.stop()
+        lock.close()
+    took = time.time() - t0
+    ok = len(guests) == 2
+    for g in guests:
+        g.thread.join(2)
+        bad = [c for c in g.checks if not c.endswith(' ok')]
+        ok = ok and g.rc == 0 and not bad and len(g.checks) >= 10
+        print('image: %s: boot to test %s s, rc=%s, %d checks, failed: %s' % (
+            g.name, '%.1f' % g.boot_s if g.boot_s else '-', g.rc, len(g.checks), ', '.join(bad) or 'none'))
+        for c in g.checks:
+            print('image:   %s %s' % (g.name, c))
+        for r in g.results:
+            print('image: result %s %s' % (g.name, r))
+    print('image: %s %s<->%s (%s) in %.1f s; logs in %s' % (
+        'passed' if ok else 'FAILED', a.a, a.b, a.wire, took, out))
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == '__main__':
+    main()
