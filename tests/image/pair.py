@@ -72,6 +72,25 @@ def build_image(suite, kit):
     return out
 
 
+def prune_images(current):
+    """Each image and base is 0.7-1 GB: keep only the images just built or found
+    and each release's newest base (an older base was made by an older recipe)."""
+    root = os.path.join(CACHE, 'images')
+    keep = {os.path.basename(d) for d in current}
+    newest = {}
+    for n in os.listdir(root):
+        m = re.fullmatch(r'base-(bookworm|trixie)-[0-9a-f]{16}', n)
+        if m and os.path.exists(os.path.join(root, n, '.ready')):
+            t = os.path.getmtime(os.path.join(root, n, '.ready'))
+            if m.group(1) not in newest or t > newest[m.group(1)][0]:
+                newest[m.group(1)] = (t, n)
+    keep |= {n for _, n in newest.values()}
+    for n in os.listdir(root):
+        if n not in keep and re.fullmatch(r'(base-)?(bookworm|trixie)-[0-9a-f]{16}', n):
+            print('image: removing the stale %s' % n)
+            shutil.rmtree(os.path.join(root, n), ignore_errors=True)
+
+
 def test_disk(path, env):
     """A tar archive as a raw disk: run.sh (the pair test) and its environment."""
     with tarfile.open(path, 'w') as t:
@@ -157,6 +176,8 @@ def main():
         if s not in images:
             images[s] = build_image(s, kit)
     if a.build_only:
+        if {a.a, a.b} == {'bookworm', 'trixie'}:
+            prune_images(images.values())
         return
 
     out = a.out or os.path.join(CACHE, 'image-runs', time.strftime('%Y%m%d-%H%M%S-') + str(os.getpid()))
@@ -205,7 +226,7 @@ def main():
             full = cmd + ['-kernel', os.path.join(img, 'vmlinuz'), '-initrd', os.path.join(img, 'initrd.img'),
                           # No login on the console while the test writes to it
                           # (agetty's vhangup would cut the test's output off).
-                          '-append', 'root=LABEL=rnicroot rw console=ttyS0 net.ifnames=0 panic=-1 rnic.test '
+                          '-append', 'root=LABEL=rnicroot rw console=ttyS0 quiet net.ifnames=0 panic=-1 rnic.test '
                           'systemd.mask=serial-getty@ttyS0.service',
                           '-drive', 'file=%s,format=raw,if=none,id=rnictest,readonly=on' % tdisk,
                           '-device', 'virtio-blk-pci,drive=rnictest,serial=rnictest', '-no-reboot']
