@@ -91,6 +91,15 @@ def prune_images(current):
             shutil.rmtree(os.path.join(root, n), ignore_errors=True)
 
 
+def prune_runs(root, current, keep=8):
+    """Keep the newest few run directories (consoles, overlays: ~7 MB each)."""
+    if root != os.path.join(CACHE, 'image-runs'):
+        return
+    dirs = sorted((os.path.join(root, d) for d in os.listdir(root)), key=os.path.getmtime)
+    for d in [d for d in dirs if d != current][:-keep]:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def test_disk(path, env):
     """A tar archive as a raw disk: run.sh (the pair test) and its environment."""
     with tarfile.open(path, 'w') as t:
@@ -125,7 +134,9 @@ class Guest:
             self.fh.write(raw)
             self.fh.flush()
             line = raw.decode('utf-8', 'replace').strip()
-            if line.startswith('RNIC-IMAGE-START') and self.boot_s is None:
+            # The first test line may follow the terminal resets systemd
+            # writes to the console.
+            if 'RNIC-IMAGE-START' in line and self.boot_s is None:
                 self.boot_s = time.time() - self.t0
             elif line.startswith('RNIC-IMAGE-EXIT rc='):
                 self.rc = int(line.split('=', 1)[1])
@@ -183,6 +194,7 @@ def main():
     out = a.out or os.path.join(CACHE, 'image-runs', time.strftime('%Y%m%d-%H%M%S-') + str(os.getpid()))
     out = os.path.abspath(out)
     os.makedirs(out, exist_ok=True)
+    prune_runs(os.path.dirname(out), out)
     blocks = manual_blocks(MANUAL)
     names = {'one-host': ('one-host-vm1', 'one-host-vm2'), 'two-hosts': ('two-hosts-a', 'two-hosts-b')}[a.wire]
     port = str(free_port())
