@@ -1,9 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* CRC32c through ISA-L. See crc32c.h. */
-#include <limits.h>
+/*
+ * CRC32c for MPA. See crc32c.h. ISA-L's crc32_iscsi (SIMD, dispatched at run
+ * time) by default; built with RNIC_CRC32C_QEMU (QEMU without libisal) it is
+ * QEMU's own table-driven crc32c() from util/crc32c.c.
+ */
+#ifdef RNIC_CRC32C_QEMU
+#include "qemu/osdep.h"
+#include "qemu/crc32c.h"
+#else
 #include <isa-l/crc.h>
+#endif
+#include <limits.h>
 #include "crc32c.h"
 
+#ifdef RNIC_CRC32C_QEMU
+uint32_t rnic_crc32c(uint32_t crc, const void *data, size_t len)
+{
+    /*
+     * QEMU's crc32c() takes the raw register (callers start it at ~0) and
+     * returns it inverted; keep the register here between chunks.
+     */
+    const uint8_t *p = data;
+    uint32_t reg = ~crc;
+
+    while (len > 0) {
+        unsigned int n = len > UINT_MAX ? UINT_MAX : (unsigned int)len;
+
+        reg = ~crc32c(reg, p, n);
+        p += n;
+        len -= n;
+    }
+    return ~reg;
+}
+#else
 uint32_t rnic_crc32c(uint32_t crc, const void *data, size_t len)
 {
     /*
@@ -24,3 +53,4 @@ uint32_t rnic_crc32c(uint32_t crc, const void *data, size_t len)
     }
     return ~reg;
 }
+#endif

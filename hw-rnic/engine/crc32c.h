@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * CRC32c (Castagnoli, CRC-32/ISCSI) for the MPA FPDU CRC (RFC 5044),
- * computed by ISA-L's crc32_iscsi (SIMD/PCLMUL dispatched at run time).
+ * computed by ISA-L's crc32_iscsi (SIMD/PCLMUL dispatched at run time), or by
+ * QEMU's crc32c() where libisal is absent (crc32c.c, RNIC_CRC32C_QEMU).
  *
  * Values are the conventional finished CRC (init ~0, reflected, xorout ~0):
  * rnic_crc32c(0, "123456789", 9) == 0xe3069283. The running value chains
