@@ -12,11 +12,23 @@
 #define RNIC_HW_H
 
 /*
- * __u8/__le16/__le32/__le64 come from <linux/types.h> in the kernel and in
- * user space (linux-libc-dev, rdma-core, QEMU on Linux hosts alike).  Outside
- * sparse they are plain unsigned integers holding little-endian values.
+ * __u8/__le16/__le32/__le64: the driver and the provider take them from
+ * <linux/types.h> (sparse checks the endianness there).  The device model
+ * builds with RNIC_HW_PORTABLE_TYPES and gets the same plain unsigned
+ * integers, holding little-endian values, without Linux headers on any host.
+ * The base types match Linux's exactly, so a file may include both.
  */
+#ifdef RNIC_HW_PORTABLE_TYPES
+typedef unsigned char __u8;
+typedef unsigned short __u16;
+typedef unsigned int __u32;
+typedef unsigned long long __u64;
+typedef __u16 __le16;
+typedef __u32 __le32;
+typedef __u64 __le64;
+#else
 #include <linux/types.h>
+#endif
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
 #define RNIC_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
