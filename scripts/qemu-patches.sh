@@ -60,7 +60,7 @@ export_series() {
 	mkdir -p "$repo" "$out"
 	# Base: the upstream files the series edits, from the orig tarball.
 	# shellcheck disable=SC2046,SC2086
-	tar -xJf "$ORIG" -C "$repo" --strip-components=1 $(printf "qemu-${QEMU_SRC_VERSION%%+*}/%s " $EDITED)
+	tar --no-same-owner -xJf "$ORIG" -C "$repo" --strip-components=1 $(printf "qemu-${QEMU_SRC_VERSION%%+*}/%s " $EDITED)
 	git_env
 	git -C "$repo" init -q
 	git -C "$repo" add -A
@@ -214,7 +214,7 @@ check_series() {
 	rm -rf "$SCRATCH/src"
 	mkdir -p "$SCRATCH/src"
 	t0=$SECONDS
-	tar -xJf "$ORIG" -C "$SCRATCH/src"
+	tar --no-same-owner -xJf "$ORIG" -C "$SCRATCH/src"
 	mv "$SCRATCH/src/qemu-$ver" "$src"
 	[ ! -e "$src/hw/rnic" ] || die "the orig tarball already has hw/rnic"
 	git_env
