@@ -3,27 +3,32 @@
 # rnic as a patch series for upstream QEMU 10.0.x, and the proof that it applies
 # to a clean QEMU and builds with and without libisal.
 #   scripts/qemu-patches.sh export DIR   write DIR/0001..0003-*.patch (git am-able)
-#   scripts/qemu-patches.sh check        apply the series to QEMU's orig tarball
-#                                        (no Debian patches, no hw/rnic) and build
-#                                        qemu-system-x86_64 with and without libisal
+#   scripts/qemu-patches.sh check        apply the series to Debian's QEMU source
+#                                        (dpkg-source -x, no hw/rnic) and build
+#                                        hw/rnic with and without libisal (--link:
+#                                        and qemu-system-x86_64)
 set -euo pipefail
 . "$(dirname "$0")/setup/common.sh"
 
 ORIG=$RNIC_CACHE/downloads/qemu/qemu_${QEMU_SRC_VERSION%%-*}.orig.tar.xz
+DSC=$RNIC_CACHE/downloads/qemu/qemu_$QEMU_SRC_VERSION.dsc
 SCRATCH=$RNIC_CACHE/scratch-qemu-patches
 # The upstream files the series edits (beside the new ones it adds).
 EDITED="meson.build hw/meson.build hw/Kconfig docs/system/device-emulation.rst"
 say() { printf '[qemu-patches] %s\n' "$*"; }
 
 need_orig() {
-	[ -f "$ORIG" ] || die "no QEMU orig tarball at $ORIG: run ./rnic setup first"
+	if [ ! -f "$ORIG" ] || [ ! -f "$DSC" ]; then
+		die "no QEMU source package at $DSC: run ./rnic setup first"
+	fi
 }
 
-# The rnic checkout's git identity (or "rnic developers") and HEAD's commit
-# date: the same tree gives the same patches.
+# The rnic checkout's git identity (or "rnic developers") and the date of the
+# last commit that touched what the series exports: the same files give the
+# same patches, whatever else was committed since.
 git_env() {
 	local date
-	date=$(git -C "$RNIC_TOP" log -1 --format=%cI HEAD)
+	date=$(git -C "$RNIC_TOP" log -1 --format=%cI HEAD -- hw-rnic include/rnic/hw.h docs/qemu-patches)
 	GIT_AUTHOR_NAME=$(git -C "$RNIC_TOP" config user.name || echo "rnic developers")
 	GIT_AUTHOR_EMAIL=$(git -C "$RNIC_TOP" config user.email || echo "rnic@example.invalid")
 	export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL
@@ -208,25 +213,26 @@ check_series() {
 		say "ok: this series was proved to apply and build ($key; $(tr '\n' ' ' <"$stamp.log" 2>/dev/null))"
 		return
 	fi
-	# A clean QEMU: the orig tarball (upstream $ver, Debian-repacked without
-	# blobs; no Debian patches, no hw/rnic), as a git tree for git am.
+	# The scratch tree and builds are replaced: one QEMU build at a time.
+	exec 8>/tmp/rnic-qemu.lock
+	say "waiting for /tmp/rnic-qemu.lock (one QEMU build at a time on this host)"
+	flock 8
+	# A clean QEMU: Debian's source package unpacked with dpkg-source (upstream
+	# $ver plus Debian's patches, e.g. disable-pycotap, without which the orig
+	# tarball cannot configure offline; no hw/rnic), as a git tree for git am.
 	src=$SCRATCH/src/qemu-$QEMU_SRC_VERSION
 	rm -rf "$SCRATCH/src"
 	mkdir -p "$SCRATCH/src"
 	t0=$SECONDS
-	tar --no-same-owner -xJf "$ORIG" -C "$SCRATCH/src"
-	mv "$SCRATCH/src/qemu-$ver" "$src"
-	[ ! -e "$src/hw/rnic" ] || die "the orig tarball already has hw/rnic"
+	dpkg-source --no-check -x "$DSC" "$src" >/dev/null || die "dpkg-source failed to unpack $DSC"
+	[ ! -e "$src/hw/rnic" ] || die "the QEMU source already has hw/rnic"
 	git_env
 	git -C "$src" init -q
 	git -C "$src" add -A
-	git -C "$src" commit -q -m "QEMU $ver (orig tarball)"
+	git -C "$src" commit -q -m "QEMU $QEMU_SRC_VERSION (Debian source package)"
 	git -C "$src" am -q "$series"/*.patch || die "git am failed on QEMU $ver"
 	say "applied $(ls "$series"/*.patch | wc -l) patches to QEMU $ver with git am in $((SECONDS - t0)) s"
 	: >"$stamp.log.new"
-	exec 8>/tmp/rnic-qemu.lock
-	say "waiting for /tmp/rnic-qemu.lock (one QEMU build at a time on this host)"
-	flock 8
 	for v in isal noisal; do
 		t0=$SECONDS
 		build_variant "$src" "$SCRATCH/build/qemu-$v" "$v"
@@ -255,5 +261,5 @@ export)
 	export_series "$1"
 	;;
 check) check_series ;;
-*) sed -n '3,8p' "$0" | sed 's/^# \{0,1\}//'; [ "$cmd" = help ] ;;
+*) sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'; [ "$cmd" = help ] ;;
 esac
