@@ -95,7 +95,6 @@ static void test_variants(void)
     for (rev = 1; rev <= 2; rev++) {
         for (i = 0; i < sizeof(fl); i++) {
             struct pair *p = p_new();
-            struct rnic_sq_wqe w;
             struct rnic_rq_wqe r;
             struct rnic_cqe cqe;
             struct rnic_eqe e;
@@ -123,13 +122,7 @@ static void test_variants(void)
             t_sge(&r.sge[0], dst, 8192, 0x100);
             t_post_recv(p->b.h, &p->b.qp, &r);
             p_ring_rq(&p->b);
-            memset(&w, 0, sizeof(w));
-            w.hdr.wr_id = 0xfeed;
-            w.hdr.opcode = RNIC_WR_SEND;
-            w.hdr.flags = RNIC_WQE_SIGNALED;
-            w.hdr.count = 1;
-            t_sge(&w.data.sge[0], src, 5000, 0x100);
-            t_post_send(p->a.h, &p->a.qp, &w);
+            p_post_send1(&p->a, 0xfeed, src, 5000, 0x100);
             p_ring_sq(&p->a);
             p_settle(p, 1000000000ull);
             CHECK(t_poll_cq(p->b.h, &p->b.cq, &cqe));

@@ -338,6 +338,20 @@ bool p_connect_pair(struct pair *p, uint8_t rev, uint8_t flags)
     return ok;
 }
 
+void p_post_send1(struct p_dev *d, uint64_t wr_id, uint64_t addr,
+                  uint32_t len, uint32_t lkey)
+{
+    struct rnic_sq_wqe w;
+
+    memset(&w, 0, sizeof(w));
+    w.hdr.wr_id = wr_id;
+    w.hdr.opcode = RNIC_WR_SEND;
+    w.hdr.flags = RNIC_WQE_SIGNALED;
+    w.hdr.count = 1;
+    t_sge(&w.data.sge[0], addr, len, lkey);
+    t_post_send(d->h, &d->qp, &w);
+}
+
 void p_ring_sq(struct p_dev *d)
 {
     h_doorbell(d->h, RNIC_DB_SQ, d->qp.qpn, 0, d->qp.sq_prod);

@@ -305,7 +305,6 @@ static uint64_t mr(struct p_dev *d, uint32_t stag, uint32_t pages)
 static void sync_terminate_rst(void)
 {
     struct pair *p = p_new();
-    struct rnic_sq_wqe w;
     unsigned n, other;
     uint64_t src;
 
@@ -315,13 +314,7 @@ static void sync_terminate_rst(void)
     }
     src = mr(&p->a, 0x100, 2);
     hub_on(p, true);
-    memset(&w, 0, sizeof(w));
-    w.hdr.wr_id = 31;
-    w.hdr.opcode = RNIC_WR_SEND;
-    w.hdr.flags = RNIC_WQE_SIGNALED;
-    w.hdr.count = 1;
-    t_sge(&w.data.sge[0], src, 6000, 0x100);
-    t_post_send(p->a.h, &p->a.qp, &w);
+    p_post_send1(&p->a, 31, src, 6000, 0x100);
     p_ring_sq(&p->a);
     h_run(p->a.h);
     CHECK(hub.rst_sent);
@@ -338,7 +331,6 @@ static void sync_terminate_rst(void)
 static void sync_nested_ack(void)
 {
     struct pair *p = p_new();
-    struct rnic_sq_wqe w;
     struct rnic_rq_wqe r;
     unsigned n, other;
     uint64_t src, dst;
@@ -360,13 +352,7 @@ static void sync_nested_ack(void)
     t_post_recv(p->b.h, &p->b.qp, &r);
     p_ring_rq(&p->b);
     hub_on(p, false);
-    memset(&w, 0, sizeof(w));
-    w.hdr.wr_id = 42;
-    w.hdr.opcode = RNIC_WR_SEND;
-    w.hdr.flags = RNIC_WQE_SIGNALED;
-    w.hdr.count = 1;
-    t_sge(&w.data.sge[0], src, 30000, 0x100);
-    t_post_send(p->a.h, &p->a.qp, &w);
+    p_post_send1(&p->a, 42, src, 30000, 0x100);
     p_ring_sq(&p->a);
     h_run(p->a.h);
     h_run(p->b.h);
@@ -407,7 +393,6 @@ static void reset_in_send(void *ctx, const void *frame, size_t len)
 static void reset_in_flush(void)
 {
     struct pair *p = p_new();
-    struct rnic_sq_wqe w;
     uint64_t src;
 
     if (!p_connect_pair(p, 2, RNIC_MPA_CRC)) {
@@ -417,13 +402,7 @@ static void reset_in_flush(void)
     src = mr(&p->a, 0x100, 8);
     flush_reset_pair = p;
     flush_resets = 0;
-    memset(&w, 0, sizeof(w));
-    w.hdr.wr_id = 61;
-    w.hdr.opcode = RNIC_WR_SEND;
-    w.hdr.flags = RNIC_WQE_SIGNALED;
-    w.hdr.count = 1;
-    t_sge(&w.data.sge[0], src, 20000, 0x100);
-    t_post_send(p->a.h, &p->a.qp, &w);
+    p_post_send1(&p->a, 61, src, 20000, 0x100);
     p->a.h->on_frame = reset_in_send;
     p_ring_sq(&p->a);
     CHECK_EQ(flush_resets, 1);
