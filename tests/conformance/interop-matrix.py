@@ -13,6 +13,9 @@ reject, RFC 6581 IRD/ORD and RTR. The capture is also judged by pcap-check.py
 (no malformed packet, no bad CRC).
 
   interop-matrix.py [--only NAME,...] [--list] [--out DIR]
+
+Besides the table it writes DIR/junit.xml (JUnit XML: one testcase per cell,
+plus the capture check and the lab run), for CI systems to consume.
 """
 import argparse
 import json
@@ -20,6 +23,7 @@ import os
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 BASE_PORT = 18600
@@ -155,6 +159,26 @@ def judge(cell, sides, conn):
     return bad
 
 
+def write_junit(path, rows, seconds, capture_ok, lab_rc):
+    """rows: (cell, siw, server, expect, capture, verdict) as in the table."""
+    cases = [('cell.' + r[0], None if r[5] == 'PASS' else r[5],
+              'siw %s, %s serves, expect %s; capture: %s' % (r[1], r[2], r[3], r[4])) for r in rows]
+    cases.append(('pcap-check', None if capture_ok else 'malformed packet or bad CRC in the capture', ''))
+    cases.append(('lab', None if lab_rc == 0 else 'lab.py exited %d' % lab_rc, ''))
+    suite = ET.Element('testsuite', name='rnic-siw-conformance', tests=str(len(cases)),
+                       failures=str(sum(1 for c in cases if c[1])), errors='0', skipped='0',
+                       time='%.1f' % seconds)
+    for name, failure, out in cases:
+        case = ET.SubElement(suite, 'testcase', classname='interop-matrix', name=name)
+        if failure:
+            ET.SubElement(case, 'failure', message=failure)
+        if out:
+            ET.SubElement(case, 'system-out').text = out
+    tree = ET.ElementTree(suite)
+    ET.indent(tree)
+    tree.write(path, encoding='utf-8', xml_declaration=True)
+
+
 def cell_port(name):
     return BASE_PORT + 1 + [c[0] for c in CELLS].index(name)
 
@@ -217,6 +241,9 @@ def main():
     for r in rows:
         print('%-30s %-13s %-6s %-6s %-32s %s' % r)
     print('pcap-check (malformed/bad CRC): %s; lab exit %d' % ('OK' if pc.returncode == 0 else 'FLAGGED', lab.returncode))
+    junit = os.path.join(out, 'junit.xml')
+    write_junit(junit, rows, time.time() - t0, pc.returncode == 0, lab.returncode)
+    print('JUnit XML: %s' % junit)
     print('%d passed, %d failed' % (len(cells) - failed, failed))
     sys.exit(1 if failed or pc.returncode or lab.returncode else 0)
 
