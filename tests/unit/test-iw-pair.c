@@ -246,6 +246,13 @@ static uint64_t put_pdata(struct harness *h, const char *pdata, uint16_t *len)
 unsigned p_connect(struct pair *p, uint32_t qpn, uint8_t rev, uint8_t flags,
                    const char *pdata, uint32_t *conn)
 {
+    return p_connect_port(p, qpn, P_PORT, rev, flags, pdata, conn);
+}
+
+unsigned p_connect_port(struct pair *p, uint32_t qpn, uint16_t port,
+                        uint8_t rev, uint8_t flags, const char *pdata,
+                        uint32_t *conn)
+{
     struct rnic_admin_cmd c = t_mk(RNIC_CMD_CM_CONNECT);
     struct rnic_cmd_cm_connect *k = &c.u.cm_connect;
     struct rnic_admin_cqe cqe;
@@ -255,7 +262,7 @@ unsigned p_connect(struct pair *p, uint32_t qpn, uint8_t rev, uint8_t flags,
     k->tuple.family = RNIC_AF_IPV4;
     memcpy(k->tuple.local_addr, p->a.ip, 4);
     memcpy(k->tuple.remote_addr, p->b.ip, 4);
-    k->tuple.remote_port = P_PORT;
+    k->tuple.remote_port = port;
     memcpy(k->next_hop_mac, p->b.mac, 6);
     k->ird = 4;
     k->ord = 4;
@@ -268,6 +275,8 @@ unsigned p_connect(struct pair *p, uint32_t qpn, uint8_t rev, uint8_t flags,
     if (!h_poll(p->a.h, &cqe)) {
         return 0xff;
     }
+    CHECK_EQ(cqe.tag, p->a.h->next_tag);
+    CHECK_EQ(cqe.opcode, RNIC_CMD_CM_CONNECT);
     sts = cqe.status;
     *conn = cqe.result0;
     return sts;

@@ -57,6 +57,10 @@ unsigned p_listen(struct p_dev *d, uint32_t id, uint16_t port);
 /* CM_CONNECT from a to b's port: returns the status, *conn the id. */
 unsigned p_connect(struct pair *p, uint32_t qpn, uint8_t rev, uint8_t flags,
                    const char *pdata, uint32_t *conn);
+/* The same to another of b's ports. */
+unsigned p_connect_port(struct pair *p, uint32_t qpn, uint16_t port,
+                        uint8_t rev, uint8_t flags, const char *pdata,
+                        uint32_t *conn);
 unsigned p_accept(struct p_dev *d, uint32_t conn, uint32_t qpn, uint8_t flags,
                   const char *pdata);
 unsigned p_reject(struct p_dev *d, uint32_t conn, const char *pdata);

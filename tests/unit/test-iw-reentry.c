@@ -62,20 +62,9 @@ static void post_empty_recv(struct p_dev *d, uint64_t wr_id)
 
 static unsigned connect_to(struct pair *p, uint32_t qpn, uint16_t port)
 {
-    struct rnic_admin_cmd c = t_mk(RNIC_CMD_CM_CONNECT);
-    struct rnic_cmd_cm_connect *k = &c.u.cm_connect;
+    uint32_t conn;
 
-    k->qpn = qpn;
-    k->tuple.family = RNIC_AF_IPV4;
-    memcpy(k->tuple.local_addr, p->a.ip, 4);
-    memcpy(k->tuple.remote_addr, p->b.ip, 4);
-    k->tuple.remote_port = port;
-    memcpy(k->next_hop_mac, p->b.mac, 6);
-    k->ird = 4;
-    k->ord = 4;
-    k->mpa_rev = 2;
-    k->mpa_flags = RNIC_MPA_CRC;
-    return h_cmd(p->a.h, &c);
+    return p_connect_port(p, qpn, port, 2, RNIC_MPA_CRC, NULL, &conn);
 }
 
 /* Skip b's CM events up to the next CONNECT_REQUEST. */
