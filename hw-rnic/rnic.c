@@ -27,7 +27,7 @@
 #include "net/net.h"
 #include "system/dma.h"
 #include "trace.h"
-#include "engine/dev.h"
+#include "engine/core/dev.h"
 
 #define TYPE_RNIC "rnic"
 OBJECT_DECLARE_SIMPLE_TYPE(RnicState, RNIC)

@@ -73,7 +73,10 @@ export_series() {
 
 	# 1: the engine and the hardware interface header it implements.
 	mkdir -p "$repo/hw/rnic/engine" "$repo/hw/rnic/include/rnic"
-	for f in "$RNIC_TOP"/hw-rnic/engine/*.[ch]; do cp "$f" "$repo/hw/rnic/engine/"; done
+	for f in "$RNIC_TOP"/hw-rnic/engine/*/*.[ch]; do
+		mkdir -p "$repo/hw/rnic/engine/$(basename "$(dirname "$f")")"
+		cp "$f" "$repo/hw/rnic/engine/$(basename "$(dirname "$f")")/"
+	done
 	cp "$RNIC_TOP/include/rnic/hw.h" "$repo/hw/rnic/include/rnic/"
 	git -C "$repo" add -A
 	git -C "$repo" commit -q -F - <<'MSG'
@@ -184,7 +187,7 @@ build_variant() {
 	! grep -E '(hw/rnic|hw_rnic)[^ ]*: warning:|^\.\./[^ ]*hw/rnic/[^ ]*warning:' "$bld.build.log" ||
 		die "$variant: the hw/rnic build has warnings (above)"
 	# The CRC32c path the build chose, from the compile command of crc32c.c.
-	f=$(grep -o '"command": "[^"]*hw/rnic/engine/crc32c.c"' "$bld/compile_commands.json")
+	f=$(grep -o '"command": "[^"]*hw/rnic/engine/wire/crc32c.c"' "$bld/compile_commands.json")
 	case "$variant" in
 	isal) ! echo "$f" | grep -q RNIC_CRC32C_QEMU || die "isal: crc32c.c built for QEMU's crc32c()" ;;
 	noisal) echo "$f" | grep -q RNIC_CRC32C_QEMU || die "noisal: crc32c.c not built for QEMU's crc32c()" ;;

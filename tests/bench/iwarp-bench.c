@@ -32,10 +32,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include "crc32c.h"
-#include "ddp.h"
-#include "mpa.h"
-#include "net.h"
+#include "wire/crc32c.h"
+#include "wire/ddp.h"
+#include "wire/mpa.h"
+#include "wire/net.h"
 #include "simpair.h"
 
 #define MSG (1u << 20)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "tcp.h"
+#include "tcp/tcp.h"
 
 #define SLOTS 8192
 #define SLOT_MAX 9024          /* 9000 + 14 rounded up to a cache line */

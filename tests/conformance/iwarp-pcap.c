@@ -20,10 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "crc32c.h"
-#include "mpa.h"
-#include "net.h"
-#include "rdmap.h"
+#include "wire/crc32c.h"
+#include "wire/mpa.h"
+#include "wire/net.h"
+#include "wire/rdmap.h"
 
 #define EMSS 1448
 

@@ -16,9 +16,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "crc32c.h"
-#include "mpa.h"
-#include "rdmap.h"
+#include "wire/crc32c.h"
+#include "wire/mpa.h"
+#include "wire/rdmap.h"
 
 #define MAXF 4096
 

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tcp.h"
+#include "tcp/tcp.h"
 
 #define NTUP 4
 #define LPORT 80

@@ -22,7 +22,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
-#include "tcp.h"
+#include "tcp/tcp.h"
 
 #define PERIOD 65521u           /* prime: a misplaced chunk cannot match by accident */
 

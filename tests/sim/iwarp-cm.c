@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mpa.h"
+#include "wire/mpa.h"
 #include "simlink.h"
 
 #define PORT 7000

@@ -9,10 +9,10 @@
 #ifndef RAWPEER_H
 #define RAWPEER_H
 
-#include "mpa.h"
-#include "rdmap.h"
+#include "wire/mpa.h"
+#include "wire/rdmap.h"
 #include "simlink.h"
-#include "tcp.h"
+#include "tcp/tcp.h"
 
 struct rawpeer {
     struct simlink *sl;

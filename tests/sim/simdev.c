@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "simdev.h"
-#include "ring.h"
+#include "core/ring.h"
 
 #define PG RNIC_PAGE_SIZE
 

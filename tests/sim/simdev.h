@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "dev.h"
+#include "core/dev.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the simulator writes hw.h structures in host order: little-endian only"

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "tcp.h"
+#include "tcp/tcp.h"
 
 #define MAXC 4
 #define MS 1000000ull

@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "crc32c.h"
+#include "wire/crc32c.h"
 
 #include "check.h"
 #include "crc32c-ref.h"

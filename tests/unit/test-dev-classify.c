@@ -4,7 +4,7 @@
  * L2 filtering, malformed frames, and the connection table under churn.
  */
 #include <string.h>
-#include "classify.h"
+#include "core/classify.h"
 #include "rnic/hw.h"
 #include "test-dev-harness.h"
 

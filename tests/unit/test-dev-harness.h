@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "dev.h"
+#include "core/dev.h"
 
 #define GUEST_MEM_SIZE  (4u << 20)
 #define MAX_CAPTURE     64

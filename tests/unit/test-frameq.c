@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "frameq.h"
+#include "core/frameq.h"
 
 static int failures;
 #define CHECK(c) do { \

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 #include "test-iw-pair.h"
-#include "iw.h"
+#include "iwarp/iw.h"
 
 static void test_accept_pdata(void)
 {

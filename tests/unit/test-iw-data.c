@@ -9,7 +9,7 @@
  */
 #include <string.h>
 #include "test-iw-pair.h"
-#include "iw.h"
+#include "iwarp/iw.h"
 
 #define ALL_ACCESS (RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE | \
                     RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC)

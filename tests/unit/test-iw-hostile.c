@@ -8,8 +8,8 @@
  */
 #include <string.h>
 #include "test-iw-pair.h"
-#include "iw.h"
-#include "rdmap.h"
+#include "iwarp/iw.h"
+#include "wire/rdmap.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 #include "test-iw-pair.h"
-#include "net.h"
+#include "wire/net.h"
 
 static void wire_push(struct p_wire *w, const void *f, size_t len)
 {

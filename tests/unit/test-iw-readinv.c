@@ -7,7 +7,7 @@
  */
 #include <string.h>
 #include "test-iw-pair.h"
-#include "iw.h"
+#include "iwarp/iw.h"
 
 static void wqe(struct rnic_sq_wqe *w, uint8_t op, uint64_t wr_id)
 {

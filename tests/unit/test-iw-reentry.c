@@ -13,8 +13,8 @@
  */
 #include <string.h>
 #include "test-iw-pair.h"
-#include "iw.h"
-#include "net.h"
+#include "iwarp/iw.h"
+#include "wire/net.h"
 
 #define ALT_PORT    (P_PORT + 1)
 #define ALT_QP      7

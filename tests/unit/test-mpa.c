@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "crc32c.h"
-#include "mpa.h"
+#include "wire/crc32c.h"
+#include "wire/mpa.h"
 
 #include "check.h"
 #include "crc32c-ref.h"

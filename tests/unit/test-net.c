@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "net.h"
+#include "wire/net.h"
 
 #include "check.h"
 

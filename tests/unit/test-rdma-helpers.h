@@ -8,7 +8,7 @@
 #define TEST_RDMA_HELPERS_H
 
 #include "test-dev-harness.h"
-#include "rdma_int.h"     /* white-box: the object tables */
+#include "rdma/rdma_int.h"     /* white-box: the object tables */
 
 #define T_ASYNC_EQ  1
 #define T_COMP_EQ   2

@@ -6,8 +6,8 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "ddp.h"
-#include "rdmap.h"
+#include "wire/ddp.h"
+#include "wire/rdmap.h"
 
 #include "check.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tcp.h"
+#include "tcp/tcp.h"
 
 #include "check.h"
 

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 #include "ring.h"
-#include "le.h"
+#include "wire/le.h"
 
 uint32_t rnic_ring_pages_needed(uint32_t depth, uint32_t entry_size)
 {

@@ -6,8 +6,8 @@
  */
 #include <string.h>
 #include "rdma_int.h"
-#include "eq.h"
-#include "le.h"
+#include "core/eq.h"
+#include "wire/le.h"
 
 static uint32_t log2_of(uint32_t pow2)
 {

@@ -6,10 +6,10 @@
  */
 #include <string.h>
 #include "admin.h"
-#include "eq.h"
-#include "l2.h"
-#include "le.h"
-#include "rdma.h"
+#include "core/eq.h"
+#include "core/l2.h"
+#include "wire/le.h"
+#include "rdma/rdma.h"
 
 void rnic_admin_enable(struct rnic_dev *d)
 {

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 #include "iw.h"
-#include "le.h"
+#include "wire/le.h"
 
 static void post_recv(struct rnic_dev *d, struct rnic_qp *qp, uint64_t wr_id,
                       uint16_t wqe_idx, uint8_t opcode, uint8_t status,

@@ -15,11 +15,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "dev.h"
-#include "rdma.h"
-#include "tcp.h"
-#include "mpa.h"
-#include "rdmap.h"
+#include "core/dev.h"
+#include "rdma/rdma.h"
+#include "tcp/tcp.h"
+#include "wire/mpa.h"
+#include "wire/rdmap.h"
 
 /* Local IPv4 addresses with offloaded endpoints at the same time. */
 #define RNIC_IW_MAX_ADDR        8

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 #include "rdma_int.h"
-#include "le.h"
+#include "wire/le.h"
 
 unsigned rnic_srq_create(struct rnic_dev *d,
                          const struct rnic_cmd_create_srq *c)

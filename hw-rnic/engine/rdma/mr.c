@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rdma_int.h"
-#include "le.h"
+#include "wire/le.h"
 
 /* Access bits are known and remote write/atomic come with local write. */
 static bool access_ok(uint32_t access)

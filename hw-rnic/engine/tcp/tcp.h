@@ -30,8 +30,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "net.h"
-#include "span.h"
+#include "wire/net.h"
+#include "wire/span.h"
 
 /* one engine: one local MAC/IP, many connections */
 struct rnic_tcp;

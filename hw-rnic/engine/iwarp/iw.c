@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "iw.h"
-#include "le.h"
+#include "wire/le.h"
 
 uint64_t rnic_iw_now(struct rnic_dev *d)
 {

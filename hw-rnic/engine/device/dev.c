@@ -6,13 +6,13 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "dev.h"
+#include "core/dev.h"
 #include "admin.h"
-#include "eq.h"
-#include "iw.h"
-#include "l2.h"
-#include "le.h"
-#include "rdma.h"
+#include "core/eq.h"
+#include "iwarp/iw.h"
+#include "core/l2.h"
+#include "wire/le.h"
+#include "rdma/rdma.h"
 
 void rnic_dev_config_default(struct rnic_dev_config *cfg)
 {

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 #include "iw.h"
-#include "le.h"
+#include "wire/le.h"
 
 struct rnic_term_cause rnic_iw_mr_cause(enum rnic_mr_err err, bool read_req)
 {

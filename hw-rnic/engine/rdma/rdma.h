@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "rnic/hw.h"
-#include "host.h"
+#include "core/host.h"
 
 struct rnic_dev;
 struct rnic_iw_qp;              /* iWARP per-QP protocol state (iw.h) */

@@ -6,8 +6,8 @@
  */
 #include <string.h>
 #include "iw.h"
-#include "eq.h"
-#include "le.h"
+#include "core/eq.h"
+#include "wire/le.h"
 
 #define MPA_FLAGS_KNOWN (RNIC_MPA_CRC | RNIC_MPA_MARKERS | \
                          RNIC_MPA_P2P_WRITE | RNIC_MPA_P2P_READ | \

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rdma_int.h"
-#include "le.h"
+#include "wire/le.h"
 
 /* Entries per DMA burst while copying a page list. */
 #define PBL_CHUNK 64

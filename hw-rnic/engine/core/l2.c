@@ -5,7 +5,7 @@
 #include <string.h>
 #include "l2.h"
 #include "eq.h"
-#include "le.h"
+#include "wire/le.h"
 
 #define MIN_FRAME 14    /* an Ethernet header */
 

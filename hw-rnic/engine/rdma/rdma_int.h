@@ -7,7 +7,7 @@
 #ifndef RNIC_ENGINE_RDMA_INT_H
 #define RNIC_ENGINE_RDMA_INT_H
 
-#include "dev.h"
+#include "core/dev.h"
 #include "rdma.h"
 
 /* Limits advertised by BAR0 (dev.c cap_reg): keep both in step. */

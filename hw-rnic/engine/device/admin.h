@@ -6,7 +6,7 @@
 #ifndef RNIC_ENGINE_ADMIN_H
 #define RNIC_ENGINE_ADMIN_H
 
-#include "dev.h"
+#include "core/dev.h"
 
 /* DEV_CTRL.ENABLE was set: load the rings from the latched registers. */
 void rnic_admin_enable(struct rnic_dev *d);

@@ -5,8 +5,8 @@
  */
 #include <string.h>
 #include "rdma_int.h"
-#include "eq.h"
-#include "le.h"
+#include "core/eq.h"
+#include "wire/le.h"
 
 #define WQE_FLAGS_ALL (RNIC_WQE_SIGNALED | RNIC_WQE_SOLICITED | \
                        RNIC_WQE_FENCE | RNIC_WQE_INLINE)

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 #include "rdma_int.h"
-#include "le.h"
+#include "wire/le.h"
 
 struct rnic_qp *rnic_qp_get(struct rnic_dev *d, uint32_t qpn)
 {

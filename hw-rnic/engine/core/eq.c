@@ -4,7 +4,7 @@
  */
 #include <string.h>
 #include "eq.h"
-#include "le.h"
+#include "wire/le.h"
 
 static void eq_notify(struct rnic_dev *d, uint32_t eqn)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rdma_int.h"
-#include "eq.h"
-#include "le.h"
+#include "core/eq.h"
+#include "wire/le.h"
 
 int rnic_rdma_init(struct rnic_dev *d)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "iw.h"
-#include "le.h"
+#include "wire/le.h"
 
 struct rnic_iw_qp *rnic_iw_qp_new(struct rnic_dev *d, struct rnic_qp *qp,
                                   struct rnic_iw_conn *c)
