@@ -4,16 +4,19 @@
  * time) by default; built with RNIC_CRC32C_QEMU (QEMU without libisal) it is
  * QEMU's own table-driven crc32c() from util/crc32c.c.
  */
-#ifdef RNIC_CRC32C_QEMU
-#include "qemu/osdep.h"
-#include "qemu/crc32c.h"
-#else
+#ifndef RNIC_CRC32C_QEMU
 #include <isa-l/crc.h>
 #endif
 #include <limits.h>
 #include "crc32c.h"
 
 #ifdef RNIC_CRC32C_QEMU
+/*
+ * util/crc32c.c of QEMU, declared as in its include/qemu/crc32c.h: the
+ * engine includes no QEMU header (it builds outside QEMU too).
+ */
+uint32_t crc32c(uint32_t crc, const uint8_t *data, unsigned int length);
+
 uint32_t rnic_crc32c(uint32_t crc, const void *data, size_t len)
 {
     /*
