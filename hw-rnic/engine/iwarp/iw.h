@@ -4,11 +4,17 @@
  * address), listeners, connections (MPA negotiation, CM events) and the
  * per-QP protocol state of the data path.  See docs/iwarp-engine.md.
  *
- *   iw.c       engines, frames in/out, time, TCP callbacks
- *   iw_cm.c    CM_* commands, MPA Request/Reply exchange, CM events, close
- *   iw_tx.c    SQ WQEs and Read/Atomic responses to FPDUs
- *   iw_rx.c    FPDUs to placement, completions and responses
- *   iw_term.c  Terminate send/receive, the QP's way to ERROR
+ *   iw.c         the layer's life (init/fini/reset), clock and deadline
+ *   iw_eng.c     TCP engines per local address, frames in/out, TCP upcalls
+ *   iw_conn.c    connection slots, steering, deferred release
+ *   iw_cm.c      MPA Request/Reply exchange, CM events, how connections end
+ *   iw_cm_cmd.c  the CM_* admin commands
+ *   iw_nudge.c   the initiator's nudge for a siw responder
+ *   iw_stream.c  a connection's bytes deframed into FPDUs
+ *   iw_qp.c      rdma.h's calls into a QP's connection, QUERY_QP
+ *   iw_tx.c      SQ WQEs and Read/Atomic responses to FPDUs
+ *   iw_rx.c      FPDUs to placement, completions and responses
+ *   iw_term.c    Terminate send/receive, the QP's way to ERROR
  */
 #ifndef RNIC_ENGINE_IW_H
 #define RNIC_ENGINE_IW_H
@@ -200,18 +206,26 @@ struct rnic_iw {
     bool armed_ok;
 };
 
-/* iw.c */
+/* iw.c: the layer's life, clock and deadline */
 uint64_t rnic_iw_now(struct rnic_dev *d);
 /* Ask the host for a timer at the earliest TCP/MPA deadline. */
 void rnic_iw_rearm(struct rnic_dev *d);
+
+/* iw_eng.c: the TCP engines, one per local address */
 struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
                                     bool create);
 /* Send MTU of a new connection: the port MTU, or mss + 40 if smaller. */
 void rnic_iw_conn_mtu(struct rnic_dev *d, struct rnic_tcp_conn *tc,
                       uint16_t mss);
+/* The TCP engines' upcalls into this layer. */
+void rnic_iw_eng_ops(struct rnic_tcp_ops *ops);
+
+/* iw_conn.c: connection slots */
 struct rnic_iw_conn *rnic_iw_conn_alloc(struct rnic_dev *d);
 struct rnic_iw_conn *rnic_iw_conn_find(struct rnic_dev *d, uint32_t id);
 void rnic_iw_conn_free(struct rnic_dev *d, struct rnic_iw_conn *c);
+/* Free c's slot and memory now (reset, or once no dispatch runs). */
+void rnic_iw_conn_release(struct rnic_dev *d, struct rnic_iw_conn *c);
 void rnic_iw_steer_conn(struct rnic_dev *d, struct rnic_iw_conn *c, bool add);
 
 /* iw_cm.c: TCP events of a connection and timers */
@@ -226,8 +240,6 @@ void rnic_iw_cm_closed(struct rnic_dev *d, struct rnic_iw_conn *c, int err,
                        bool time_wait);
 void rnic_iw_cm_timer(struct rnic_dev *d, struct rnic_iw_conn *c,
                       uint64_t now);
-unsigned rnic_iw_cm_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
-                          struct rnic_admin_cqe *cqe);
 /* Post a CM event for c (pdata to the slot of the entry). */
 void rnic_iw_cm_event(struct rnic_dev *d, struct rnic_iw_conn *c,
                       uint8_t code, uint16_t status, const uint8_t *pdata,
@@ -235,10 +247,34 @@ void rnic_iw_cm_event(struct rnic_dev *d, struct rnic_iw_conn *c,
 /* The QP's connection ended: unbind, flush the QP with async code. */
 void rnic_iw_conn_unbind(struct rnic_dev *d, struct rnic_iw_conn *c,
                          uint8_t async_code);
+/* End c now with a RST: event code (0: none), the QP flushed. */
+void rnic_iw_conn_abort(struct rnic_dev *d, struct rnic_iw_conn *c,
+                        uint8_t code, uint16_t status);
 /* Start the graceful close of c (FIN once its QP's SQ drained). */
 void rnic_iw_conn_close(struct rnic_dev *d, struct rnic_iw_conn *c);
 /* The SQ of c's QP may have drained: send the FIN if one is wanted. */
 void rnic_iw_conn_maybe_fin(struct rnic_dev *d, struct rnic_iw_conn *c);
+/* Full operation for c after a successful exchange. */
+void rnic_iw_conn_full_op(struct rnic_iw_conn *c);
+/* Negotiated IRD/ORD for the QP: from the MPA v2 block, else as asked. */
+void rnic_iw_conn_set_ird_ord(struct rnic_iw_conn *c);
+/* The first FPDU after our Reply is the RTR (P2P): the QP goes live. */
+void rnic_iw_cm_established(struct rnic_dev *d, struct rnic_iw_conn *c,
+                            struct rnic_qp *qp);
+
+/* iw_cm_cmd.c: the CM_* admin commands */
+unsigned rnic_iw_cm_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
+                          struct rnic_admin_cqe *cqe);
+
+/* iw_nudge.c: wake a siw responder that missed our first FPDUs */
+void rnic_iw_nudge_start(struct rnic_dev *d, struct rnic_iw_conn *c);
+void rnic_iw_nudge_stop(struct rnic_iw_conn *c);
+void rnic_iw_nudge_timer(struct rnic_dev *d, struct rnic_iw_conn *c,
+                         uint64_t now);
+
+/* iw_stream.c: bytes of a connection in RDMA mode, deframed into FPDUs */
+void rnic_iw_rx_stream(struct rnic_dev *d, struct rnic_iw_conn *c,
+                       const uint8_t *data, size_t len);
 
 /* iw_tx.c */
 /* Bind qp to c (QP stays in its state); NULL if out of memory. */

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The offload TCP engines, one per local IPv4 address: created on first
+ * use, frames in (rnic_iw_receive) and out (the device's egress queue),
+ * and the TCP upcalls into the connections.
+ */
+#include <string.h>
+#include "iw.h"
+
+/*
+ * Offload TCP frames share the device's wire through its egress queue;
+ * while the link is down, or beyond the queue, they are dropped and TCP
+ * retransmits them.
+ */
+static void eng_tx(void *opaque, uint8_t *frame, size_t len)
+{
+    struct rnic_iw_eng *e = opaque;
+    struct rnic_dev *d = e->d;
+
+    if (d->port.link_up && !rnic_dev_send(d, frame, len)) {
+        d->tx_dropped++;
+    }
+}
+
+static void *eng_accept(void *opaque, struct rnic_tcp_listener *l,
+                        void *listen_user, struct rnic_tcp_conn *c)
+{
+    struct rnic_iw_eng *e = opaque;
+
+    (void)l;
+    return rnic_iw_cm_accept(e->d, e, (uint32_t)(uintptr_t)listen_user - 1, c);
+}
+
+static void eng_connected(void *opaque, struct rnic_tcp_conn *c, void *user)
+{
+    struct rnic_iw_eng *e = opaque;
+
+    (void)c;
+    rnic_iw_cm_connected(e->d, user);
+}
+
+static void eng_recv(void *opaque, struct rnic_tcp_conn *c, void *user,
+                     const uint8_t *data, size_t len)
+{
+    struct rnic_iw_eng *e = opaque;
+
+    rnic_iw_cm_recv(e->d, user, data, len);
+    /* Everything is placed or copied by now: reopen the window. */
+    rnic_tcp_recv_done(c, len, rnic_iw_now(e->d));
+}
+
+static void eng_acked(void *opaque, struct rnic_tcp_conn *c, void *user,
+                      uint32_t bytes)
+{
+    struct rnic_iw_eng *e = opaque;
+    struct rnic_iw_conn *ic = user;
+    struct rnic_qp *qp;
+
+    (void)c;
+    (void)bytes;
+    if (!ic || ic->zombie || ic->qpn == RNIC_IW_NO_QP) {
+        return;
+    }
+    qp = rnic_qp_get(e->d, ic->qpn);
+    if (qp && qp->iw) {
+        rnic_iw_tx_pump(e->d, qp);
+        rnic_iw_conn_maybe_fin(e->d, ic);
+    }
+}
+
+static void eng_emss(void *opaque, struct rnic_tcp_conn *c, void *user,
+                     uint32_t emss)
+{
+    struct rnic_iw_conn *ic = user;
+
+    (void)opaque;
+    (void)c;
+    if (!ic) {
+        return;
+    }
+    ic->emss = emss;
+    ic->mulpdu = rnic_mpa_mulpdu(emss, ic->tx.markers);
+}
+
+static void eng_peer_closed(void *opaque, struct rnic_tcp_conn *c, void *user)
+{
+    struct rnic_iw_eng *e = opaque;
+
+    (void)c;
+    rnic_iw_cm_peer_closed(e->d, user);
+}
+
+static void eng_closed(void *opaque, struct rnic_tcp_conn *c, void *user,
+                       int err)
+{
+    struct rnic_iw_eng *e = opaque;
+    struct rnic_iw_conn *ic = user;
+
+    if (ic) {
+        struct rnic_tcp_info ti;
+
+        rnic_tcp_get_info(c, &ti);
+        ic->tc = NULL;
+        rnic_iw_cm_closed(e->d, ic, err, ti.state == RNIC_TCP_TIME_WAIT);
+    }
+}
+
+/* The TCP engines' upcalls into this layer. */
+void rnic_iw_eng_ops(struct rnic_tcp_ops *ops)
+{
+    ops->tx = eng_tx;
+    ops->accept = eng_accept;
+    ops->connected = eng_connected;
+    ops->recv = eng_recv;
+    ops->acked = eng_acked;
+    ops->emss = eng_emss;
+    ops->peer_closed = eng_peer_closed;
+    ops->closed = eng_closed;
+}
+
+struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
+                                    bool create)
+{
+    struct rnic_iw *iw = d->iw;
+    struct rnic_tcp_config cfg;
+    struct rnic_iw_eng *e;
+    uint64_t now = rnic_iw_now(d);
+    uint32_t i;
+
+    for (i = 0; i < iw->neng; i++) {
+        if (!memcmp(iw->eng[i].addr, addr, 4)) {
+            /* SET_PORT may have given the port a new address since. */
+            rnic_tcp_set_mac(iw->eng[i].tcp, d->port.mac);
+            return &iw->eng[i];
+        }
+    }
+    if (!create || iw->neng == RNIC_IW_MAX_ADDR ||
+        !(addr[0] | addr[1] | addr[2] | addr[3])) {
+        return NULL;
+    }
+    rnic_tcp_config_default(&cfg);
+    memcpy(cfg.mac, d->port.mac, sizeof(cfg.mac));
+    rnic_ipaddr_v4(&cfg.addr, addr[0], addr[1], addr[2], addr[3]);
+    /*
+     * The largest MTU the device takes: each connection is then set to the
+     * port MTU of its time (rnic_iw_conn_mtu), so SET_PORT applies to the
+     * connections opened after it.
+     */
+    cfg.mtu = (uint16_t)d->cfg.max_mtu;
+    cfg.max_conns = d->cfg.max_conn;
+    cfg.ack_batch = d->cfg.ack_batch;
+    /* RFC 6528 wants a secret: the MAC, the address and the clock. */
+    memcpy(cfg.isn_secret, d->port.mac, 6);
+    memcpy(cfg.isn_secret + 6, addr, 4);
+    iw->isn_seq += now + 0x9e3779b97f4a7c15ull;
+    memcpy(cfg.isn_secret + 8, &iw->isn_seq, 8);
+    e = &iw->eng[iw->neng];
+    e->d = d;
+    memcpy(e->addr, addr, 4);
+    e->tcp = rnic_tcp_new(&cfg, &iw->ops, e);
+    if (!e->tcp) {
+        return NULL;
+    }
+    iw->neng++;
+    /* Wildcard listeners listen on every local address. */
+    for (i = 0; i < d->cfg.max_listen; i++) {
+        struct rnic_iw_listener *l = &iw->lis[i];
+
+        if (l->live && !(l->addr[0] | l->addr[1] | l->addr[2] | l->addr[3])) {
+            l->tl[iw->neng - 1] = rnic_tcp_listen(e->tcp, l->port, l->backlog,
+                                                  (void *)(uintptr_t)(i + 1));
+        }
+    }
+    return e;
+}
+
+void rnic_iw_conn_mtu(struct rnic_dev *d, struct rnic_tcp_conn *tc,
+                      uint16_t mss)
+{
+    uint32_t mtu = d->port.mtu;
+
+    if (mss && mss + 40u < mtu) {
+        mtu = mss + 40u;
+    }
+    rnic_tcp_set_mtu(tc, (uint16_t)(mtu < 576 ? 576 : mtu));
+}
+
+static bool any_wildcard_listener(struct rnic_dev *d, uint16_t port)
+{
+    uint32_t i;
+
+    for (i = 0; i < d->cfg.max_listen; i++) {
+        struct rnic_iw_listener *l = &d->iw->lis[i];
+
+        if (l->live && l->port == port &&
+            !(l->addr[0] | l->addr[1] | l->addr[2] | l->addr[3])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len,
+                     const struct rnic_flow_key *k)
+{
+    struct rnic_iw_eng *e;
+
+    if (k->family != RNIC_AF_IPV4) {
+        return;
+    }
+    /* the listener table is walked only when no engine has the address */
+    e = rnic_iw_eng_get(d, k->laddr, false);
+    if (!e && any_wildcard_listener(d, k->lport)) {
+        e = rnic_iw_eng_get(d, k->laddr, true);
+    }
+    if (e) {
+        rnic_tcp_input(e->tcp, frame, len, rnic_iw_now(d));
+    }
+}
