@@ -11,12 +11,6 @@
 #include "crc32c.h"
 
 #ifdef RNIC_CRC32C_QEMU
-/*
- * util/crc32c.c of QEMU, declared as in its include/qemu/crc32c.h: the
- * engine includes no QEMU header (it builds outside QEMU too).
- */
-uint32_t crc32c(uint32_t crc, const uint8_t *data, unsigned int length);
-
 uint32_t rnic_crc32c(uint32_t crc, const void *data, size_t len)
 {
     /*

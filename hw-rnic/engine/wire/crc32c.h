@@ -17,6 +17,14 @@
 
 uint32_t rnic_crc32c(uint32_t crc, const void *data, size_t len);
 
+#ifdef RNIC_CRC32C_QEMU
+/*
+ * QEMU's util/crc32c.c, declared as its include/qemu/crc32c.h does: the
+ * engine includes no QEMU header (it is built outside QEMU too).
+ */
+uint32_t crc32c(uint32_t crc, const uint8_t *data, unsigned int length);
+#endif
+
 static inline void rnic_crc32c_put(uint8_t *p, uint32_t crc)
 {
     p[0] = (uint8_t)crc;
