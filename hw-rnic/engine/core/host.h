@@ -2,7 +2,9 @@
 /*
  * What the device core needs from its embedder: guest-memory DMA, MSI-X,
  * the wire, and diagnostics.  QEMU fills it with pci_dma_read/write,
- * msix_notify and qemu_send_packet; unit tests with byte arrays.
+ * msix_notify and qemu_send_packet; unit tests with byte arrays.  Engine
+ * events for tracing (struct rnic_trace) leave through the optional trace
+ * op (QEMU: trace-events rnic_conn_state, rnic_mpa_*, rnic_term_*, ...).
  */
 #ifndef RNIC_ENGINE_HOST_H
 #define RNIC_ENGINE_HOST_H
@@ -10,6 +12,69 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* conn or qpn of a trace event that has none; a state before/after none */
+#define RNIC_TRACE_NONE         0xffffffffu
+
+enum rnic_trace_id {
+    RNIC_TRACE_CONN_STATE,      /* u.state: connection state (names below) */
+    RNIC_TRACE_CM_EVENT,        /* u.cm: an event posted to the CM EQ */
+    RNIC_TRACE_MPA,             /* u.mpa: the MPA exchange's outcome */
+    RNIC_TRACE_TERM_TX,         /* u.term: a Terminate we send */
+    RNIC_TRACE_TERM_RX,         /* u.term: a Terminate we received */
+    RNIC_TRACE_REXMIT,          /* u.rexmit: offload TCP retransmission */
+    RNIC_TRACE_QP_STATE,        /* u.state: QP state (RNIC_QPS_*) */
+};
+
+/* u.mpa.result */
+enum rnic_trace_mpa_result {
+    RNIC_TRACE_MPA_ACCEPTED,    /* the fields are the negotiated values */
+    RNIC_TRACE_MPA_REJECTED,    /* the peer's Reply rejected (R bit) */
+    RNIC_TRACE_MPA_REFUSED,     /* we refused its Reply: code (RFC 6581) */
+};
+
+/* u.rexmit.kind */
+enum rnic_trace_rexmit_kind {
+    RNIC_TRACE_REXMIT_RTO,      /* retransmission timeout, data or FIN */
+    RNIC_TRACE_REXMIT_SYN,      /* SYN or SYN-ACK again */
+    RNIC_TRACE_REXMIT_FAST,     /* fast retransmit (dup ACKs / SACK) */
+    RNIC_TRACE_REXMIT_GIVEUP,   /* retries exhausted: the connection drops */
+};
+
+struct rnic_trace {
+    enum rnic_trace_id id;
+    uint32_t conn;              /* connection id, or RNIC_TRACE_NONE */
+    uint32_t qpn;               /* its QP, or RNIC_TRACE_NONE */
+    union {
+        struct {
+            uint32_t from, to;  /* RNIC_TRACE_NONE: not yet / no longer */
+        } state;
+        struct {
+            uint8_t code;       /* RNIC_CM_* */
+            uint16_t status;    /* errno-like */
+        } cm;
+        struct {
+            uint8_t result;     /* enum rnic_trace_mpa_result */
+            uint8_t code;       /* REFUSED: the MPA error code */
+            bool active;        /* we are the initiator */
+            uint8_t rev;
+            bool crc, markers_tx, markers_rx;
+            uint8_t rtr;        /* the RTR used (RNIC_MPA_RTR_*), 0: none */
+            uint16_t ird, ord;
+            uint16_t pd_len;    /* the peer's private data */
+        } mpa;
+        struct {
+            uint8_t layer, etype, code;
+            bool queued;        /* TX: handed to TCP (false: no room) */
+        } term;
+        struct {
+            uint8_t kind;       /* enum rnic_trace_rexmit_kind */
+            uint32_t seq;       /* first sequence number resent (snd_una) */
+            uint32_t backoff;   /* consecutive timeouts (RTO doublings) */
+            uint32_t rto_ms;    /* the timeout from now on */
+        } rexmit;
+    } u;
+};
 
 struct rnic_host_ops {
     /* 0 on success, -1 if any byte of [addr, addr + len) is unreachable. */
@@ -41,6 +106,11 @@ struct rnic_host_ops {
     /* The guest did something invalid; a and b give detail. */
     void (*guest_error)(void *opaque, const char *what, uint64_t a,
                         uint64_t b);
+    /*
+     * Optional: an engine event, for tracing.  It only records: it must not
+     * call into the device.  NULL costs one test per event site.
+     */
+    void (*trace)(void *opaque, const struct rnic_trace *ev);
 };
 
 struct rnic_host {
@@ -73,5 +143,79 @@ static inline void rnic_guest_error(const struct rnic_host *h,
         h->ops->guest_error(h->opaque, what, a, b);
     }
 }
+
+/* One trace event; does nothing without the trace op. */
+static inline void rnic_trace_ev(const struct rnic_host *h,
+                                 const struct rnic_trace *ev)
+{
+    if (h->ops->trace) {
+        h->ops->trace(h->opaque, ev);
+    }
+}
+
+static inline void rnic_trace_state(const struct rnic_host *h,
+                                    enum rnic_trace_id id, uint32_t conn,
+                                    uint32_t qpn, uint32_t from, uint32_t to)
+{
+    if (h->ops->trace && from != to) {
+        struct rnic_trace ev = {
+            .id = id, .conn = conn, .qpn = qpn,
+            .u.state = { .from = from, .to = to },
+        };
+
+        h->ops->trace(h->opaque, &ev);
+    }
+}
+
+static inline void rnic_trace_conn_state(const struct rnic_host *h,
+                                         uint32_t conn, uint32_t qpn,
+                                         uint32_t from, uint32_t to)
+{
+    rnic_trace_state(h, RNIC_TRACE_CONN_STATE, conn, qpn, from, to);
+}
+
+static inline void rnic_trace_qp_state(const struct rnic_host *h,
+                                       uint32_t qpn, uint32_t from,
+                                       uint32_t to)
+{
+    rnic_trace_state(h, RNIC_TRACE_QP_STATE, RNIC_TRACE_NONE, qpn, from, to);
+}
+
+static inline void rnic_trace_cm(const struct rnic_host *h, uint32_t conn,
+                                 uint32_t qpn, uint8_t code, uint16_t status)
+{
+    if (h->ops->trace) {
+        struct rnic_trace ev = {
+            .id = RNIC_TRACE_CM_EVENT, .conn = conn, .qpn = qpn,
+            .u.cm = { .code = code, .status = status },
+        };
+
+        h->ops->trace(h->opaque, &ev);
+    }
+}
+
+/* id: RNIC_TRACE_TERM_TX or _RX */
+static inline void rnic_trace_term(const struct rnic_host *h,
+                                   enum rnic_trace_id id, uint32_t conn,
+                                   uint32_t qpn, uint8_t layer, uint8_t etype,
+                                   uint8_t code, bool queued)
+{
+    if (h->ops->trace) {
+        struct rnic_trace ev = {
+            .id = id, .conn = conn, .qpn = qpn,
+            .u.term = { .layer = layer, .etype = etype, .code = code,
+                        .queued = queued },
+        };
+
+        h->ops->trace(h->opaque, &ev);
+    }
+}
+
+/* Names for printing trace values; "?" for an unknown one (trace_names.c). */
+const char *rnic_trace_conn_state_name(uint32_t state);
+const char *rnic_trace_qp_state_name(uint32_t state);
+const char *rnic_trace_cm_name(unsigned code);
+const char *rnic_trace_layer_name(unsigned layer);
+const char *rnic_trace_rexmit_name(unsigned kind);
 
 #endif

@@ -206,6 +206,14 @@ struct rnic_iw {
     bool armed_ok;
 };
 
+/* Trace c's move to state (before c->state is set). */
+static inline void rnic_iw_trace_state(struct rnic_dev *d,
+                                       const struct rnic_iw_conn *c,
+                                       uint32_t state)
+{
+    rnic_trace_conn_state(&d->host, c->id, c->qpn, c->state, state);
+}
+
 /* iw.c: the layer's life, clock and deadline */
 uint64_t rnic_iw_now(struct rnic_dev *d);
 /* Ask the host for a timer at the earliest TCP/MPA deadline. */
@@ -244,6 +252,10 @@ void rnic_iw_cm_timer(struct rnic_dev *d, struct rnic_iw_conn *c,
 void rnic_iw_cm_event(struct rnic_dev *d, struct rnic_iw_conn *c,
                       uint8_t code, uint16_t status, const uint8_t *pdata,
                       uint16_t pdata_len);
+/* Trace the MPA exchange's outcome (accepted: the values in use). */
+void rnic_iw_trace_mpa(struct rnic_dev *d, struct rnic_iw_conn *c,
+                       uint8_t result, uint8_t code, uint8_t rev,
+                       uint16_t pd_len);
 /* The QP's connection ended: unbind, flush the QP with async code. */
 void rnic_iw_conn_unbind(struct rnic_dev *d, struct rnic_iw_conn *c,
                          uint8_t async_code);

@@ -24,6 +24,7 @@ void rnic_iw_cm_event(struct rnic_dev *d, struct rnic_iw_conn *c,
     struct rnic_eqe e;
     struct rnic_eqe_cm *cm = &e.u.cm;
 
+    rnic_trace_cm(&d->host, c->id, c->qpn, code, status);
     if (!d->cm_eqn || !d->eq[d->cm_eqn].live) {
         rnic_guest_error(&d->host, "CM event without a CM EQ", code, c->id);
         return;
@@ -124,10 +125,13 @@ void rnic_iw_conn_close(struct rnic_dev *d, struct rnic_iw_conn *c)
     if (c->state != IWC_RTS && c->state != IWC_RTR_WAIT) {
         return;
     }
+    rnic_iw_trace_state(d, c, IWC_CLOSING);
     c->state = IWC_CLOSING;
     if (c->qpn != RNIC_IW_NO_QP) {
         qp = rnic_qp_get(d, c->qpn);
         if (qp && qp->iw) {
+            rnic_trace_qp_state(&d->host, qp->qpn, qp->state,
+                                RNIC_QPS_CLOSING);
             qp->state = RNIC_QPS_CLOSING;
             qp->iw->close_wanted = true;
         }
@@ -147,6 +151,8 @@ void *rnic_iw_cm_accept(struct rnic_dev *d, struct rnic_iw_eng *e,
     if (!c) {
         return NULL;
     }
+    rnic_trace_conn_state(&d->host, c->id, c->qpn, RNIC_TRACE_NONE,
+                          IWC_REQ_WAIT);
     c->eng = e;
     c->tc = tc;
     c->listen_id = listen_id;
@@ -184,6 +190,7 @@ void rnic_iw_cm_connected(struct rnic_dev *d, struct rnic_iw_conn *c)
         rnic_iw_conn_abort(d, c, RNIC_CM_MPA_ERROR, RNIC_IW_ST_EPROTO);
         return;
     }
+    rnic_iw_trace_state(d, c, IWC_REP_WAIT);
     c->state = IWC_REP_WAIT;
     rnic_mpa_rr_rx_init(&c->rr, true);
     c->deadline = rnic_iw_now(d) + RNIC_IW_MPA_REP_NS;
@@ -216,6 +223,31 @@ void rnic_iw_conn_set_ird_ord(struct rnic_iw_conn *c)
     iq->ord = ord < iq->orq_cap ? ord : iq->orq_cap - 1;
 }
 
+/* The MPA exchange's outcome for tracing (accepted: the values in use). */
+void rnic_iw_trace_mpa(struct rnic_dev *d, struct rnic_iw_conn *c,
+                       uint8_t result, uint8_t code, uint8_t rev,
+                       uint16_t pd_len)
+{
+    struct rnic_trace ev = {
+        .id = RNIC_TRACE_MPA, .conn = c->id, .qpn = c->qpn,
+        .u.mpa = { .result = result, .code = code, .active = c->active,
+                   .rev = rev, .pd_len = pd_len },
+    };
+
+    if (!d->host.ops->trace) {
+        return;
+    }
+    if (result == RNIC_TRACE_MPA_ACCEPTED) {
+        ev.u.mpa.crc = c->neg.crc;
+        ev.u.mpa.markers_tx = c->neg.markers_tx;
+        ev.u.mpa.markers_rx = c->neg.markers_rx;
+        ev.u.mpa.rtr = c->neg.rtr;
+        ev.u.mpa.ird = (uint16_t)(c->iq ? c->iq->ird : c->neg.ird);
+        ev.u.mpa.ord = (uint16_t)(c->iq ? c->iq->ord : c->neg.ord);
+    }
+    rnic_trace_ev(&d->host, &ev);
+}
+
 static void rx_reply(struct rnic_dev *d, struct rnic_iw_conn *c,
                      const uint8_t *data, size_t len);
 
@@ -242,6 +274,7 @@ static void rx_request(struct rnic_dev *d, struct rnic_iw_conn *c,
         memcpy(c->req_pd, rr.pd, rr.pd_len);
     }
     c->req.pd = c->req_pd;
+    rnic_iw_trace_state(d, c, IWC_ACCEPT_WAIT);
     c->state = IWC_ACCEPT_WAIT;
     c->deadline = UINT64_MAX;
     c->req_posted = true;
@@ -258,17 +291,23 @@ static void reply_refused(struct rnic_dev *d, struct rnic_iw_conn *c,
 {
     struct rnic_term_cause cause = rnic_mpa_term_cause(code);
     uint8_t ulpdu[RNIC_RDMAP_TERM_MAX];
+    bool queued = false;
     size_t n;
 
     rnic_mpa_tx_init(&c->tx, c->req.crc || rep->crc, rep->markers);
+    rnic_iw_trace_mpa(d, c, RNIC_TRACE_MPA_REFUSED, code, rep->rev,
+                      rep->pd_len);
     n = rnic_rdmap_term_build(ulpdu, sizeof(ulpdu), 1, &cause, NULL, 0);
     if (n && c->tc) {
-        rnic_iw_send_fpdu(d, c, ulpdu, n, NULL, 0);
+        queued = rnic_iw_send_fpdu(d, c, ulpdu, n, NULL, 0);
         rnic_tcp_close(c->tc, rnic_iw_now(d));
     }
+    rnic_trace_term(&d->host, RNIC_TRACE_TERM_TX, c->id, c->qpn, cause.layer,
+                    cause.etype, cause.code, queued);
     c->fin_sent = true;
     rnic_iw_cm_event(d, c, RNIC_CM_MPA_ERROR, RNIC_IW_ST_EPROTO, NULL, 0);
     rnic_iw_conn_unbind(d, c, 0);
+    rnic_iw_trace_state(d, c, IWC_LINGER);
     c->state = IWC_LINGER;
     c->deadline = UINT64_MAX;
 }
@@ -299,9 +338,12 @@ static void rx_reply(struct rnic_dev *d, struct rnic_iw_conn *c,
     if (r < 0) {
         /* Rejected: the peer's private data goes to the driver. */
         c->neg.rev = rep.rev;
+        rnic_iw_trace_mpa(d, c, RNIC_TRACE_MPA_REJECTED, 0, rep.rev,
+                          rep.pd_len);
         rnic_iw_cm_event(d, c, RNIC_CM_REJECTED, RNIC_IW_ST_ECONNREFUSED,
                          rep.pd, rep.pd_len);
         rnic_iw_conn_unbind(d, c, 0);
+        rnic_iw_trace_state(d, c, IWC_LINGER);
         c->state = IWC_LINGER;
         c->deadline = UINT64_MAX;
         if (c->tc) {
@@ -320,7 +362,11 @@ static void rx_reply(struct rnic_dev *d, struct rnic_iw_conn *c,
     }
     rnic_iw_conn_full_op(c);
     rnic_iw_conn_set_ird_ord(c);
+    rnic_iw_trace_mpa(d, c, RNIC_TRACE_MPA_ACCEPTED, 0, c->neg.rev,
+                      rep.pd_len);
+    rnic_iw_trace_state(d, c, IWC_RTS);
     c->state = IWC_RTS;
+    rnic_trace_qp_state(&d->host, qp->qpn, qp->state, RNIC_QPS_RTS);
     qp->state = RNIC_QPS_RTS;
     rnic_iw_nudge_start(d, c);
     /* RFC 6581: the RTR is the first FPDU of the initiator. */
@@ -341,8 +387,10 @@ static void rx_reply(struct rnic_dev *d, struct rnic_iw_conn *c,
 void rnic_iw_cm_established(struct rnic_dev *d, struct rnic_iw_conn *c,
                             struct rnic_qp *qp)
 {
+    rnic_iw_trace_state(d, c, IWC_RTS);
     c->state = IWC_RTS;
     c->deadline = UINT64_MAX;
+    rnic_trace_qp_state(&d->host, qp->qpn, qp->state, RNIC_QPS_RTS);
     qp->state = RNIC_QPS_RTS;
     rnic_iw_cm_event(d, c, RNIC_CM_ESTABLISHED, 0, NULL, 0);
 }
@@ -438,6 +486,7 @@ out:
          * The peer may still retransmit its FIN: the tuple stays steered
          * to the engine (which answers from TIME_WAIT) for 2 MSL.
          */
+        rnic_iw_trace_state(d, c, IWC_LINGER);
         c->state = IWC_LINGER;
         c->deadline = rnic_iw_now(d) + RNIC_IW_TIME_WAIT_NS;
         return;

@@ -195,6 +195,8 @@ static unsigned cmd_connect(struct rnic_dev *d,
     if (!c) {
         return RNIC_STS_NO_RESOURCES;
     }
+    rnic_trace_conn_state(&d->host, c->id, c->qpn, RNIC_TRACE_NONE,
+                          IWC_SYN_SENT);
     sts = read_pdata(d, rnic_ld64(cmd->pdata_addr), pdlen, c->pdata, room);
     e = sts ? NULL : rnic_iw_eng_get(d, t->local_addr, true);
     if (!sts && !e) {
@@ -335,11 +337,14 @@ static unsigned cmd_accept(struct rnic_dev *d,
     rnic_mpa_responder_neg(&c->req, &rep, &c->neg);
     rnic_iw_conn_full_op(c);
     rnic_iw_conn_set_ird_ord(c);
+    rnic_iw_trace_mpa(d, c, RNIC_TRACE_MPA_ACCEPTED, 0, c->neg.rev,
+                      c->req.pd_len);
     if (!c->tc || rnic_tcp_send(c->tc, buf, (size_t)n, rnic_iw_now(d))) {
         rnic_iw_conn_abort(d, c, RNIC_CM_RESET, RNIC_IW_ST_ECONNRESET);
         return RNIC_STS_OK;     /* the event tells the driver */
     }
     if (c->neg.rtr) {
+        rnic_iw_trace_state(d, c, IWC_RTR_WAIT);
         c->state = IWC_RTR_WAIT;
         c->deadline = rnic_iw_now(d) + RNIC_IW_MPA_REP_NS;
     } else {
@@ -389,6 +394,7 @@ static unsigned cmd_reject(struct rnic_dev *d,
         return RNIC_STS_BAD_PARAM;
     }
     /* The Reply, then FIN; the connection is no longer the driver's. */
+    rnic_iw_trace_state(d, c, IWC_LINGER);
     c->state = IWC_LINGER;
     if (c->tc) {
         rnic_tcp_send(c->tc, buf, (size_t)n, rnic_iw_now(d));

@@ -91,6 +91,7 @@ void rnic_iw_conn_free(struct rnic_dev *d, struct rnic_iw_conn *c)
     if (c->zombie) {
         return;
     }
+    rnic_iw_trace_state(d, c, RNIC_TRACE_NONE);
     c->zombie = true;
     d->iw->nzombie++;
     if (!d->dispatching) {

@@ -105,6 +105,25 @@ static void eng_closed(void *opaque, struct rnic_tcp_conn *c, void *user,
     }
 }
 
+/* Tracing only: a retransmission of connection user's TCP. */
+static void eng_rexmit(void *opaque, struct rnic_tcp_conn *c, void *user,
+                       int kind, uint32_t seq, uint32_t backoff,
+                       uint32_t rto_ms)
+{
+    struct rnic_iw_eng *e = opaque;
+    struct rnic_iw_conn *ic = user;
+    struct rnic_trace ev = {
+        .id = RNIC_TRACE_REXMIT,
+        .conn = ic ? ic->id : RNIC_TRACE_NONE,
+        .qpn = ic ? ic->qpn : RNIC_TRACE_NONE,
+        .u.rexmit = { .kind = (uint8_t)kind, .seq = seq, .backoff = backoff,
+                      .rto_ms = rto_ms },
+    };
+
+    (void)c;
+    rnic_trace_ev(&e->d->host, &ev);
+}
+
 /* The TCP engines' upcalls into this layer. */
 void rnic_iw_eng_ops(struct rnic_tcp_ops *ops)
 {
@@ -116,6 +135,7 @@ void rnic_iw_eng_ops(struct rnic_tcp_ops *ops)
     ops->emss = eng_emss;
     ops->peer_closed = eng_peer_closed;
     ops->closed = eng_closed;
+    ops->rexmit = eng_rexmit;
 }
 
 struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,

@@ -57,11 +57,13 @@ static void qp_end(struct rnic_dev *d, struct rnic_qp *qp, uint8_t async,
     struct rnic_iw_conn *c = iq->conn;
 
     rnic_iw_rx_abort(d, qp, RNIC_WC_WR_FLUSH_ERR, vendor);
+    rnic_trace_qp_state(&d->host, qp->qpn, qp->state, RNIC_QPS_TERMINATE);
     qp->state = RNIC_QPS_TERMINATE;
     qp->iw = NULL;
     c->qpn = RNIC_IW_NO_QP;
     c->deadline = UINT64_MAX;
     if (c->state != IWC_LINGER) {
+        rnic_iw_trace_state(d, c, IWC_CLOSING);
         c->state = IWC_CLOSING;
     }
     if (c->tc && !c->fin_sent) {
@@ -77,6 +79,7 @@ void rnic_iw_terminate(struct rnic_dev *d, struct rnic_qp *qp,
 {
     struct rnic_iw_qp *iq = qp->iw;
     uint8_t buf[RNIC_RDMAP_TERM_MAX];
+    bool queued;
     size_t n;
 
     if (!iq) {
@@ -85,9 +88,12 @@ void rnic_iw_terminate(struct rnic_dev *d, struct rnic_qp *qp,
     n = rnic_rdmap_term_build(buf, sizeof(buf),
                               iq->tx_msn[RNIC_RDMAP_QN_TERMINATE] + 1, &cause,
                               bad, bad_len);
-    if (n && rnic_iw_send_fpdu(d, iq->conn, buf, n, NULL, 0)) {
+    queued = n && rnic_iw_send_fpdu(d, iq->conn, buf, n, NULL, 0);
+    if (queued) {
         iq->tx_msn[RNIC_RDMAP_QN_TERMINATE]++;
     }
+    rnic_trace_term(&d->host, RNIC_TRACE_TERM_TX, iq->conn->id, qp->qpn,
+                    cause.layer, cause.etype, cause.code, queued);
     qp_end(d, qp, cause.etype == RNIC_RDMAP_ETYPE_LOCAL_CATASTROPHIC &&
                   cause.layer == RNIC_TERM_LAYER_RDMAP ? 0 :
                   async_of(cause.layer, cause.etype),
@@ -102,6 +108,8 @@ void rnic_iw_term_received(struct rnic_dev *d, struct rnic_qp *qp,
     if (!qp->iw) {
         return;
     }
+    rnic_trace_term(&d->host, RNIC_TRACE_TERM_RX, qp->iw->conn->id, qp->qpn,
+                    t->layer, t->etype, t->code, true);
     qp_end(d, qp, async_of(t->layer, t->etype),
            (uint8_t)(t->layer << 4 | t->etype));
 }

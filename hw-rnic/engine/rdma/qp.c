@@ -180,6 +180,8 @@ unsigned rnic_qp_modify(struct rnic_dev *d, const struct rnic_cmd_modify_qp *c)
         if (c->state == RNIC_QPS_ERROR) {
             rnic_qp_to_error(d, qp, 0);
         } else if (qp->state == RNIC_QPS_RTS) {
+            rnic_trace_qp_state(&d->host, qp->qpn, qp->state,
+                                RNIC_QPS_CLOSING);
             qp->state = RNIC_QPS_CLOSING;
             rnic_iw_qp_close(d, qp);
         }

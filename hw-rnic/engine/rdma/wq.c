@@ -248,6 +248,7 @@ void rnic_qp_to_error(struct rnic_dev *d, struct rnic_qp *qp,
 {
     if (qp->state != RNIC_QPS_ERROR) {
         rnic_iw_qp_error(d, qp);
+        rnic_trace_qp_state(&d->host, qp->qpn, qp->state, RNIC_QPS_ERROR);
         qp->state = RNIC_QPS_ERROR;
     }
     flush(d, qp);

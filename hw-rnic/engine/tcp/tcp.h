@@ -84,6 +84,20 @@ struct rnic_tcp_ops {
      * close, or RNIC_TCP_E*. The handle is invalid once this returns.
      */
     void (*closed)(void *opaque, struct rnic_tcp_conn *c, void *user, int err);
+    /*
+     * Optional, for tracing only (it must not call the engine): a
+     * retransmission of kind RNIC_TCP_REXMIT_* from sequence seq; backoff is
+     * the consecutive timeouts so far, rto_ms the timeout from now on.
+     */
+    void (*rexmit)(void *opaque, struct rnic_tcp_conn *c, void *user,
+                   int kind, uint32_t seq, uint32_t backoff, uint32_t rto_ms);
+};
+
+enum {
+    RNIC_TCP_REXMIT_RTO,        /* retransmission timeout: data or FIN */
+    RNIC_TCP_REXMIT_SYN,        /* SYN or SYN-ACK again */
+    RNIC_TCP_REXMIT_FAST,       /* fast retransmit: recovery begins */
+    RNIC_TCP_REXMIT_GIVEUP,     /* retries exhausted: the connection drops */
 };
 
 enum {

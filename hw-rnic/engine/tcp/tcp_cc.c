@@ -113,6 +113,7 @@ void tcp_cc_dupack(struct rnic_tcp_conn *c, bool sack_new)
         return;
     }
     c->t->st.fast_rexmit++;
+    tcp_trace_rexmit(c, RNIC_TCP_REXMIT_FAST);
     c->in_recovery = true;
     c->recover = c->snd_max;
     c->ssthresh = half_flight(c);

@@ -158,6 +158,15 @@ struct rnic_tcp {
     uint32_t ackq_n;
 };
 
+/* Report a retransmission of kind RNIC_TCP_REXMIT_* (ops->rexmit). */
+static inline void tcp_trace_rexmit(struct rnic_tcp_conn *c, int kind)
+{
+    if (c->t->ops->rexmit) {
+        c->t->ops->rexmit(c->t->opaque, c, c->user, kind, c->snd_una,
+                          c->nrexmit, (uint32_t)(c->rto / NS_PER_MS));
+    }
+}
+
 /* tcp_isn.c */
 uint64_t tcp_siphash(const uint64_t key[2], const uint8_t *data, size_t len);
 uint32_t tcp_isn(struct rnic_tcp *t, uint16_t lport,

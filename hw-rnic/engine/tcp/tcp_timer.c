@@ -165,9 +165,11 @@ static void rexmt_fire(struct rnic_tcp_conn *c)
     c->rto = clamp_rto(t, c->rto * 2);      /* RFC 6298 5.5: back off */
     if (c->state == RNIC_TCP_SYN_SENT || c->state == RNIC_TCP_SYN_RCVD) {
         if (++c->nrexmit > t->cfg.syn_retries) {
+            tcp_trace_rexmit(c, RNIC_TCP_REXMIT_GIVEUP);
             tcp_conn_drop(c, RNIC_TCP_ETIMEDOUT);
             return;
         }
+        tcp_trace_rexmit(c, RNIC_TCP_REXMIT_SYN);
         c->rexmits++;
         c->syn_rexmit = true;
         tcp_send_syn(c);
@@ -181,10 +183,12 @@ static void rexmt_fire(struct rnic_tcp_conn *c)
      * up.
      */
     if (c->snd_wnd != 0 && ++c->nrexmit > t->cfg.data_retries) {
+        tcp_trace_rexmit(c, RNIC_TCP_REXMIT_GIVEUP);
         tcp_send_rst_conn(c);
         tcp_conn_drop(c, RNIC_TCP_ETIMEDOUT);
         return;
     }
+    tcp_trace_rexmit(c, RNIC_TCP_REXMIT_RTO);
     tcp_cc_rto(c);
     c->rtt_timing = false;
     c->snd_nxt = c->snd_una;

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The engine's trace events (host.h struct rnic_trace) as two devices
+ * back to back report them through a recording trace op: a connection and
+ * its MPA negotiation, retransmission timeouts, a Terminate both ways, a
+ * peer's reject, a Reply we refuse, and SYNs that are never answered.
+ * Checked: which events come, in which order, with which fields.
+ */
+#include <string.h>
+#include "test-iw-pair.h"
+#include "iwarp/iw.h"
+
+#define MAX_EV 512
+
+struct rec {
+    const char *name;
+    struct harness *h;
+    struct rnic_trace ev[MAX_EV];
+    unsigned n, lost;
+};
+
+static struct rec rec_a = { .name = "A" }, rec_b = { .name = "B" };
+static struct rnic_host_ops ops_a, ops_b;
+
+static void print_ev(const struct rec *r, const struct rnic_trace *ev)
+{
+    printf("  %s conn %d qpn %d ", r->name, (int)ev->conn, (int)ev->qpn);
+    switch (ev->id) {
+    case RNIC_TRACE_CONN_STATE:
+        printf("conn_state %s -> %s\n",
+               rnic_trace_conn_state_name(ev->u.state.from),
+               rnic_trace_conn_state_name(ev->u.state.to));
+        break;
+    case RNIC_TRACE_QP_STATE:
+        printf("qp_state %s -> %s\n",
+               rnic_trace_qp_state_name(ev->u.state.from),
+               rnic_trace_qp_state_name(ev->u.state.to));
+        break;
+    case RNIC_TRACE_CM_EVENT:
+        printf("cm_event %s status %u\n", rnic_trace_cm_name(ev->u.cm.code),
+               ev->u.cm.status);
+        break;
+    case RNIC_TRACE_MPA:
+        printf("mpa result %u code 0x%x %s rev %u crc %u markers %u/%u "
+               "ird %u ord %u rtr 0x%x pdata %u\n", ev->u.mpa.result,
+               ev->u.mpa.code, ev->u.mpa.active ? "initiator" : "responder",
+               ev->u.mpa.rev, ev->u.mpa.crc, ev->u.mpa.markers_tx,
+               ev->u.mpa.markers_rx, ev->u.mpa.ird, ev->u.mpa.ord,
+               ev->u.mpa.rtr, ev->u.mpa.pd_len);
+        break;
+    case RNIC_TRACE_TERM_TX:
+    case RNIC_TRACE_TERM_RX:
+        printf("term_%s layer %s etype 0x%x code 0x%x queued %u\n",
+               ev->id == RNIC_TRACE_TERM_TX ? "sent" : "received",
+               rnic_trace_layer_name(ev->u.term.layer), ev->u.term.etype,
+               ev->u.term.code, ev->u.term.queued);
+        break;
+    case RNIC_TRACE_REXMIT:
+        printf("rexmit %s seq %u backoff %u rto %u ms\n",
+               rnic_trace_rexmit_name(ev->u.rexmit.kind), ev->u.rexmit.seq,
+               ev->u.rexmit.backoff, ev->u.rexmit.rto_ms);
+        break;
+    default:
+        printf("unknown id %d\n", (int)ev->id);
+        CHECK(0);
+    }
+}
+
+static void record(void *opaque, const struct rnic_trace *ev)
+{
+    struct rec *r = opaque == rec_a.h ? &rec_a : &rec_b;
+
+    CHECK(opaque == r->h);
+    /* events come from the engine at work, never from outside it */
+    CHECK(r->h->dev.dispatching);
+    print_ev(r, ev);
+    if (r->n < MAX_EV) {
+        r->ev[r->n++] = *ev;
+    } else {
+        r->lost++;
+    }
+}
+
+/* Record what both devices of p report from now on. */
+static void trace_on(struct pair *p)
+{
+    ops_a = *p->a.h->dev.host.ops;
+    ops_a.trace = record;
+    p->a.h->dev.host.ops = &ops_a;
+    ops_b = *p->b.h->dev.host.ops;
+    ops_b.trace = record;
+    p->b.h->dev.host.ops = &ops_b;
+    memset(rec_a.ev, 0, sizeof(rec_a.ev));
+    memset(rec_b.ev, 0, sizeof(rec_b.ev));
+    rec_a.n = rec_b.n = rec_a.lost = rec_b.lost = 0;
+    rec_a.h = p->a.h;
+    rec_b.h = p->b.h;
+}
+
+/*
+ * The next event id of r at or after *pos (and, for state events, from ->
+ * to); *pos moves past it.  NULL (a failed check) if there is none.
+ */
+static const struct rnic_trace *next(struct rec *r, unsigned *pos,
+                                     enum rnic_trace_id id, uint32_t from,
+                                     uint32_t to, int line)
+{
+    unsigned i;
+
+    for (i = *pos; i < r->n; i++) {
+        const struct rnic_trace *ev = &r->ev[i];
+
+        if (ev->id != id) {
+            continue;
+        }
+        if ((id == RNIC_TRACE_CONN_STATE || id == RNIC_TRACE_QP_STATE) &&
+            (ev->u.state.from != from || ev->u.state.to != to)) {
+            continue;
+        }
+        *pos = i + 1;
+        return ev;
+    }
+    fprintf(stderr, "line %d: %s: no event %d (%u -> %u) after #%u\n",
+            line, r->name, (int)id, from, to, *pos);
+    test_failures++;
+    return NULL;
+}
+
+#define NEXT(r, pos, id) next(r, pos, id, 0, 0, __LINE__)
+#define NEXT_ST(r, pos, id, f, t) next(r, pos, id, f, t, __LINE__)
+
+static void check_no_lost(void)
+{
+    CHECK_EQ(rec_a.lost, 0);
+    CHECK_EQ(rec_b.lost, 0);
+}
+
+/* An accepted MPA exchange on one side: the values both sides asked for. */
+static void check_mpa_ok(const struct rnic_trace *ev, uint32_t conn,
+                         bool active)
+{
+    if (!ev) {
+        return;
+    }
+    CHECK_EQ(ev->conn, conn);
+    CHECK_EQ(ev->qpn, P_QP);
+    CHECK_EQ(ev->u.mpa.result, RNIC_TRACE_MPA_ACCEPTED);
+    CHECK_EQ(ev->u.mpa.active, active);
+    CHECK_EQ(ev->u.mpa.rev, 2);
+    CHECK_EQ(ev->u.mpa.crc, 1);
+    CHECK_EQ(ev->u.mpa.markers_tx, 0);
+    CHECK_EQ(ev->u.mpa.markers_rx, 0);
+    CHECK_EQ(ev->u.mpa.ird, 4);
+    CHECK_EQ(ev->u.mpa.ord, 4);
+    CHECK_EQ(ev->u.mpa.rtr, 0);
+    CHECK_EQ(ev->u.mpa.pd_len, 0);
+}
+
+static void check_cm(const struct rnic_trace *ev, uint32_t conn, uint8_t code,
+                     uint16_t status)
+{
+    if (ev) {
+        CHECK_EQ(ev->conn, conn);
+        CHECK_EQ(ev->u.cm.code, code);
+        CHECK_EQ(ev->u.cm.status, status);
+    }
+}
+
+static void check_term(const struct rnic_trace *ev, uint32_t conn,
+                       uint8_t layer, uint8_t etype, uint8_t code)
+{
+    if (ev) {
+        CHECK_EQ(ev->conn, conn);
+        CHECK_EQ(ev->u.term.layer, layer);
+        CHECK_EQ(ev->u.term.etype, etype);
+        CHECK_EQ(ev->u.term.code, code);
+        CHECK(ev->u.term.queued);
+    }
+}
+
+/*
+ * Connect (MPA rev 2, CRC), then a Send while A's frames are lost: A's
+ * RTO fires and backs off; once the wire works the Send arrives at B,
+ * which has no receive posted: B sends a Terminate, A receives it, both
+ * QPs go TERMINATE -> ERROR and the connections close.
+ */
+static void test_connect_rto_terminate(void)
+{
+    struct pair *p = p_new();
+    const struct rnic_trace *ev, *rto1, *rto2;
+    unsigned pa = 0, pb = 0;
+    uint32_t ca, cb, seq;
+    struct rnic_iw_conn *ic;
+    struct rnic_tcp_info ti;
+    uint64_t src;
+
+    printf("connect, RTO, Terminate:\n");
+    trace_on(p);
+    if (!p_connect_pair(p, 2, RNIC_MPA_CRC)) {
+        p_free(p);
+        return;
+    }
+    /* A, the initiator */
+    ev = NEXT_ST(&rec_a, &pa, RNIC_TRACE_CONN_STATE, RNIC_TRACE_NONE,
+                 IWC_SYN_SENT);
+    ca = ev ? ev->conn : 0;
+    ev = NEXT_ST(&rec_a, &pa, RNIC_TRACE_CONN_STATE, IWC_SYN_SENT,
+                 IWC_REP_WAIT);
+    CHECK(ev && ev->conn == ca && ev->qpn == P_QP);
+    check_mpa_ok(NEXT(&rec_a, &pa, RNIC_TRACE_MPA), ca, true);
+    NEXT_ST(&rec_a, &pa, RNIC_TRACE_CONN_STATE, IWC_REP_WAIT, IWC_RTS);
+    ev = NEXT_ST(&rec_a, &pa, RNIC_TRACE_QP_STATE, RNIC_QPS_IDLE,
+                 RNIC_QPS_RTS);
+    CHECK(ev && ev->qpn == P_QP);
+    check_cm(NEXT(&rec_a, &pa, RNIC_TRACE_CM_EVENT), ca,
+             RNIC_CM_CONNECT_REPLY, 0);
+    /* B, the responder */
+    ev = NEXT_ST(&rec_b, &pb, RNIC_TRACE_CONN_STATE, RNIC_TRACE_NONE,
+                 IWC_REQ_WAIT);
+    cb = ev ? ev->conn : 0;
+    CHECK(ev && ev->qpn == RNIC_TRACE_NONE);
+    NEXT_ST(&rec_b, &pb, RNIC_TRACE_CONN_STATE, IWC_REQ_WAIT,
+            IWC_ACCEPT_WAIT);
+    check_cm(NEXT(&rec_b, &pb, RNIC_TRACE_CM_EVENT), cb,
+             RNIC_CM_CONNECT_REQUEST, 0);
+    check_mpa_ok(NEXT(&rec_b, &pb, RNIC_TRACE_MPA), cb, false);
+    NEXT_ST(&rec_b, &pb, RNIC_TRACE_CONN_STATE, IWC_ACCEPT_WAIT, IWC_RTS);
+    NEXT_ST(&rec_b, &pb, RNIC_TRACE_QP_STATE, RNIC_QPS_IDLE, RNIC_QPS_RTS);
+    check_cm(NEXT(&rec_b, &pb, RNIC_TRACE_CM_EVENT), cb,
+             RNIC_CM_ESTABLISHED, 0);
+    CHECK_EQ(pa, rec_a.n);  /* nothing else happened */
+    CHECK_EQ(pb, rec_b.n);
+
+    /* A Send whose segments are lost: the first sequence number it uses */
+    ic = rnic_iw_conn_find(&p->a.h->dev, ca);
+    CHECK(ic && ic->tc);
+    if (!ic || !ic->tc) {
+        p_free(p);
+        return;
+    }
+    rnic_tcp_get_info(ic->tc, &ti);
+    seq = ti.snd_nxt;
+    src = h_alloc(p->a.h, 1);
+    CHECK_EQ(t_reg_mr(p->a.h, 0x100, 0, RNIC_ACCESS_LOCAL_WRITE, src, 4096,
+                      src), RNIC_STS_OK);
+    p->a.mute = true;
+    p_post_send1(&p->a, 31, src, 1000, 0x100);
+    p_ring_sq(&p->a);
+    p_settle(p, 700000000ull);     /* RTO 200 ms, then 400 ms */
+    rto1 = NEXT(&rec_a, &pa, RNIC_TRACE_REXMIT);
+    rto2 = NEXT(&rec_a, &pa, RNIC_TRACE_REXMIT);
+    if (rto1 && rto2) {
+        CHECK_EQ(rto1->conn, ca);
+        CHECK_EQ(rto1->qpn, P_QP);
+        CHECK_EQ(rto1->u.rexmit.kind, RNIC_TRACE_REXMIT_RTO);
+        CHECK_EQ(rto1->u.rexmit.seq, seq);
+        CHECK_EQ(rto1->u.rexmit.backoff, 1);
+        CHECK_EQ(rto1->u.rexmit.rto_ms, 400);   /* rto_min 200, doubled */
+        CHECK_EQ(rto2->u.rexmit.kind, RNIC_TRACE_REXMIT_RTO);
+        CHECK_EQ(rto2->u.rexmit.seq, seq);
+        CHECK_EQ(rto2->u.rexmit.backoff, 2);
+        CHECK_EQ(rto2->u.rexmit.rto_ms, 2 * rto1->u.rexmit.rto_ms);
+    }
+    CHECK_EQ(pb, rec_b.n);  /* B heard nothing */
+
+    /* The wire works again: the next RTO delivers the Send to B */
+    p->a.mute = false;
+    p_settle(p, 2000000000ull);
+    ev = NEXT(&rec_a, &pa, RNIC_TRACE_REXMIT);
+    CHECK(ev && ev->u.rexmit.backoff == 3 && ev->u.rexmit.seq == seq);
+    /* B: no receive posted -> DDP untagged "no buffer" Terminate */
+    check_term(NEXT(&rec_b, &pb, RNIC_TRACE_TERM_TX), cb,
+               RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_UNTAGGED,
+               RNIC_DDP_EC_U_INVALID_MSN_NOBUF);
+    NEXT_ST(&rec_b, &pb, RNIC_TRACE_QP_STATE, RNIC_QPS_RTS,
+            RNIC_QPS_TERMINATE);
+    NEXT_ST(&rec_b, &pb, RNIC_TRACE_CONN_STATE, IWC_RTS, IWC_CLOSING);
+    NEXT_ST(&rec_b, &pb, RNIC_TRACE_QP_STATE, RNIC_QPS_TERMINATE,
+            RNIC_QPS_ERROR);
+    /* A: the same Terminate received */
+    check_term(NEXT(&rec_a, &pa, RNIC_TRACE_TERM_RX), ca,
+               RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_UNTAGGED,
+               RNIC_DDP_EC_U_INVALID_MSN_NOBUF);
+    NEXT_ST(&rec_a, &pa, RNIC_TRACE_QP_STATE, RNIC_QPS_RTS,
+            RNIC_QPS_TERMINATE);
+    NEXT_ST(&rec_a, &pa, RNIC_TRACE_CONN_STATE, IWC_RTS, IWC_CLOSING);
+    NEXT_ST(&rec_a, &pa, RNIC_TRACE_QP_STATE, RNIC_QPS_TERMINATE,
+            RNIC_QPS_ERROR);
+    /* both FINs: CLOSED to each driver */
+    check_cm(NEXT(&rec_a, &pa, RNIC_TRACE_CM_EVENT), ca, RNIC_CM_CLOSED, 0);
+    check_cm(NEXT(&rec_b, &pb, RNIC_TRACE_CM_EVENT), cb, RNIC_CM_CLOSED, 0);
+    CHECK_EQ(p_qp_state(&p->a, P_QP), RNIC_QPS_ERROR);
+    CHECK_EQ(p_qp_state(&p->b, P_QP), RNIC_QPS_ERROR);
+    check_no_lost();
+    p_free(p);
+}
+
+/* B rejects with private data; then a Reply that A must refuse. */
+static void test_reject_and_refuse(void)
+{
+    struct pair *p = p_new();
+    const struct rnic_trace *ev;
+    uint8_t buf[RNIC_MPA_RR_MAX];
+    struct rnic_iw_conn *bc;
+    struct rnic_mpa_rr rep;
+    unsigned pa = 0, pb = 0;
+    struct rnic_eqe e;
+    uint32_t conn;
+    int n;
+
+    printf("reject, refused Reply:\n");
+    trace_on(p);
+    p_make_qp(&p->a, P_QP);
+    CHECK_EQ(p_listen(&p->b, 0, P_PORT), RNIC_STS_OK);
+    CHECK_EQ(p_connect(p, P_QP, 2, 0, NULL, &conn), RNIC_STS_OK);
+    p_settle(p, 1000000000ull);
+    CHECK(p_cm_event(&p->b, &e, NULL));
+    CHECK_EQ(p_reject(&p->b, e.obj, "busy"), RNIC_STS_OK);
+    p_settle(p, 1000000000ull);
+    ev = NEXT(&rec_a, &pa, RNIC_TRACE_MPA);
+    if (ev) {
+        CHECK_EQ(ev->conn, conn);
+        CHECK_EQ(ev->u.mpa.result, RNIC_TRACE_MPA_REJECTED);
+        CHECK_EQ(ev->u.mpa.rev, 2);
+        CHECK_EQ(ev->u.mpa.pd_len, 4);
+    }
+    check_cm(NEXT(&rec_a, &pa, RNIC_TRACE_CM_EVENT), conn, RNIC_CM_REJECTED,
+             RNIC_IW_ST_ECONNREFUSED);
+    NEXT_ST(&rec_a, &pa, RNIC_TRACE_QP_STATE, RNIC_QPS_IDLE, RNIC_QPS_ERROR);
+    NEXT_ST(&rec_a, &pa, RNIC_TRACE_CONN_STATE, IWC_REP_WAIT, IWC_LINGER);
+    NEXT_ST(&rec_b, &pb, RNIC_TRACE_CONN_STATE, IWC_ACCEPT_WAIT, IWC_LINGER);
+    check_no_lost();
+    p_free(p);
+
+    /* A offers only a Read RTR; the Reply (written by hand) picks Write */
+    p = p_new();
+    trace_on(p);
+    pa = 0;
+    p_make_qp(&p->a, P_QP);
+    CHECK_EQ(p_listen(&p->b, 0, P_PORT), RNIC_STS_OK);
+    CHECK_EQ(p_connect(p, P_QP, 2, RNIC_MPA_P2P_READ, NULL, &conn),
+             RNIC_STS_OK);
+    p_settle(p, 1000000000ull);
+    CHECK(p_cm_event(&p->b, &e, NULL));
+    bc = rnic_iw_conn_find(&p->b.h->dev, e.obj);
+    CHECK(bc && bc->tc);
+    if (!bc || !bc->tc) {
+        p_free(p);
+        return;
+    }
+    memset(&rep, 0, sizeof(rep));
+    rep.reply = true;
+    rep.rev = 2;
+    rep.enhanced = true;
+    rep.p2p = true;
+    rep.rtr = RNIC_MPA_RTR_WRITE;
+    rep.ird = rep.ord = 1;
+    n = rnic_mpa_rr_encode(&rep, buf, sizeof(buf));
+    CHECK(n > 0);
+    CHECK(rnic_dev_dispatch_begin(&p->b.h->dev));
+    CHECK_EQ(rnic_tcp_send(bc->tc, buf, (size_t)n, p->now), RNIC_TCP_OK);
+    rnic_dev_dispatch_end(&p->b.h->dev);
+    p_settle(p, 1000000000ull);
+    ev = NEXT(&rec_a, &pa, RNIC_TRACE_MPA);
+    if (ev) {
+        CHECK_EQ(ev->conn, conn);
+        CHECK_EQ(ev->u.mpa.result, RNIC_TRACE_MPA_REFUSED);
+        CHECK_EQ(ev->u.mpa.code, RNIC_MPA_EC_NO_MATCHING_RTR);
+        CHECK_EQ(ev->u.mpa.rev, 2);
+    }
+    check_term(NEXT(&rec_a, &pa, RNIC_TRACE_TERM_TX), conn,
+               RNIC_TERM_LAYER_LLP, RNIC_LLP_ETYPE_MPA,
+               RNIC_MPA_EC_NO_MATCHING_RTR);
+    check_cm(NEXT(&rec_a, &pa, RNIC_TRACE_CM_EVENT), conn,
+             RNIC_CM_MPA_ERROR, RNIC_IW_ST_EPROTO);
+    NEXT_ST(&rec_a, &pa, RNIC_TRACE_CONN_STATE, IWC_REP_WAIT, IWC_LINGER);
+    check_no_lost();
+    p_free(p);
+}
+
+/* Nobody answers A's SYNs: they back off, then the connection gives up. */
+static void test_syn_giveup(void)
+{
+    struct pair *p = p_new();
+    const struct rnic_trace *ev;
+    uint32_t conn, prev_rto = 0;
+    unsigned pa = 0, i;
+
+    printf("SYN retries:\n");
+    trace_on(p);
+    p_make_qp(&p->a, P_QP);
+    p->b.mute = true;
+    CHECK_EQ(p_connect(p, P_QP, 2, 0, NULL, &conn), RNIC_STS_OK);
+    p_settle(p, 200 * 1000000000ull);
+    for (i = 1; i <= 6; i++) {
+        ev = NEXT(&rec_a, &pa, RNIC_TRACE_REXMIT);
+        if (!ev) {
+            break;
+        }
+        CHECK_EQ(ev->conn, conn);
+        CHECK_EQ(ev->u.rexmit.kind, RNIC_TRACE_REXMIT_SYN);
+        CHECK_EQ(ev->u.rexmit.backoff, i);
+        CHECK(ev->u.rexmit.rto_ms > prev_rto ||
+              ev->u.rexmit.rto_ms == 60000);
+        prev_rto = ev->u.rexmit.rto_ms;
+    }
+    ev = NEXT(&rec_a, &pa, RNIC_TRACE_REXMIT);
+    CHECK(ev && ev->u.rexmit.kind == RNIC_TRACE_REXMIT_GIVEUP &&
+          ev->u.rexmit.backoff == 7);
+    NEXT_ST(&rec_a, &pa, RNIC_TRACE_QP_STATE, RNIC_QPS_IDLE, RNIC_QPS_ERROR);
+    check_cm(NEXT(&rec_a, &pa, RNIC_TRACE_CM_EVENT), conn, RNIC_CM_TIMEOUT,
+             RNIC_IW_ST_ETIMEDOUT);
+    NEXT_ST(&rec_a, &pa, RNIC_TRACE_CONN_STATE, IWC_SYN_SENT,
+            RNIC_TRACE_NONE);
+    check_no_lost();
+    p_free(p);
+}
+
+int main(void)
+{
+    test_connect_rto_terminate();
+    test_reject_and_refuse();
+    test_syn_giveup();
+    return t_report("test-iw-trace");
+}
