@@ -191,6 +191,68 @@ static void rnic_timer_mod_cb(void *opaque, uint64_t deadline_ns)
     }
 }
 
+/* An id of a trace event, -1 for none. */
+static int rnic_trace_id(uint32_t id)
+{
+    return id == RNIC_TRACE_NONE ? -1 : (int)id;
+}
+
+/* Engine events to trace-events (only records: never calls the core). */
+static void rnic_trace_cb(void *opaque, const struct rnic_trace *ev)
+{
+    int conn = rnic_trace_id(ev->conn), qpn = rnic_trace_id(ev->qpn);
+
+    switch (ev->id) {
+    case RNIC_TRACE_CONN_STATE:
+        trace_rnic_eng_conn_state(conn, qpn,
+                                  rnic_trace_conn_state_name(ev->u.state.from),
+                                  rnic_trace_conn_state_name(ev->u.state.to));
+        break;
+    case RNIC_TRACE_CM_EVENT:
+        trace_rnic_eng_cm_event(conn, qpn, rnic_trace_cm_name(ev->u.cm.code),
+                                ev->u.cm.status);
+        break;
+    case RNIC_TRACE_MPA:
+        if (ev->u.mpa.result == RNIC_TRACE_MPA_ACCEPTED) {
+            trace_rnic_eng_mpa_accepted(conn, ev->u.mpa.active ?
+                                        "initiator" : "responder",
+                                        ev->u.mpa.rev, ev->u.mpa.crc,
+                                        ev->u.mpa.markers_tx,
+                                        ev->u.mpa.markers_rx, ev->u.mpa.ird,
+                                        ev->u.mpa.ord, ev->u.mpa.rtr,
+                                        ev->u.mpa.pd_len);
+        } else if (ev->u.mpa.result == RNIC_TRACE_MPA_REJECTED) {
+            trace_rnic_eng_mpa_rejected(conn, ev->u.mpa.rev,
+                                        ev->u.mpa.pd_len);
+        } else {
+            trace_rnic_eng_mpa_refused(conn, ev->u.mpa.rev, ev->u.mpa.code);
+        }
+        break;
+    case RNIC_TRACE_TERM_TX:
+        trace_rnic_eng_term_sent(conn, qpn,
+                                 rnic_trace_layer_name(ev->u.term.layer),
+                                 ev->u.term.etype, ev->u.term.code,
+                                 ev->u.term.queued);
+        break;
+    case RNIC_TRACE_TERM_RX:
+        trace_rnic_eng_term_received(conn, qpn,
+                                     rnic_trace_layer_name(ev->u.term.layer),
+                                     ev->u.term.etype, ev->u.term.code);
+        break;
+    case RNIC_TRACE_REXMIT:
+        trace_rnic_eng_tcp_rexmit(conn, qpn,
+                                  rnic_trace_rexmit_name(ev->u.rexmit.kind),
+                                  ev->u.rexmit.seq, ev->u.rexmit.backoff,
+                                  ev->u.rexmit.rto_ms);
+        break;
+    case RNIC_TRACE_QP_STATE:
+        trace_rnic_eng_qp_state(qpn,
+                                rnic_trace_qp_state_name(ev->u.state.from),
+                                rnic_trace_qp_state_name(ev->u.state.to));
+        break;
+    }
+}
+
 static const struct rnic_host_ops rnic_host_ops = {
     .dma_read = rnic_dma_read_cb,
     .dma_write = rnic_dma_write_cb,
@@ -201,6 +263,7 @@ static const struct rnic_host_ops rnic_host_ops = {
     .guest_error = rnic_guest_error_cb,
     .now_ns = rnic_now_ns_cb,
     .timer_mod = rnic_timer_mod_cb,
+    .trace = rnic_trace_cb,
 };
 
 /* Register MMIO latches and schedules; doorbells run at once. */
