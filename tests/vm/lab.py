@@ -13,6 +13,7 @@ the run's own timeout.
 import argparse
 import hashlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -131,8 +132,49 @@ def guest_cmd(a, i, vmlinuz, initrd, netdev_args):
         cmd += ['-object', 'filter-dump,id=dump,netdev=n0,file=%s' % os.path.join(run, 'guest%d.pcap' % i)]
     for d in FIRMWARE_DIRS:
         cmd += ['-L', d]
+    if a.trace:
+        # The log backend (scripts/setup/qemu.sh) writes to -trace's file.
+        patterns = a.trace.split(',')
+        cmd += ['-trace', 'enable=%s,file=%s' % (patterns[0], trace_file(a, i))]
+        for pat in patterns[1:]:
+            cmd += ['-trace', 'enable=' + pat]
     cmd += a.qemu_arg
     return cmd
+
+
+def trace_file(a, i):
+    return os.path.join(a.out, 'guest%d.trace' % i)
+
+
+def trace_check(a):
+    """Each rnic guest's QEMU trace must have a line matching every
+    --trace-expect pattern; prints the count of each event seen."""
+    ok = True
+    for i in range(1, a.guests + 1):
+        if a.nics[i - 1] != 'rnic':
+            continue
+        try:
+            with open(trace_file(a, i), 'rb') as f:
+                lines = f.read().decode('utf-8', 'replace').splitlines()
+        except OSError as e:
+            print('trace-check: guest%d: %s' % (i, e))
+            ok = False
+            continue
+        counts = {}
+        for line in lines:
+            m = re.search(r'\b(rnic_\w+) ', line)
+            if m:
+                counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+        print('trace-check: guest%d: %d lines: %s' % (
+            i, len(lines), ', '.join('%s %d' % kv for kv in sorted(counts.items()))))
+        for pat in a.trace_expect:
+            hit = next((l for l in lines if re.search(pat, l)), None)
+            if hit is None:
+                print('trace-check: guest%d: no line matches %r' % (i, pat))
+                ok = False
+            else:
+                print('trace-check: guest%d: %r: %s' % (i, pat, hit.strip()))
+    return ok
 
 
 def write_env(a, i, kroot, kver):
@@ -307,6 +349,12 @@ def main():
     p.add_argument('--no-pcap', action='store_true',
                    help='capture nothing (no filter-dump, whose per-frame writes cost the main loop '
                    'that moves the frames; for benchmarks) and so check no capture')
+    p.add_argument('--trace', default=os.environ.get('RNIC_LAB_TRACE'),
+                   help='QEMU trace-event patterns, comma-separated (e.g. rnic_eng_*), '
+                   'logged to guestN.trace in the run directory (default from $RNIC_LAB_TRACE)')
+    p.add_argument('--trace-expect', action='append', default=[],
+                   help='regex that must match a line of every rnic guest\'s trace '
+                   '(implies --trace rnic_eng_* when no --trace is given)')
     p.add_argument('--pcap-check-arg', action='append', default=[],
                    help='option for tests/conformance/pcap-check.py (e.g. --allow-terminate)')
     a = p.parse_args()
@@ -327,6 +375,8 @@ def main():
         die('no script %s' % a.script)
     if a.no_pcap:
         a.no_pcap_check = True
+    if a.trace_expect and not a.trace:
+        a.trace = 'rnic_eng_*'
     if not a.out:
         a.out = os.path.join(CACHE, 'runs', time.strftime('%Y%m%d-%H%M%S-') + str(os.getpid()))
     a.out = os.path.abspath(a.out)
@@ -362,6 +412,8 @@ def main():
     took = time.time() - t0
     ok = all(rc == 0 for rc in rcs.values())
     print_results(a)
+    if ok and a.trace_expect:
+        ok = trace_check(a)
     if ok and not a.no_pcap_check:
         ok = pcap_check(a)
     for i in sorted(rcs):
