@@ -4,7 +4,7 @@
  * the wire, and diagnostics.  QEMU fills it with pci_dma_read/write,
  * msix_notify and qemu_send_packet; unit tests with byte arrays.  Engine
  * events for tracing (struct rnic_trace) leave through the optional trace
- * op (QEMU: trace-events rnic_conn_state, rnic_mpa_*, rnic_term_*, ...).
+ * op (QEMU: the trace-events rnic_eng_*).
  */
 #ifndef RNIC_ENGINE_HOST_H
 #define RNIC_ENGINE_HOST_H
