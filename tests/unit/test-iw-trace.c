@@ -3,12 +3,14 @@
  * The engine's trace events (host.h struct rnic_trace) as two devices
  * back to back report them through a recording trace op: a connection and
  * its MPA negotiation, retransmission timeouts, a Terminate both ways, a
- * peer's reject, a Reply we refuse, and SYNs that are never answered.
+ * peer's reject, a Reply we refuse, a fast retransmit, and SYNs that are
+ * never answered.
  * Checked: which events come, in which order, with which fields.
  */
 #include <string.h>
 #include "test-iw-pair.h"
 #include "iwarp/iw.h"
+#include "wire/net.h"
 
 #define MAX_EV 512
 
@@ -378,6 +380,110 @@ static void test_reject_and_refuse(void)
     p_free(p);
 }
 
+/*
+ * Take the first frame with TCP payload off w (lost on the wire); returns
+ * its sequence number, 0 if there was none.
+ */
+static uint32_t drop_first_data(struct p_wire *w)
+{
+    unsigned i;
+
+    for (i = 0; i < w->n; i++) {
+        const uint8_t *f = w->q[i].data;
+        size_t ihl, thl;
+        uint32_t seq;
+
+        if (w->q[i].len < 54 || f[12] != 0x08 || f[13] != 0x00 ||
+            f[23] != 6) {
+            continue;
+        }
+        ihl = (size_t)(f[14] & 0xf) * 4;
+        thl = (size_t)(f[14 + ihl + 12] >> 4) * 4;
+        if (rnic_get16(f + 16) <= ihl + thl) {
+            continue;
+        }
+        seq = rnic_get32(f + 14 + ihl + 4);
+        free(w->q[i].data);
+        memmove(&w->q[i], &w->q[i + 1], (w->n - i - 1) * sizeof(w->q[0]));
+        w->n--;
+        return seq;
+    }
+    return 0;
+}
+
+/* One RDMA Write of len octets from A's MR 0x100 to B's MR 0x200. */
+static void write_ab(struct pair *p, uint64_t wr_id, uint64_t src,
+                     uint64_t dst, uint32_t len)
+{
+    struct rnic_sq_wqe w;
+
+    memset(&w, 0, sizeof(w));
+    w.hdr.wr_id = wr_id;
+    w.hdr.opcode = RNIC_WR_WRITE;
+    w.hdr.flags = RNIC_WQE_SIGNALED;
+    w.hdr.count = 1;
+    w.op.rdma.remote_addr = dst;
+    w.op.rdma.rkey = 0x200;
+    t_sge(&w.data.sge[0], src, len, 0x100);
+    t_post_send(p->a.h, &p->a.qp, &w);
+    p_ring_sq(&p->a);
+    h_run(p->a.h);
+}
+
+/*
+ * A segment lost in the middle of a large window: the later ones draw
+ * duplicate ACKs (SACK) and A retransmits the lost one at once.
+ */
+static void test_fast_rexmit(void)
+{
+    const uint32_t len = 256 * 1024;
+    struct pair *p = p_new();
+    const struct rnic_trace *ev;
+    uint64_t src, dst;
+    unsigned pa, i;
+    uint32_t lost;
+
+    printf("fast retransmit:\n");
+    if (!p_connect_pair(p, 2, RNIC_MPA_CRC)) {
+        p_free(p);
+        return;
+    }
+    src = h_alloc(p->a.h, len / 4096);
+    dst = h_alloc(p->b.h, len / 4096);
+    for (i = 0; i < len; i++) {
+        p->a.h->mem[src + i] = (uint8_t)(i * 131 + (i >> 9));
+    }
+    CHECK_EQ(t_reg_mr(p->a.h, 0x100, 0, RNIC_ACCESS_LOCAL_WRITE, src, len,
+                      src), RNIC_STS_OK);
+    CHECK_EQ(t_reg_mr(p->b.h, 0x200, 0, RNIC_ACCESS_LOCAL_WRITE |
+                      RNIC_ACCESS_REMOTE_WRITE, dst, len, dst), RNIC_STS_OK);
+    /* open the congestion window first */
+    write_ab(p, 1, src, dst, len);
+    p_settle(p, 1000000000ull);
+    memset(p->b.h->mem + dst, 0, len);
+    trace_on(p);
+    pa = 0;
+    write_ab(p, 2, src, dst, len);
+    lost = drop_first_data(&p->a.out);
+    CHECK(lost != 0);
+    CHECK(p->a.out.n >= 3);     /* enough behind it for three dup ACKs */
+    p_settle(p, 1000000000ull);
+    ev = NEXT(&rec_a, &pa, RNIC_TRACE_REXMIT);
+    if (ev) {
+        CHECK_EQ(ev->u.rexmit.kind, RNIC_TRACE_REXMIT_FAST);
+        CHECK_EQ(ev->u.rexmit.seq, lost);
+        CHECK_EQ(ev->u.rexmit.backoff, 0);
+        CHECK_EQ(ev->qpn, P_QP);
+    }
+    /* recovered without a timeout: no other retransmission event */
+    for (i = pa; i < rec_a.n; i++) {
+        CHECK(rec_a.ev[i].id != RNIC_TRACE_REXMIT);
+    }
+    CHECK(!memcmp(p->a.h->mem + src, p->b.h->mem + dst, len));
+    check_no_lost();
+    p_free(p);
+}
+
 /* Nobody answers A's SYNs: they back off, then the connection gives up. */
 static void test_syn_giveup(void)
 {
@@ -420,6 +526,7 @@ int main(void)
 {
     test_connect_rto_terminate();
     test_reject_and_refuse();
+    test_fast_rexmit();
     test_syn_giveup();
     return t_report("test-iw-trace");
 }
