@@ -105,6 +105,13 @@ static void eng_closed(void *opaque, struct rnic_tcp_conn *c, void *user,
     }
 }
 
+/* The offload TCP's kinds are passed on as the trace's. */
+_Static_assert(RNIC_TCP_REXMIT_RTO == (int)RNIC_TRACE_REXMIT_RTO &&
+               RNIC_TCP_REXMIT_SYN == (int)RNIC_TRACE_REXMIT_SYN &&
+               RNIC_TCP_REXMIT_FAST == (int)RNIC_TRACE_REXMIT_FAST &&
+               RNIC_TCP_REXMIT_GIVEUP == (int)RNIC_TRACE_REXMIT_GIVEUP,
+               "rexmit kinds differ");
+
 /* Tracing only: a retransmission of connection user's TCP. */
 static void eng_rexmit(void *opaque, struct rnic_tcp_conn *c, void *user,
                        int kind, uint32_t seq, uint32_t backoff,
