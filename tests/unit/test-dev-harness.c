@@ -11,6 +11,7 @@ static int mem_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
     struct harness *h = opaque;
 
+    h->dma_reads++;
     if (addr > GUEST_MEM_SIZE || len > GUEST_MEM_SIZE - addr) {
         return -1;
     }

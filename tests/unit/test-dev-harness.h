@@ -46,6 +46,7 @@ struct harness {
     unsigned long sent_total;       /* frames sent, including uncaptured */
     unsigned long received_total;   /* kept by tests that count deliveries */
     unsigned guest_errors;
+    unsigned long dma_reads;        /* dma_read calls, for work bounds */
     /* Time for the offload engine: tests move now_ns themselves. */
     uint64_t now_ns, timer_deadline;
     /* If set, transmitted frames go here instead of cap[] (a wire). */
