@@ -103,6 +103,37 @@ static int rnic_dma_write_cb(void *opaque, uint64_t addr, const void *buf,
            0 : -1;
 }
 
+/*
+ * Ring and MR pages must be guest RAM: another device's MMIO answers the
+ * DMA too, and ROM takes no writes.  The device keeps such pages for its
+ * lifetime, so they are checked once, through the bus-master view.
+ */
+static int rnic_dma_check_ram_cb(void *opaque, uint64_t addr, uint64_t len)
+{
+    PCIDevice *pdev = PCI_DEVICE(opaque);
+    AddressSpace *as = pci_get_address_space(pdev);
+
+    if (RNIC(opaque)->core_orphaned) {
+        return -1;
+    }
+    RCU_READ_LOCK_GUARD();
+    while (len) {
+        hwaddr xlat, plen = len;
+        MemoryRegion *mr = address_space_translate(as, addr, &xlat, &plen,
+                                                   true,
+                                                   MEMTXATTRS_UNSPECIFIED);
+
+        if (!plen || !memory_region_is_ram(mr) ||
+            memory_region_is_ram_device(mr) || memory_region_is_rom(mr) ||
+            memory_region_is_romd(mr)) {
+            return -1;
+        }
+        addr += plen;
+        len -= MIN(plen, len);
+    }
+    return 0;
+}
+
 static void rnic_notify_cb(void *opaque, unsigned vector)
 {
     PCIDevice *pdev = PCI_DEVICE(opaque);
@@ -256,6 +287,7 @@ static void rnic_trace_cb(void *opaque, const struct rnic_trace *ev)
 static const struct rnic_host_ops rnic_host_ops = {
     .dma_read = rnic_dma_read_cb,
     .dma_write = rnic_dma_write_cb,
+    .dma_check_ram = rnic_dma_check_ram_cb,
     .notify = rnic_notify_cb,
     .send_frame = rnic_send_frame_cb,
     .rx_resume = rnic_rx_resume_cb,
@@ -277,6 +309,9 @@ static void rnic_bh(void *opaque)
     last = rnic_core_enter(s);
     rnic_dev_rx_batch_end(s->core);
     rnic_dev_process(s->core);
+    if (rnic_dev_work_pending(s->core)) {
+        rnic_kick(s);   /* a bounded pass stopped: the rest in the next */
+    }
     rnic_core_leave(s, last);
 }
 
@@ -349,6 +384,9 @@ static void rnic_db_write(void *opaque, hwaddr addr, uint64_t val,
     if (rnic_dev_doorbell(s->core, page, off, val)) {
         last = rnic_core_enter(s);
         rnic_dev_process(s->core);
+        if (rnic_dev_work_pending(s->core)) {
+            rnic_kick(s);
+        }
         rnic_core_leave(s, last);
     }
 }
@@ -539,6 +577,8 @@ static const Property rnic_properties[] = {
                        RNIC_DEF_MAX_LISTEN),
     DEFINE_PROP_UINT32("max-conn", RnicState, cfg.max_conn,
                        RNIC_DEF_MAX_CONN),
+    DEFINE_PROP_UINT32("max-mr-pages", RnicState, cfg.max_mr_pages,
+                       RNIC_DEF_MAX_MR_PAGES),
     DEFINE_PROP_BOOL("ack-batch", RnicState, cfg.ack_batch, true),
 };
 

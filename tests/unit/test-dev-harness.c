@@ -33,6 +33,13 @@ static int mem_write(void *opaque, uint64_t addr, const void *buf, size_t len)
     return 0;
 }
 
+/* All of the byte array is RAM; nothing else is. */
+static int mem_check_ram(void *opaque, uint64_t addr, uint64_t len)
+{
+    (void)opaque;
+    return addr > GUEST_MEM_SIZE || len > GUEST_MEM_SIZE - addr ? -1 : 0;
+}
+
 static void notify(void *opaque, unsigned vector)
 {
     struct harness *h = opaque;
@@ -84,6 +91,7 @@ static void timer_mod(void *opaque, uint64_t deadline_ns)
 static const struct rnic_host_ops ops = {
     .dma_read = mem_read,
     .dma_write = mem_write,
+    .dma_check_ram = mem_check_ram,
     .notify = notify,
     .send_frame = send_frame,
     .rx_resume = rx_resume,

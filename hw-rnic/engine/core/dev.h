@@ -37,6 +37,13 @@
 #define RNIC_ENG_MAX_PD         (1u << 20)
 #define RNIC_ENG_MAX_OBJ        (1u << 24)      /* doorbell object field */
 #define RNIC_ENG_MAX_ADMQ_LOG   10      /* 1024 commands */
+#define RNIC_ENG_MAX_MR_PAGES   (1u << 28)      /* 2 GiB of page lists */
+/*
+ * Page-list entries one admin pass may load (one maximal MR, 2^18): the
+ * commands behind wait for the next pass, which the embedder schedules
+ * when rnic_dev_work_pending() says so.
+ */
+#define RNIC_ADMIN_PASS_PAGES   (1u << 18)
 #define RNIC_ENG_MAX_EQ_LOG     12
 #define RNIC_ENG_MAX_L2Q_LOG    12
 #define RNIC_MIN_MTU            68
@@ -70,6 +77,7 @@
 #define RNIC_DEF_MAX_MTU        9216
 #define RNIC_DEF_MAX_LISTEN     32
 #define RNIC_DEF_MAX_CONN       1024
+#define RNIC_DEF_MAX_MR_PAGES   (1u << 21)      /* 16 MiB of page lists */
 
 /* Device limits, from QOM properties (QEMU) or the test. */
 struct rnic_dev_config {
@@ -80,6 +88,8 @@ struct rnic_dev_config {
     uint32_t max_qp_wr, max_cqe, max_srq_wr;
     uint32_t max_mtu;
     uint32_t max_listen, max_conn;
+    /* Page-list entries all MRs together may hold (REG_MR, ALLOC_MR). */
+    uint32_t max_mr_pages;
     /*
      * Offloaded TCP ACKs in-order data once per receive burst (stretch ACKs,
      * see rnic_dev_rx_batch_end); off by default: the embedder must then
@@ -122,6 +132,7 @@ struct rnic_admq {
     uint32_t sq_head, sq_tail;  /* free-running */
     uint32_t cq_tail, cq_head;
     struct rnic_ring sq, cq;
+    uint32_t pass_pages;        /* page-list entries loaded this pass */
 };
 
 struct rnic_port {
@@ -220,6 +231,8 @@ bool rnic_dev_set_link(struct rnic_dev *d, bool up);
 /* The wire took the frame send_frame() queued: TX may go on. */
 bool rnic_dev_tx_resume(struct rnic_dev *d);
 void rnic_dev_process(struct rnic_dev *d);
+/* Work is left for another rnic_dev_process() (a bounded pass stopped). */
+bool rnic_dev_work_pending(const struct rnic_dev *d);
 /* The deadline requested through host timer_mod passed. */
 void rnic_dev_timer(struct rnic_dev *d);
 

@@ -81,6 +81,12 @@ struct rnic_host_ops {
     int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
     int (*dma_write)(void *opaque, uint64_t addr, const void *buf,
                      size_t len);
+    /*
+     * 0 if every byte of [addr, addr + len) is guest RAM the device may
+     * keep using (not MMIO, ROM or unassigned), else -1.  Optional: without
+     * it, ring and MR pages are only probed at both ends.
+     */
+    int (*dma_check_ram)(void *opaque, uint64_t addr, uint64_t len);
     /* Raise MSI-X vector. */
     void (*notify)(void *opaque, unsigned vector);
     /*
@@ -134,6 +140,22 @@ static inline int rnic_dma_write(const struct rnic_host *h, uint64_t addr,
         return -1;
     }
     return h->ops->dma_write(h->opaque, addr, buf, len);
+}
+
+/* A ring or MR page is guest RAM: 0, else -1 (see dma_check_ram). */
+static inline int rnic_dma_check_ram(const struct rnic_host *h, uint64_t addr,
+                                     uint64_t len)
+{
+    uint8_t probe;
+
+    if (!len || addr + len < addr) {
+        return -1;
+    }
+    if (h->ops->dma_check_ram) {
+        return h->ops->dma_check_ram(h->opaque, addr, len);
+    }
+    return h->ops->dma_read(h->opaque, addr, &probe, 1) ||
+           h->ops->dma_read(h->opaque, addr + len - 1, &probe, 1) ? -1 : 0;
 }
 
 static inline void rnic_guest_error(const struct rnic_host *h,

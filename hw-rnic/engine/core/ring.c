@@ -19,7 +19,6 @@ unsigned rnic_ring_load(struct rnic_ring *r, const struct rnic_host *h,
                         uint32_t entry_size)
 {
     uint64_t list[RNIC_RING_MAX_PAGES];
-    uint8_t probe;
     uint32_t i, need;
 
     if (!rnic_is_pow2(depth) || depth < 2 || !rnic_is_pow2(entry_size) ||
@@ -43,9 +42,8 @@ unsigned rnic_ring_load(struct rnic_ring *r, const struct rnic_host *h,
         if (page & (RNIC_PAGE_SIZE - 1)) {
             return RNIC_STS_BAD_PARAM;
         }
-        /* Catch pages outside guest memory now, not at the first event. */
-        if (rnic_dma_read(h, page, &probe, 1) ||
-            rnic_dma_read(h, page + RNIC_PAGE_SIZE - 1, &probe, 1)) {
+        /* Catch pages outside guest RAM now, not at the first event. */
+        if (rnic_dma_check_ram(h, page, RNIC_PAGE_SIZE)) {
             return RNIC_STS_DMA_ERROR;
         }
         r->pages[i] = page;

@@ -120,10 +120,17 @@ void rnic_admin_process(struct rnic_dev *d)
         return;
     }
     take_doorbells(d);
+    aq->pass_pages = 0;
     while (aq->live && aq->sq_head != aq->sq_tail && cq_has_room(aq)) {
         struct rnic_admin_cmd cmd;
         struct rnic_admin_cqe cqe;
         unsigned sts;
+
+        /* Bounded work under the embedder's lock: the rest next pass. */
+        if (aq->pass_pages >= RNIC_ADMIN_PASS_PAGES) {
+            d->pending |= RNIC_PEND_ADMIN;
+            break;
+        }
 
         memset(&cqe, 0, sizeof(cqe));
         /* Copy in first: the guest may rewrite the slot at any time. */

@@ -36,6 +36,7 @@ void rnic_dev_config_default(struct rnic_dev_config *cfg)
     cfg->max_mtu = RNIC_DEF_MAX_MTU;
     cfg->max_listen = RNIC_DEF_MAX_LISTEN;
     cfg->max_conn = RNIC_DEF_MAX_CONN;
+    cfg->max_mr_pages = RNIC_DEF_MAX_MR_PAGES;
 }
 
 static bool in_range(uint32_t v, uint32_t lo, uint32_t hi)
@@ -85,6 +86,10 @@ const char *rnic_dev_config_check(const struct rnic_dev_config *c)
     if (!in_range(c->max_listen, 1, RNIC_STEER_MAX_LISTEN) ||
         !in_range(c->max_conn, 1, RNIC_STEER_MAX_CONN)) {
         return "max-listen must be 1..64 and max-conn 1..2048";
+    }
+    if (!in_range(c->max_mr_pages, 1, RNIC_ENG_MAX_MR_PAGES)) {
+        return "max-mr-pages must be 1..268435456 (8 bytes of host memory "
+               "each)";
     }
     if (c->mac[0] & 1) {
         return "mac must be a unicast address";
@@ -671,6 +676,11 @@ void rnic_dev_process(struct rnic_dev *d)
     }
     process_now(d);
     rnic_dev_dispatch_end(d);
+}
+
+bool rnic_dev_work_pending(const struct rnic_dev *d)
+{
+    return d->pending != 0;
 }
 
 void rnic_dev_timer(struct rnic_dev *d)

@@ -34,6 +34,21 @@ static uint32_t pages_for(uint64_t iova, uint64_t length, uint32_t shift)
     return n > RNIC_MR_MAX_PAGES ? 0 : (uint32_t)n;
 }
 
+/*
+ * Page-list entries an MR holds against the device-wide budget: its page
+ * array, sized npages (REG_MR) or max_pages (ALLOC_MR).
+ */
+static uint32_t mr_charge(const struct rnic_mr *mr)
+{
+    return mr->fast_reg ? mr->max_pages : mr->npages;
+}
+
+/* n more entries fit the budget (max-mr-pages). */
+static bool mr_budget_ok(struct rnic_dev *d, uint32_t n)
+{
+    return d->rdma->mr_pages + n <= d->cfg.max_mr_pages;
+}
+
 static bool page_shift_ok(uint32_t shift)
 {
     return shift < 32 && (RNIC_MR_PAGE_SIZES & (1u << shift));
@@ -104,10 +119,14 @@ unsigned rnic_mr_reg(struct rnic_dev *d, const struct rnic_cmd_reg_mr *c)
             rnic_ld32(c->pages.nentries) != npages) {
             return RNIC_STS_BAD_PARAM;
         }
+        if (!mr_budget_ok(d, npages)) {
+            return RNIC_STS_NO_RESOURCES;
+        }
         pages = calloc(npages ? npages : 1, sizeof(*pages));
         if (!pages) {
             return RNIC_STS_NO_RESOURCES;
         }
+        d->admq.pass_pages += npages;
         sts = rnic_pbl_load(&d->host, &c->pages, npages, pages);
         if (sts) {
             free(pages);
@@ -126,6 +145,7 @@ unsigned rnic_mr_reg(struct rnic_dev *d, const struct rnic_cmd_reg_mr *c)
     mr->page_shift = mr->phys ? 0 : c->pages.page_shift;
     mr->npages = npages;
     mr->pages = pages;
+    d->rdma->mr_pages += npages;
     rnic_rdma_hold(d, pdn, uctx);
     return RNIC_STS_OK;
 }
@@ -153,6 +173,9 @@ unsigned rnic_mr_alloc(struct rnic_dev *d, const struct rnic_cmd_alloc_mr *c)
     if (c->rsvd || max_pages == 0 || max_pages > RNIC_MR_MAX_PAGES) {
         return RNIC_STS_BAD_PARAM;
     }
+    if (!mr_budget_ok(d, max_pages)) {
+        return RNIC_STS_NO_RESOURCES;
+    }
     pages = calloc(max_pages, sizeof(*pages));
     if (!pages) {
         return RNIC_STS_NO_RESOURCES;
@@ -165,6 +188,7 @@ unsigned rnic_mr_alloc(struct rnic_dev *d, const struct rnic_cmd_alloc_mr *c)
     mr->uctx = uctx;
     mr->max_pages = max_pages;
     mr->pages = pages;
+    d->rdma->mr_pages += max_pages;
     rnic_rdma_hold(d, pdn, uctx);
     return RNIC_STS_OK;
 }
@@ -174,6 +198,7 @@ void rnic_mr_free(struct rnic_dev *d, uint32_t index)
     struct rnic_mr *mr = &d->rdma->mr[index];
 
     rnic_rdma_release(d, mr->pdn, mr->uctx);
+    d->rdma->mr_pages -= mr_charge(mr);
     free(mr->pages);
     memset(mr, 0, sizeof(*mr));
 }

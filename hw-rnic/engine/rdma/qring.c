@@ -38,7 +38,6 @@ unsigned rnic_pbl_load(const struct rnic_host *h, const struct rnic_pbl *pbl,
 {
     uint64_t addr = rnic_ld64(pbl->addr);
     uint64_t mask = (1ull << pbl->page_shift) - 1;
-    uint8_t probe;
     uint32_t i;
 
     if (pbl->rsvd || rnic_ld32(pbl->nentries) != nentries || (addr & 7) ||
@@ -78,9 +77,8 @@ unsigned rnic_pbl_load(const struct rnic_host *h, const struct rnic_pbl *pbl,
         if (out[i] & mask) {
             return RNIC_STS_BAD_PARAM;
         }
-        /* Catch pages outside guest memory now, not at first use. */
-        if (rnic_dma_read(h, out[i], &probe, 1) ||
-            rnic_dma_read(h, out[i] + mask, &probe, 1)) {
+        /* Catch pages outside guest RAM now, not at first use. */
+        if (rnic_dma_check_ram(h, out[i], mask + 1)) {
             return RNIC_STS_DMA_ERROR;
         }
     }

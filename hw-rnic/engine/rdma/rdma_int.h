@@ -44,6 +44,7 @@ struct rnic_rdma {
     struct rnic_mr *mr;         /* [max_mr] */
     uint32_t *pd_users;         /* [max_pd] SRQs, QPs and MRs in the PD */
     uint32_t *uctx_users;       /* [max_uctx + 1] CQs/SRQs/QPs/MRs */
+    uint64_t mr_pages;          /* page-list entries held, <= max_mr_pages */
     struct rnic_db_latch *latch[RNIC_DBK_NUM];
     uint32_t nobj[RNIC_DBK_NUM];
     /* Latched doorbells in arrival order: kind << 24 | object. */
