@@ -170,7 +170,8 @@ unsigned rnic_mr_alloc(struct rnic_dev *d, const struct rnic_cmd_alloc_mr *c)
     if (sts) {
         return sts;
     }
-    if (c->rsvd || max_pages == 0 || max_pages > RNIC_MR_MAX_PAGES) {
+    /* Fast-register binds guest-physical pages, like PHYS: kernel only. */
+    if (uctx || c->rsvd || max_pages == 0 || max_pages > RNIC_MR_MAX_PAGES) {
         return RNIC_STS_BAD_PARAM;
     }
     if (!mr_budget_ok(d, max_pages)) {

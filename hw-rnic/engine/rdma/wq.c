@@ -197,6 +197,10 @@ void rnic_sq_complete(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
 unsigned rnic_sq_local_wr(struct rnic_dev *d, struct rnic_qp *qp,
                           const struct rnic_sq_wqe *wqe)
 {
+    /* Guest-physical page lists and STag control: kernel QPs only. */
+    if (qp->uctx) {
+        return RNIC_WC_LOC_QP_OP_ERR;
+    }
     switch (wqe->hdr.opcode) {
     case RNIC_WR_LOCAL_INV:
         return rnic_mr_invalidate(d, rnic_ld32(wqe->hdr.ex), qp->pdn) ?
