@@ -6,6 +6,7 @@
 #include "test-dev-harness.h"
 
 int test_failures;
+uint64_t h_random_state = 0x5eed;
 
 static int mem_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {

@@ -17,6 +17,11 @@
 #define MAX_CAPTURE     64
 
 extern int test_failures;
+/*
+ * State of the harness's random source (splitmix64): every draw of every
+ * device moves it on; a test sets it to make devices draw the same bytes.
+ */
+extern uint64_t h_random_state;
 #define CHECK(cond) do { \
         if (!(cond)) { \
             fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
