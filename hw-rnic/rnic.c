@@ -15,6 +15,7 @@
 
 #include "qemu/osdep.h"
 #include "qapi/error.h"
+#include "qemu/guest-random.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
@@ -197,6 +198,12 @@ static void rnic_guest_error_cb(void *opaque, const char *what, uint64_t a,
                   ")\n", what, a, b);
 }
 
+/* The guest random source: unpredictable, or reproducible under -seed. */
+static void rnic_random_cb(void *opaque, void *buf, size_t len)
+{
+    qemu_guest_getrandom_nofail(buf, len);
+}
+
 static uint64_t rnic_now_ns_cb(void *opaque)
 {
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
@@ -293,6 +300,7 @@ static const struct rnic_host_ops rnic_host_ops = {
     .rx_resume = rnic_rx_resume_cb,
     .cmd_done = rnic_cmd_done_cb,
     .guest_error = rnic_guest_error_cb,
+    .random = rnic_random_cb,
     .now_ns = rnic_now_ns_cb,
     .timer_mod = rnic_timer_mod_cb,
     .trace = rnic_trace_cb,

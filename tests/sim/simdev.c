@@ -133,6 +133,26 @@ static void h_guest_error(void *opaque, const char *what, uint64_t a,
     }
 }
 
+/* The ISN key: splitmix64 from a per-process counter (reproducible runs). */
+static void h_random(void *opaque, void *buf, size_t len)
+{
+    static uint64_t state = 0x51d5eed;
+    uint8_t *out = buf;
+
+    (void)opaque;
+    while (len) {
+        uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+        size_t n = len < 8 ? len : 8;
+
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        memcpy(out, &z, n);
+        out += n;
+        len -= n;
+    }
+}
+
 static const struct rnic_host_ops sd_ops = {
     .dma_read = h_dma_read,
     .dma_write = h_dma_write,
@@ -141,6 +161,7 @@ static const struct rnic_host_ops sd_ops = {
     .now_ns = h_now,
     .timer_mod = h_timer_mod,
     .guest_error = h_guest_error,
+    .random = h_random,
 };
 
 /* ---- memory ---- */

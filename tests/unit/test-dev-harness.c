@@ -41,6 +41,25 @@ static int mem_check_ram(void *opaque, uint64_t addr, uint64_t len)
     return addr > GUEST_MEM_SIZE || len > GUEST_MEM_SIZE - addr ? -1 : 0;
 }
 
+/* splitmix64 over h_random_state: reproducible, distinct per draw. */
+static void random_bytes(void *opaque, void *buf, size_t len)
+{
+    uint8_t *out = buf;
+
+    (void)opaque;
+    while (len) {
+        uint64_t z = (h_random_state += 0x9e3779b97f4a7c15ull);
+        size_t n = len < 8 ? len : 8;
+
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        memcpy(out, &z, n);
+        out += n;
+        len -= n;
+    }
+}
+
 static void notify(void *opaque, unsigned vector)
 {
     struct harness *h = opaque;
@@ -97,6 +116,7 @@ static const struct rnic_host_ops ops = {
     .send_frame = send_frame,
     .rx_resume = rx_resume,
     .guest_error = guest_error,
+    .random = random_bytes,
     .now_ns = now_ns,
     .timer_mod = timer_mod,
 };

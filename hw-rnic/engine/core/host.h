@@ -109,6 +109,12 @@ struct rnic_host_ops {
      */
     uint64_t (*now_ns)(void *opaque);
     void (*timer_mod)(void *opaque, uint64_t deadline_ns);
+    /*
+     * len bytes from a random source an attacker cannot predict (QEMU: the
+     * guest random source, reproducible with -seed): the RFC 6528 ISN key.
+     * Required.
+     */
+    void (*random)(void *opaque, void *buf, size_t len);
     /* The guest did something invalid; a and b give detail. */
     void (*guest_error)(void *opaque, const char *what, uint64_t a,
                         uint64_t b);

@@ -58,9 +58,10 @@ int rnic_iw_init(struct rnic_dev *d)
     iw->lis = calloc(d->cfg.max_listen, sizeof(*iw->lis));
     iw->conn = calloc(d->cfg.max_conn, sizeof(*iw->conn));
     iw->live = calloc(d->cfg.max_conn, sizeof(*iw->live));
-    if (!iw->lis || !iw->conn || !iw->live) {
+    if (!iw->lis || !iw->conn || !iw->live || !d->host.ops->random) {
         return -1;
     }
+    d->host.ops->random(d->host.opaque, iw->isn_key, sizeof(iw->isn_key));
     rnic_iw_eng_ops(&iw->ops);
     return 0;
 }

@@ -197,7 +197,7 @@ struct rnic_iw {
     uint32_t nlive, nzombie;
     uint32_t next_conn;
     struct rnic_tcp_ops ops;
-    uint64_t isn_seq;
+    uint8_t isn_key[16];        /* RFC 6528 secret, from host random */
     /*
      * The deadline the host timer holds (armed_ok): every entry point ends
      * in rnic_iw_rearm, and asking again for the same one is skipped.

@@ -151,7 +151,6 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
     struct rnic_iw *iw = d->iw;
     struct rnic_tcp_config cfg;
     struct rnic_iw_eng *e;
-    uint64_t now = rnic_iw_now(d);
     uint32_t i;
 
     for (i = 0; i < iw->neng; i++) {
@@ -176,11 +175,8 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
     cfg.mtu = (uint16_t)d->cfg.max_mtu;
     cfg.max_conns = d->cfg.max_conn;
     cfg.ack_batch = d->cfg.ack_batch;
-    /* RFC 6528 wants a secret: the MAC, the address and the clock. */
-    memcpy(cfg.isn_secret, d->port.mac, 6);
-    memcpy(cfg.isn_secret + 6, addr, 4);
-    iw->isn_seq += now + 0x9e3779b97f4a7c15ull;
-    memcpy(cfg.isn_secret + 8, &iw->isn_seq, 8);
+    /* RFC 6528: one random secret; the hash covers the local address. */
+    memcpy(cfg.isn_secret, iw->isn_key, sizeof(cfg.isn_secret));
     e = &iw->eng[iw->neng];
     e->d = d;
     memcpy(e->addr, addr, 4);
