@@ -46,7 +46,12 @@ struct RnicState {
     struct rnic_dev *core;
     unsigned in_core;               /* core calls on the stack */
     bool core_orphaned;             /* unrealized meanwhile: free at exit */
+    int64_t log_window_ms;          /* guest-error lines: this second's */
+    unsigned log_lines, log_dropped;
 };
+
+/* Guest-error lines per second of host time; the rest are counted. */
+#define RNIC_LOG_PER_SEC    32
 
 /*
  * Around every call that runs the core, as aio_bh_call() does for a guarded
@@ -191,11 +196,31 @@ static void rnic_cmd_done_cb(void *opaque, unsigned opcode, unsigned tag,
     trace_rnic_cmd(opcode, tag, status);
 }
 
+/* Rate-limited: a guest must not be able to flood the host's log. */
 static void rnic_guest_error_cb(void *opaque, const char *what, uint64_t a,
                                 uint64_t b)
 {
-    qemu_log_mask(LOG_GUEST_ERROR, "rnic: %s (0x%" PRIx64 ", 0x%" PRIx64
-                  ")\n", what, a, b);
+    RnicState *s = opaque;
+    int64_t now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+
+    if (!qemu_loglevel_mask(LOG_GUEST_ERROR)) {
+        return;
+    }
+    if (now - s->log_window_ms >= 1000) {
+        if (s->log_dropped) {
+            qemu_log("rnic: %u more guest errors not logged\n",
+                     s->log_dropped);
+        }
+        s->log_window_ms = now;
+        s->log_lines = 0;
+        s->log_dropped = 0;
+    }
+    if (s->log_lines >= RNIC_LOG_PER_SEC) {
+        s->log_dropped++;
+        return;
+    }
+    s->log_lines++;
+    qemu_log("rnic: %s (0x%" PRIx64 ", 0x%" PRIx64 ")\n", what, a, b);
 }
 
 /* The guest random source: unpredictable, or reproducible under -seed. */
@@ -369,8 +394,8 @@ static const MemoryRegionOps rnic_regs_ops = {
 
 static uint64_t rnic_db_read(void *opaque, hwaddr addr, unsigned size)
 {
-    qemu_log_mask(LOG_GUEST_ERROR, "rnic: doorbells are write-only (0x%"
-                  HWADDR_PRIx ")\n", addr);
+    /* Any process with a doorbell page can do this: rate-limited. */
+    rnic_guest_error_cb(opaque, "doorbells are write-only", addr, 0);
     return 0;
 }
 

@@ -188,6 +188,7 @@ struct rnic_dev {
     struct rnic_counters stats;
 
     uint8_t *uctx_live;         /* [max_uctx + 1] */
+    uint8_t *db_err_sent;       /* [max_uctx + 1] its DB_ERROR was raised */
     uint16_t *pd_owner;         /* [max_pd], uctx + 1, 0 = free */
     struct rnic_steer *steer;
 
@@ -228,6 +229,12 @@ bool rnic_dev_reg_write(struct rnic_dev *d, uint32_t off, uint32_t val);
 bool rnic_dev_doorbell(struct rnic_dev *d, uint32_t page, uint32_t off,
                        uint64_t val);
 bool rnic_dev_set_link(struct rnic_dev *d, bool up);
+/*
+ * A refused doorbell of context uctx may be reported (event, log): always
+ * for the kernel (0), once per user context until it is allocated again,
+ * so a spinning process cannot flood the shared async EQ or the host log.
+ */
+bool rnic_dev_db_error_once(struct rnic_dev *d, int64_t uctx);
 /* The wire took the frame send_frame() queued: TX may go on. */
 bool rnic_dev_tx_resume(struct rnic_dev *d);
 void rnic_dev_process(struct rnic_dev *d);

@@ -203,6 +203,7 @@ static unsigned cmd_alloc_uctx(struct rnic_dev *d, uint32_t uctx)
         return RNIC_STS_EXISTS;
     }
     d->uctx_live[uctx] = 1;
+    d->db_err_sent[uctx] = 0;
     return RNIC_STS_OK;
 }
 

@@ -128,6 +128,7 @@ static void dev_clear(struct rnic_dev *d)
     d->port.flags = 0;
     memset(&d->stats, 0, sizeof(d->stats));
     memset(d->uctx_live, 0, d->cfg.max_uctx + 1);
+    memset(d->db_err_sent, 0, d->cfg.max_uctx + 1);
     memset(d->pd_owner, 0, d->cfg.max_pd * sizeof(d->pd_owner[0]));
     /* Connections go first: they reference QPs, CQs and MRs. */
     rnic_iw_reset(d);
@@ -143,9 +144,10 @@ int rnic_dev_init(struct rnic_dev *d, const struct rnic_dev_config *cfg,
     d->host.ops = ops;
     d->host.opaque = opaque;
     d->uctx_live = calloc(cfg->max_uctx + 1, 1);
+    d->db_err_sent = calloc(cfg->max_uctx + 1, 1);
     d->pd_owner = calloc(cfg->max_pd, sizeof(d->pd_owner[0]));
     d->steer = calloc(1, sizeof(*d->steer));
-    if (!d->uctx_live || !d->pd_owner || !d->steer ||
+    if (!d->uctx_live || !d->db_err_sent || !d->pd_owner || !d->steer ||
         rnic_frameq_init(&d->backlog, RNIC_BACKLOG_BYTES,
                          RNIC_BACKLOG_FRAMES) ||
         rnic_frameq_init(&d->egress, RNIC_EGRESS_BYTES, RNIC_EGRESS_FRAMES) ||
@@ -164,11 +166,13 @@ void rnic_dev_fini(struct rnic_dev *d)
     rnic_iw_fini(d);
     rnic_rdma_fini(d);
     free(d->uctx_live);
+    free(d->db_err_sent);
     free(d->pd_owner);
     free(d->steer);
     rnic_frameq_fini(&d->backlog);
     rnic_frameq_fini(&d->egress);
     d->uctx_live = NULL;
+    d->db_err_sent = NULL;
     d->pd_owner = NULL;
     d->steer = NULL;
 }
@@ -325,9 +329,24 @@ bool rnic_dev_reg_write(struct rnic_dev *d, uint32_t off, uint32_t val)
     return false;
 }
 
+bool rnic_dev_db_error_once(struct rnic_dev *d, int64_t uctx)
+{
+    if (uctx <= 0 || uctx > d->cfg.max_uctx) {
+        return true;
+    }
+    if (d->db_err_sent[uctx]) {
+        return false;
+    }
+    d->db_err_sent[uctx] = 1;
+    return true;
+}
+
 static bool db_reject(struct rnic_dev *d, uint32_t page, uint32_t off,
                       uint32_t obj)
 {
+    if (!rnic_dev_db_error_once(d, page)) {
+        return false;
+    }
     rnic_guest_error(&d->host, "doorbell rejected", (uint64_t)page << 32 | off,
                      obj);
     d->db_err_obj = obj;

@@ -261,6 +261,9 @@ static int64_t db_owner(struct rnic_dev *d, enum rnic_db_kind kind,
 static bool db_refuse(struct rnic_dev *d, uint32_t page, uint32_t off,
                       uint32_t obj)
 {
+    if (!rnic_dev_db_error_once(d, page)) {
+        return false;
+    }
     rnic_guest_error(&d->host, "RDMA doorbell rejected",
                      (uint64_t)page << 32 | off, obj);
     d->db_err_obj = obj;
@@ -310,6 +313,9 @@ void rnic_rdma_unlatch(struct rnic_dev *d, enum rnic_db_kind kind,
 void rnic_rdma_db_error(struct rnic_dev *d, uint32_t obj, uint32_t off,
                         const char *what)
 {
+    if (!rnic_dev_db_error_once(d, db_owner(d, db_kind(off), obj))) {
+        return;
+    }
     rnic_guest_error(&d->host, what, obj, off);
     rnic_eq_post_async(d, RNIC_ASYNC_DB_ERROR, obj, off);
 }
