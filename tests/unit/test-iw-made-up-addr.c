@@ -5,7 +5,9 @@
  * L2 TX ring, as any IP stack does) and listens on 0.0.0.0.  A peer sends
  * SYNs to B's MAC and the listener's port but to 12 made-up destination
  * IPs: B must not answer them nor create TCP engines (8 at most), and
- * CM_CONNECT from A to B's real address must still work.
+ * CM_CONNECT from A to B's real address must still work.  An engine whose
+ * address has no connection left is reclaimed: nine addresses the guest
+ * announces in turn each get a connection, one after the other.
  */
 #include <string.h>
 #include "test-iw-pair.h"
@@ -14,19 +16,27 @@
 
 #define MADE_UP     12
 
-/* B's guest announces its IPv4 address through the L2 TX ring. */
-static void announce(struct p_dev *d)
+static uint64_t tx_ring, tx_buf;
+static uint32_t tx_pidx;
+
+/* B's guest announces an IPv4 address through the L2 TX ring. */
+static void announce(struct p_dev *d, const uint8_t *ip)
 {
     static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-    struct rnic_admin_cmd c = t_mk(RNIC_CMD_CREATE_TXQ);
     struct rnic_l2_tx_desc desc;
-    uint64_t ring = h_alloc(d->h, 1), buf = h_alloc(d->h, 1);
-    uint8_t *f = d->h->mem + buf;
+    uint8_t *f;
 
-    c.u.create_l2q.eqn = T_COMP_EQ;
-    c.u.create_l2q.log_depth = 3;
-    h_pbl(d->h, &c.u.create_l2q.ring, ring, 1);
-    CHECK_EQ(h_cmd(d->h, &c), RNIC_STS_OK);
+    if (!tx_pidx) {
+        struct rnic_admin_cmd c = t_mk(RNIC_CMD_CREATE_TXQ);
+
+        tx_ring = h_alloc(d->h, 1);
+        tx_buf = h_alloc(d->h, 1);
+        c.u.create_l2q.eqn = T_COMP_EQ;
+        c.u.create_l2q.log_depth = 6;
+        h_pbl(d->h, &c.u.create_l2q.ring, tx_ring, 1);
+        CHECK_EQ(h_cmd(d->h, &c), RNIC_STS_OK);
+    }
+    f = d->h->mem + tx_buf + (tx_pidx % 64) * 64;
     memset(f, 0, 60);
     memcpy(f, bcast, 6);
     memcpy(f + 6, d->mac, 6);
@@ -38,14 +48,16 @@ static void announce(struct p_dev *d)
     f[19] = 4;
     f[21] = 1;                          /* request */
     memcpy(f + 22, d->mac, 6);
-    memcpy(f + 28, d->ip, 4);           /* sender: our address */
-    memcpy(f + 38, d->ip, 4);           /* target: the same (gratuitous) */
+    memcpy(f + 28, ip, 4);              /* sender: our address */
+    memcpy(f + 38, ip, 4);              /* target: the same (gratuitous) */
     memset(&desc, 0, sizeof(desc));
-    desc.addr = buf;
+    desc.addr = tx_buf + (tx_pidx % 64) * 64;
     desc.len = 60;
     desc.flags = RNIC_L2_TX_EOP;
-    memcpy(d->h->mem + ring, &desc, sizeof(desc));
-    h_doorbell(d->h, RNIC_DB_L2_TX, 0, 0, 1);
+    memcpy(d->h->mem + tx_ring + (tx_pidx % 64) * sizeof(desc), &desc,
+           sizeof(desc));
+    tx_pidx++;
+    h_doorbell(d->h, RNIC_DB_L2_TX, 0, 0, tx_pidx);
 }
 
 /* A SYN from 10.0.0.200 to dst_ip:port at B's MAC. */
@@ -80,7 +92,8 @@ static void test_made_up(void)
     uint32_t conn = 0;
     unsigned i, answered = 0, neng;
 
-    announce(&p->b);
+    tx_pidx = 0;
+    announce(&p->b, p->b.ip);
     p_settle(p, 1000000);
     c.u.cm_listen.listen_id = 0;
     c.u.cm_listen.backlog = 8;
@@ -120,8 +133,73 @@ static void test_made_up(void)
     p_free(p);
 }
 
+/* A connects to B at addr (QPs qpn on both), then aborts. */
+static bool connect_abort(struct pair *p, const uint8_t *addr, uint32_t qpn)
+{
+    struct rnic_admin_cmd c = t_mk(RNIC_CMD_CM_CONNECT);
+    struct rnic_cmd_cm_connect *k = &c.u.cm_connect;
+    struct rnic_admin_cqe cqe;
+    struct t_qp qa, qb;
+    struct rnic_eqe e;
+    bool ok = true;
+
+    ok &= t_create_qp(p->a.h, &qa, qpn, 0, P_CQ, P_CQ, 4, 4) == RNIC_STS_OK;
+    ok &= t_create_qp(p->b.h, &qb, qpn, 0, P_CQ, P_CQ, 4, 4) == RNIC_STS_OK;
+    k->qpn = qpn;
+    k->tuple.family = RNIC_AF_IPV4;
+    memcpy(k->tuple.local_addr, p->a.ip, 4);
+    memcpy(k->tuple.remote_addr, addr, 4);
+    k->tuple.remote_port = P_PORT;
+    memcpy(k->next_hop_mac, p->b.mac, 6);
+    k->ird = 4;
+    k->ord = 4;
+    k->mpa_rev = 2;
+    h_post(p->a.h, &c);
+    h_ring_admin(p->a.h);
+    h_run(p->a.h);
+    ok &= h_poll(p->a.h, &cqe) && cqe.status == RNIC_STS_OK;
+    p_settle(p, 1000000000ull);
+    ok &= p_cm_event(&p->b, &e, NULL) && e.code == RNIC_CM_CONNECT_REQUEST;
+    ok &= p_accept(&p->b, e.obj, qpn, 0, NULL) == RNIC_STS_OK;
+    p_settle(p, 1000000000ull);
+    ok &= p_cm_event(&p->a, &e, NULL) && e.code == RNIC_CM_CONNECT_REPLY;
+    ok &= p_conn_cmd(&p->a, RNIC_CMD_CM_ABORT, cqe.result0) == RNIC_STS_OK;
+    p_settle(p, 1000000000ull);
+    while (p_cm_event(&p->a, &e, NULL) || p_cm_event(&p->b, &e, NULL)) {
+    }
+    ok &= t_cmd_obj(p->a.h, RNIC_CMD_DESTROY_QP, qpn) == RNIC_STS_OK;
+    ok &= t_cmd_obj(p->b.h, RNIC_CMD_DESTROY_QP, qpn) == RNIC_STS_OK;
+    p_settle(p, 1000000000ull);
+    return ok;
+}
+
+static void test_reclaim(void)
+{
+    struct pair *p = p_new();
+    struct rnic_admin_cmd c = t_mk(RNIC_CMD_CM_LISTEN);
+    unsigned i, ok = 0;
+
+    tx_pidx = 0;
+    c.u.cm_listen.backlog = 8;
+    c.u.cm_listen.family = RNIC_AF_IPV4;
+    c.u.cm_listen.port = P_PORT;        /* 0.0.0.0 */
+    CHECK_EQ(h_cmd(p->b.h, &c), RNIC_STS_OK);
+    for (i = 0; i < RNIC_IW_MAX_ADDR + 1; i++) {
+        uint8_t ip[4] = { 10, 0, 0, (uint8_t)(50 + i) };
+
+        announce(&p->b, ip);
+        p_settle(p, 1000000);
+        ok += connect_abort(p, ip, 20 + i);
+    }
+    printf("%u addresses announced in turn: %u connected, %u TCP engines\n",
+           RNIC_IW_MAX_ADDR + 1, ok, p->b.h->dev.iw->neng);
+    CHECK_EQ(ok, RNIC_IW_MAX_ADDR + 1);
+    p_free(p);
+}
+
 int main(void)
 {
     test_made_up();
+    test_reclaim();
     return t_report("test-iw-made-up-addr");
 }
