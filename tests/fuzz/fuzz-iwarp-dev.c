@@ -50,6 +50,7 @@ static bool setup(struct fz *f)
     int s;
 
     s = sd_enable(sd, 1500);
+    s = s ? s : sd_announce(sd, v_ip);
     s = s ? s : sd_create_pd(sd, 1);
     s = s ? s : sd_create_pd(sd, 2);
     s = s ? s : sd_create_cq(sd, &f->scq, 0, 6);

@@ -68,6 +68,7 @@ static bool pair_up(struct pair *p)
         struct simdev *sd = p->sd[i];
 
         s = sd_enable(sd, 1500);
+        s = s ? s : sd_announce(sd, ip[i]);
         s = s ? s : sd_create_pd(sd, 1);
         s = s ? s : sd_create_cq(sd, &p->cq[i][0], 0, 5);
         s = s ? s : sd_create_cq(sd, &p->cq[i][1], 1, 5);

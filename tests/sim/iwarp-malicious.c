@@ -401,6 +401,9 @@ static bool victim_setup(struct world *w, const struct mcase *mc, char *err,
 
     s = sd_enable(sd, 1500);
     if (!s) {
+        s = sd_announce(sd, v_ip);
+    }
+    if (!s) {
         s = sd_create_pd(sd, 1);
     }
     if (!s) {

@@ -700,6 +700,57 @@ bool sd_async_find(struct simdev *sd, uint8_t code, uint32_t obj)
 
 /* ---- bring-up ---- */
 
+int sd_announce(struct simdev *sd, const uint8_t *ip)
+{
+    static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    struct rnic_l2_tx_desc desc;
+    uint8_t f[60];
+    uint32_t slot;
+
+    if (!sd->tx_ring) {
+        struct rnic_admin_cmd cmd;
+        int s;
+
+        sd->tx_ring = sd_alloc(sd, 1);
+        sd_mark_dev(sd, sd->tx_ring, 1);    /* DONE bits */
+        sd->tx_buf = sd_alloc(sd, 1);
+        cmd_init(&cmd, RNIC_CMD_CREATE_TXQ);
+        cmd.u.create_l2q.qid = 0;
+        cmd.u.create_l2q.eqn = SD_EQ_COMP;
+        cmd.u.create_l2q.log_depth = 3;
+        pbl_level1(sd, &cmd.u.create_l2q.ring, &sd->tx_ring, 1);
+        s = sd_cmd(sd, &cmd);
+        if (s) {
+            return s;
+        }
+    }
+    memset(f, 0, sizeof(f));
+    memcpy(f, bcast, 6);
+    memcpy(f + 6, sd->mac, 6);
+    f[12] = 0x08;
+    f[13] = 0x06;                       /* ARP request, Ethernet/IPv4 */
+    f[15] = 1;
+    f[16] = 0x08;
+    f[18] = 6;
+    f[19] = 4;
+    f[21] = 1;
+    memcpy(f + 22, sd->mac, 6);
+    memcpy(f + 28, ip, 4);
+    memcpy(f + 38, ip, 4);              /* gratuitous: target = sender */
+    slot = sd->tx_pidx % 8;
+    memcpy(sd->mem + sd->tx_buf + slot * 64, f, sizeof(f));
+    memset(&desc, 0, sizeof(desc));
+    desc.addr = sd->tx_buf + slot * 64;
+    desc.len = sizeof(f);
+    desc.flags = RNIC_L2_TX_EOP;
+    memcpy(sd->mem + sd->tx_ring + slot * sizeof(desc), &desc, sizeof(desc));
+    sd->tx_pidx++;
+    rnic_dev_doorbell(&sd->dev, 0, RNIC_DB_L2_TX,
+                      RNIC_DB_VAL(0, 0, sd->tx_pidx));
+    sd_run(sd);
+    return 0;
+}
+
 int sd_enable(struct simdev *sd, uint16_t mtu)
 {
     struct rnic_admin_cmd cmd;

@@ -149,6 +149,8 @@ struct simdev {
     uint32_t comp_events[64];           /* COMP events per cqn % 64 */
     /* L2 RX ring (the device delivers non-offloaded frames only there). */
     uint64_t l2_ring;
+    uint64_t tx_ring, tx_buf;           /* L2 TX (sd_announce) */
+    uint32_t tx_pidx;
     uint64_t l2_buf[SD_L2_RX_BUFS];
     uint32_t l2_pidx, l2_cidx;
     uint64_t scratch_pdata, scratch_query;  /* command buffers */
@@ -174,6 +176,12 @@ void sd_add_slack(struct simdev *sd, uint64_t addr, uint64_t len);
 uint64_t sd_check_guards(struct simdev *sd);
 
 void sd_run(struct simdev *sd);
+/*
+ * The guest's IP stack owns ip: announce it with a gratuitous ARP through
+ * an L2 TX ring (created on first use), as any guest does.  The device
+ * serves wildcard listeners only on addresses the guest has sent from.
+ */
+int sd_announce(struct simdev *sd, const uint8_t *ip);
 /* Bring-up: admin queue, async/CM/completion EQs, L2 RX ring, port. */
 int sd_enable(struct simdev *sd, uint16_t mtu);
 /* Post one command and wait for its completion; returns the status. */

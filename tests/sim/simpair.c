@@ -50,6 +50,9 @@ bool sp_init(struct simpair *sp, const struct sp_opts *o, uint64_t seed)
 
         s = sd_enable(sd, o->mtu ? o->mtu : 1500);
         if (!s) {
+            s = sd_announce(sd, ip[i]);
+        }
+        if (!s) {
             s = sd_create_pd(sd, SP_PDN);
         }
         if (s) {

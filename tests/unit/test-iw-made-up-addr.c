@@ -11,8 +11,8 @@
  */
 #include <string.h>
 #include "test-iw-pair.h"
-#include "iw.h"
-#include "net.h"
+#include "iwarp/iw.h"
+#include "wire/net.h"
 
 #define MADE_UP     12
 

@@ -157,6 +157,9 @@ struct rnic_counters {
 
 /* Entries that found the dispatch busy: run at its end (dev.c). */
 #define RNIC_DEFER_PROCESS      (1u << 0)
+/* Guest IPv4 addresses remembered from L2 TX (see rnic_l2_addr_owned). */
+#define RNIC_DEV_MAX_OWN_ADDR   16
+
 #define RNIC_DEFER_TIMER        (1u << 1)
 #define RNIC_DEFER_BATCH_END    (1u << 2)
 #define RNIC_DEFER_RESET        (1u << 3)
@@ -181,6 +184,9 @@ struct rnic_dev {
     struct rnic_l2q txq[RNIC_ENG_MAX_L2Q];
     struct rnic_l2q rxq[RNIC_ENG_MAX_L2Q];
     uint32_t async_eqn, cm_eqn; /* 0: none */
+    /* IPv4 addresses the guest sent from (l2.c), the most recent kept. */
+    uint8_t own_addr[RNIC_DEV_MAX_OWN_ADDR][4];
+    uint32_t n_own_addr, own_addr_next;
     bool link_reported;         /* link state last sent as an event */
 
     bool tx_paused;             /* the wire asked us to stop sending */

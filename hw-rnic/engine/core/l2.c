@@ -175,6 +175,56 @@ static uint32_t tx_gather(struct rnic_dev *d, struct rnic_l2q *q,
     return n + 1;
 }
 
+/*
+ * A frame the guest sends through L2 TX names an IPv4 address it owns (the
+ * IPv4 source, or an ARP sender address; one VLAN tag looked through): the
+ * wildcard listeners of the offload engine may then serve that address.
+ */
+static void note_own_addr(struct rnic_dev *d, const uint8_t *f, size_t len)
+{
+    const uint8_t *src;
+    size_t l3 = 14;
+    uint16_t type;
+
+    if (len < l3 + 2) {
+        return;
+    }
+    type = (uint16_t)(f[12] << 8 | f[13]);
+    if (type == 0x8100) {
+        l3 = 18;
+        type = (uint16_t)(f[16] << 8 | f[17]);
+    }
+    if (type == 0x0800 && len >= l3 + 20) {
+        src = f + l3 + 12;
+    } else if (type == 0x0806 && len >= l3 + 28 && f[l3 + 2] == 0x08 &&
+               f[l3 + 3] == 0 && f[l3 + 5] == 4) {
+        src = f + l3 + 14;
+    } else {
+        return;
+    }
+    if (!(src[0] | src[1] | src[2] | src[3]) || src[0] >= 224 ||
+        rnic_l2_addr_owned(d, src)) {
+        return;
+    }
+    memcpy(d->own_addr[d->own_addr_next], src, 4);
+    d->own_addr_next = (d->own_addr_next + 1) % RNIC_DEV_MAX_OWN_ADDR;
+    if (d->n_own_addr < RNIC_DEV_MAX_OWN_ADDR) {
+        d->n_own_addr++;
+    }
+}
+
+bool rnic_l2_addr_owned(const struct rnic_dev *d, const uint8_t *addr)
+{
+    uint32_t i;
+
+    for (i = 0; i < d->n_own_addr; i++) {
+        if (!memcmp(d->own_addr[i], addr, 4)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid)
 {
     struct rnic_l2q *q = &d->txq[qid];
@@ -209,6 +259,7 @@ void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid)
             d->stats.tx_errors++;
         } else {
             /* to the wire when this dispatch ends (dev.c) */
+            note_own_addr(d, d->frame, len);
             rnic_dev_send(d, d->frame, len);
         }
         for (i = 0; i < n; i++) {

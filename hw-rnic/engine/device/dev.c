@@ -123,6 +123,8 @@ static void dev_clear(struct rnic_dev *d)
     memset(d->rxq, 0, sizeof(d->rxq));
     d->async_eqn = 0;
     d->cm_eqn = 0;
+    d->n_own_addr = 0;
+    d->own_addr_next = 0;
     memcpy(d->port.mac, d->cfg.mac, sizeof(d->port.mac));
     d->port.mtu = 1500;
     d->port.flags = 0;

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 #include "iw.h"
+#include "core/l2.h"
 
 /*
  * Offload TCP frames share the device's wire through its egress queue;
@@ -145,13 +146,72 @@ void rnic_iw_eng_ops(struct rnic_tcp_ops *ops)
     ops->rexmit = eng_rexmit;
 }
 
+/*
+ * An engine nothing uses any more (its address departed, or was never the
+ * guest's): no connection, no timer, no listener on its address alone.
+ */
+static bool eng_idle(struct rnic_dev *d, const struct rnic_iw_eng *e)
+{
+    struct rnic_iw *iw = d->iw;
+    uint32_t i;
+
+    if (iw->nzombie || rnic_tcp_next_deadline(e->tcp) != UINT64_MAX) {
+        return false;
+    }
+    for (i = 0; i < iw->nlive; i++) {
+        if (iw->live[i]->eng == e) {
+            return false;
+        }
+    }
+    for (i = 0; i < d->cfg.max_listen; i++) {
+        if (iw->lis[i].live && !memcmp(iw->lis[i].addr, e->addr, 4)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A slot for a new engine: a free one, else an idle engine's; -1: none. */
+static int eng_slot(struct rnic_dev *d)
+{
+    struct rnic_iw *iw = d->iw;
+    uint32_t i;
+
+    if (iw->neng < RNIC_IW_MAX_ADDR) {
+        return iw->neng;
+    }
+    for (i = 0; i < iw->neng; i++) {
+        if (eng_idle(d, &iw->eng[i])) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Free the idle engine in slot i (its wildcard listens go with it). */
+static void eng_evict(struct rnic_dev *d, uint32_t i)
+{
+    struct rnic_iw *iw = d->iw;
+    uint32_t j;
+
+    for (j = 0; j < d->cfg.max_listen; j++) {
+        if (iw->lis[j].live && iw->lis[j].tl[i]) {
+            rnic_tcp_unlisten(iw->eng[i].tcp, iw->lis[j].tl[i]);
+            iw->lis[j].tl[i] = NULL;
+        }
+    }
+    rnic_tcp_free(iw->eng[i].tcp);
+}
+
 struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
                                     bool create)
 {
     struct rnic_iw *iw = d->iw;
     struct rnic_tcp_config cfg;
+    struct rnic_tcp *tcp;
     struct rnic_iw_eng *e;
     uint32_t i;
+    int slot;
 
     for (i = 0; i < iw->neng; i++) {
         if (!memcmp(iw->eng[i].addr, addr, 4)) {
@@ -160,8 +220,11 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
             return &iw->eng[i];
         }
     }
-    if (!create || iw->neng == RNIC_IW_MAX_ADDR ||
-        !(addr[0] | addr[1] | addr[2] | addr[3])) {
+    if (!create || !(addr[0] | addr[1] | addr[2] | addr[3])) {
+        return NULL;
+    }
+    slot = eng_slot(d);
+    if (slot < 0) {
         return NULL;
     }
     rnic_tcp_config_default(&cfg);
@@ -177,21 +240,26 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
     cfg.ack_batch = d->cfg.ack_batch;
     /* RFC 6528: one random secret; the hash covers the local address. */
     memcpy(cfg.isn_secret, iw->isn_key, sizeof(cfg.isn_secret));
-    e = &iw->eng[iw->neng];
-    e->d = d;
-    memcpy(e->addr, addr, 4);
-    e->tcp = rnic_tcp_new(&cfg, &iw->ops, e);
-    if (!e->tcp) {
+    e = &iw->eng[slot];
+    tcp = rnic_tcp_new(&cfg, &iw->ops, e);
+    if (!tcp) {
         return NULL;
     }
-    iw->neng++;
+    if ((uint32_t)slot == iw->neng) {
+        iw->neng++;
+    } else {
+        eng_evict(d, slot);     /* a departed address makes room */
+    }
+    e->d = d;
+    memcpy(e->addr, addr, 4);
+    e->tcp = tcp;
     /* Wildcard listeners listen on every local address. */
     for (i = 0; i < d->cfg.max_listen; i++) {
         struct rnic_iw_listener *l = &iw->lis[i];
 
         if (l->live && !(l->addr[0] | l->addr[1] | l->addr[2] | l->addr[3])) {
-            l->tl[iw->neng - 1] = rnic_tcp_listen(e->tcp, l->port, l->backlog,
-                                                  (void *)(uintptr_t)(i + 1));
+            l->tl[slot] = rnic_tcp_listen(e->tcp, l->port, l->backlog,
+                                          (void *)(uintptr_t)(i + 1));
         }
     }
     return e;
@@ -233,7 +301,9 @@ void rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len,
     }
     /* the listener table is walked only when no engine has the address */
     e = rnic_iw_eng_get(d, k->laddr, false);
-    if (!e && any_wildcard_listener(d, k->lport)) {
+    /* Only addresses the guest sent from: no engines for made-up ones. */
+    if (!e && rnic_l2_addr_owned(d, k->laddr) &&
+        any_wildcard_listener(d, k->lport)) {
         e = rnic_iw_eng_get(d, k->laddr, true);
     }
     if (e) {
