@@ -18,12 +18,29 @@
 
 static void die(struct qt *q, const char *msg)
 {
+    int status, i;
+
     fprintf(stderr, "qtest: %s\n", msg);
     if (q && q->log_path) {
         fprintf(stderr, "qtest: see QEMU log %s\n", q->log_path);
     }
     if (q && q->pid > 0) {
+        /* Say how QEMU ended if it did (a signal is a crash). */
+        for (i = 0; i < 100; i++) {
+            if (waitpid(q->pid, &status, WNOHANG) == q->pid) {
+                if (WIFSIGNALED(status)) {
+                    fprintf(stderr, "qtest: QEMU killed by signal %d (%s)\n",
+                            WTERMSIG(status), strsignal(WTERMSIG(status)));
+                } else {
+                    fprintf(stderr, "qtest: QEMU exited with status %d\n",
+                            WEXITSTATUS(status));
+                }
+                exit(1);
+            }
+            usleep(10000);
+        }
         kill(q->pid, SIGKILL);
+        waitpid(q->pid, &status, 0);
     }
     exit(1);
 }
@@ -298,19 +315,67 @@ void qt_clock_step(struct qt *q, uint64_t ns)
     qt_cmd(q, "clock_step %llu", (unsigned long long)ns);
 }
 
-static uint32_t cfg_addr(int devfn, int reg)
+static uint32_t cfg_addr(int bus, int devfn, int reg)
 {
-    return 0x80000000u | (uint32_t)devfn << 8 | (uint32_t)(reg & 0xfc);
+    return 0x80000000u | (uint32_t)bus << 16 | (uint32_t)devfn << 8 |
+           (uint32_t)(reg & 0xfc);
+}
+
+uint32_t qt_pcib_read(struct qt *q, int bus, int devfn, int reg)
+{
+    qt_outl(q, 0xcf8, cfg_addr(bus, devfn, reg));
+    return qt_inl(q, 0xcfc);
+}
+
+void qt_pcib_write(struct qt *q, int bus, int devfn, int reg, uint32_t val)
+{
+    qt_outl(q, 0xcf8, cfg_addr(bus, devfn, reg));
+    qt_outl(q, 0xcfc, val);
 }
 
 uint32_t qt_pci_read(struct qt *q, int devfn, int reg)
 {
-    qt_outl(q, 0xcf8, cfg_addr(devfn, reg));
-    return qt_inl(q, 0xcfc);
+    return qt_pcib_read(q, 0, devfn, reg);
 }
 
 void qt_pci_write(struct qt *q, int devfn, int reg, uint32_t val)
 {
-    qt_outl(q, 0xcf8, cfg_addr(devfn, reg));
-    qt_outl(q, 0xcfc, val);
+    qt_pcib_write(q, 0, devfn, reg, val);
+}
+
+bool qt_qemu_path(char *buf, size_t len)
+{
+    const char *env = getenv("RNIC_QEMU");
+    const char *cache = getenv("RNIC_CACHE");
+    const char *home = getenv("HOME");
+
+    if (env && *env) {
+        snprintf(buf, len, "%s", env);
+    } else if (cache) {
+        snprintf(buf, len, "%s/build/qemu/qemu-system-x86_64", cache);
+    } else {
+        snprintf(buf, len, "%s/.cache/rnic/build/qemu/qemu-system-x86_64",
+                 home ? home : "/root");
+    }
+    return access(buf, X_OK) == 0;
+}
+
+bool qt_zero_bios(char *path, size_t len)
+{
+    static const char zeros[4096];
+    int fd, i;
+
+    snprintf(path, len, "/tmp/rnic-qtest-bios-XXXXXX");
+    fd = mkstemp(path);
+    if (fd < 0) {
+        return false;
+    }
+    for (i = 0; i < 64; i++) {
+        if (write(fd, zeros, sizeof(zeros)) != sizeof(zeros)) {
+            close(fd);
+            return false;
+        }
+    }
+    close(fd);
+    return true;
 }

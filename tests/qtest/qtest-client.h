@@ -59,5 +59,17 @@ void qt_clock_step(struct qt *q, uint64_t ns);
 /* PCI configuration space of bus 0 through ports 0xcf8/0xcfc. */
 uint32_t qt_pci_read(struct qt *q, int devfn, int reg);
 void qt_pci_write(struct qt *q, int devfn, int reg, uint32_t val);
+/* The same on any bus a bridge has been given the number of. */
+uint32_t qt_pcib_read(struct qt *q, int bus, int devfn, int reg);
+void qt_pcib_write(struct qt *q, int bus, int devfn, int reg, uint32_t val);
+
+/*
+ * The QEMU to test: $RNIC_QEMU, else the grafted build in $RNIC_CACHE (or
+ * ~/.cache/rnic); false if it is not there.
+ */
+bool qt_qemu_path(char *buf, size_t len);
+/* A 256 KiB all-zero firmware image (the +ds tree ships none); qtest never
+ * runs it.  The caller unlinks path. */
+bool qt_zero_bios(char *path, size_t len);
 
 #endif

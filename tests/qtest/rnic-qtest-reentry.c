@@ -1,0 +1,629 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The device re-entered through real QEMU (issue 16): one QEMU per case,
+ * the test is the driver (rnic-driver.h).
+ *
+ *  sbr      rnic behind a pcie-pci-bridge on q35, its CM EQ ring on the
+ *           bridge's ECAM page: the EQE that CM_ABORT writes lands on Bridge
+ *           Control and sets Secondary Bus Reset, so the device is reset
+ *           from inside its own DMA write.  QEMU lives, the device answers
+ *           after re-init, and connections are released again after.
+ *  slot     rnic behind a hot-plug pcie-root-port, the slot powered off
+ *           while a connection is being set up: unplugged cleanly.
+ *  hub      two rnics on one QEMU hub (synchronous delivery): a Send from A
+ *           to B with no receive posted; B's Terminate and RST arrive nested
+ *           in A's transmit: A's QP in error, one completion, no DDP segment
+ *           twice (frames counted with filter-dump).
+ *
+ * Usage: rnic-qtest-reentry sbr|slot|hub (no argument: all).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "rnic-driver.h"
+
+static int failures;
+static char qemu[4096], bios[64], logdir[512];
+
+#define CHECK(cond) do { \
+        if (!(cond)) { \
+            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+            failures++; \
+        } \
+    } while (0)
+
+#define CHECK_EQ(a, b) do { \
+        unsigned long long a_ = (a), b_ = (b); \
+        if (a_ != b_) { \
+            fprintf(stderr, "FAIL %s:%d: %s == %s (0x%llx != 0x%llx)\n", \
+                    __FILE__, __LINE__, #a, #b, a_, b_); \
+            failures++; \
+        } \
+    } while (0)
+
+/* Machine memory the tests use: BARs under 0xe0000000, RAM 2..60 MiB. */
+#define BAR0        0xe0000000ull
+#define BAR2        0xe1000000ull
+#define BAR4        0xe2000000ull
+#define RAM_LO      0x200000ull
+#define RAM_HI      0x3c00000ull
+#define ECAM_BASE   0xb0000000ull       /* q35's default MMCONFIG base */
+#define ECAM(bus, devfn) (ECAM_BASE + ((uint64_t)(bus) << 20) + \
+                          ((uint64_t)(devfn) << 12))
+
+#define EQ_ASYNC    1
+#define EQ_COMP     2
+#define EQ_CM       3
+#define CQN         1
+#define QPN         2
+#define PORT        20049
+
+static const uint8_t ip_a[4] = { 10, 0, 0, 1 }, ip_b[4] = { 10, 0, 0, 2 };
+static const uint8_t mac_a[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x0a };
+static const uint8_t mac_b[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x0b };
+
+static struct qt *start(const char *name, const char *const *extra)
+{
+    const char *argv[48];
+    char log[700];
+    int n = 0, i;
+
+    argv[n++] = "-machine";
+    argv[n++] = "q35";
+    argv[n++] = "-nodefaults";
+    argv[n++] = "-display";
+    argv[n++] = "none";
+    argv[n++] = "-m";
+    argv[n++] = "64M";
+    argv[n++] = "-bios";
+    argv[n++] = bios;
+    argv[n++] = "-d";
+    argv[n++] = "guest_errors";
+    for (i = 0; extra[i] && n < 46; i++) {
+        argv[n++] = extra[i];
+    }
+    argv[n] = NULL;
+    snprintf(log, sizeof(log), "%s/rnic-qtest-reentry-%s.log", logdir, name);
+    printf("%s: qemu log %s\n", name, log);
+    return qt_start(qemu, argv, strdup(log));
+}
+
+static void rd_init(struct rd *d, struct qt *q, int bus, uint64_t bar_off,
+                    uint64_t ram_lo, uint64_t ram_hi)
+{
+    memset(d, 0, sizeof(*d));
+    d->q = q;
+    d->bus = bus;
+    d->devfn = rd_find(q, bus);
+    d->bar0 = BAR0 + bar_off;
+    d->bar2 = BAR2 + bar_off;
+    d->bar4 = BAR4 + bar_off;
+    d->mem = ram_lo;
+    d->mem_end = ram_hi;
+}
+
+/* Admin queue, async + completion EQs, PD 0, a CQ and a QP. */
+static bool bring_up(struct rd *d, struct rd_eq *async, struct rd_eq *comp,
+                     struct rd_cq *cq, struct rd_qp *qp)
+{
+    bool ok = rd_enable(d);
+
+    CHECK(ok);
+    if (!ok) {
+        return false;
+    }
+    CHECK_EQ(rd_create_eq(d, async, EQ_ASYNC, 4, RNIC_EQ_F_ASYNC, 0),
+             RNIC_STS_OK);
+    CHECK_EQ(rd_create_eq(d, comp, EQ_COMP, 4, 0, 0), RNIC_STS_OK);
+    CHECK_EQ(rd_create_pd(d, 0), RNIC_STS_OK);
+    CHECK_EQ(rd_create_cq(d, cq, CQN, EQ_COMP, 5), RNIC_STS_OK);
+    CHECK_EQ(rd_create_qp(d, qp, QPN, 0, CQN, 4, 4), RNIC_STS_OK);
+    return !failures;
+}
+
+/* ------------------------------------------------------------------ */
+/* Secondary Bus Reset from the device's own EQE write                 */
+
+#define BR_DEVFN    (5 << 3)
+
+/* Bus 1 behind the bridge, its memory window over the rnic's BARs. */
+static void bridge_setup(struct qt *q)
+{
+    qt_pci_write(q, BR_DEVFN, 0x18, 0x00010100);     /* pri 0, sec/sub 1 */
+    qt_pci_write(q, BR_DEVFN, 0x20, 0xe2f0e000);     /* e0000000-e2ffffff */
+    qt_pci_write(q, BR_DEVFN, 0x24, 0x0000fff0);     /* no prefetch window */
+    qt_pci_write(q, BR_DEVFN, 0x04, 0x6);
+}
+
+static void test_sbr(void)
+{
+    const char *const args[] = {
+        "-netdev", "hubport,id=n0,hubid=0",
+        "-device", "pcie-pci-bridge,id=br,bus=pcie.0,addr=05.0",
+        "-device", "rnic,id=rnic0,bus=br,addr=01.0,netdev=n0,max-conn=2,"
+                   "mac=52:54:00:00:00:0a",
+        NULL
+    };
+    struct qt *q = start("sbr", args);
+    struct rd_eq async, comp, cm;
+    struct rd_cq cq;
+    struct rd_qp qp;
+    struct rd d;
+    uint32_t conn = 0, ctl;
+    unsigned sts, i;
+
+    /* The firmware's job: MMCONFIG on at its usual place, bus 1. */
+    qt_pci_write(q, 0, 0x64, 0);
+    qt_pci_write(q, 0, 0x60, (uint32_t)ECAM_BASE | 1);
+    CHECK_EQ(qt_readl(q, ECAM(0, BR_DEVFN)), qt_pci_read(q, BR_DEVFN, 0));
+    bridge_setup(q);
+    rd_init(&d, q, 1, 0, RAM_LO, RAM_HI);
+    CHECK(d.devfn >= 0);
+    if (d.devfn < 0) {
+        qt_quit(q);
+        return;
+    }
+    rd_map(&d);
+    CHECK_EQ(rd_reg(&d, RNIC_REG_MAGIC), RNIC_MAGIC);
+    if (!bring_up(&d, &async, &comp, &cq, &qp)) {
+        qt_quit(q);
+        return;
+    }
+    /* The CM EQ's one ring page is the bridge's configuration space. */
+    sts = rd_create_eq(&d, &cm, EQ_CM, 2, RNIC_EQ_F_CM, ECAM(0, BR_DEVFN));
+    printf("sbr: CREATE_EQ (CM) on the bridge's ECAM page -> status %u\n",
+           sts);
+    CHECK_EQ(sts, RNIC_STS_OK);
+    bridge_setup(q);        /* whatever creation wrote there */
+    /* Remote port 0x0040: the EQE's tuple puts 0x40 (SBR) at 0x3e. */
+    CHECK_EQ(rd_connect(&d, QPN, ip_a, ip_b, 0x0040, mac_b, &conn),
+             RNIC_STS_OK);
+    sts = rd_cmd_obj(&d, RNIC_CMD_CM_ABORT, conn);
+    ctl = qt_pci_read(q, BR_DEVFN, 0x3c) >> 16;
+    printf("sbr: CM_ABORT conn %u -> %s (status %u), Bridge Control 0x%x, "
+           "QEMU alive: %s\n", conn,
+           sts == RD_TIMEOUT ? "no completion (reset under it)" : "done",
+           sts, ctl, qt_alive(q) ? "yes" : "no");
+    CHECK(ctl & 0x40);
+    CHECK(qt_alive(q));
+
+    /* The firmware again: SBR off, the bridge and the device re-programmed. */
+    qt_pci_write(q, BR_DEVFN, 0x3c, 0);
+    bridge_setup(q);
+    CHECK_EQ(qt_pcib_read(q, 1, d.devfn, 0x10) & ~0xfu, 0);  /* was reset */
+    rd_init(&d, q, 1, 0, RAM_LO, RAM_HI);
+    rd_map(&d);
+    CHECK_EQ(rd_reg(&d, RNIC_REG_MAGIC), RNIC_MAGIC);
+    CHECK(!(rd_reg(&d, RNIC_REG_DEV_STATUS) & RNIC_STATUS_READY));
+    if (!bring_up(&d, &async, &comp, &cq, &qp)) {
+        qt_quit(q);
+        return;
+    }
+    CHECK_EQ(rd_cmd_obj(&d, RNIC_CMD_NOP, 0), RNIC_STS_OK);
+    CHECK_EQ(rd_create_eq(&d, &cm, EQ_CM, 4, RNIC_EQ_F_CM, 0), RNIC_STS_OK);
+    /* max-conn=2: a connection the reset left behind would run out. */
+    for (i = 0; i < 4; i++) {
+        CHECK_EQ(rd_create_qp(&d, &qp, QPN + 1 + i, 0, CQN, 4, 4),
+                 RNIC_STS_OK);
+        CHECK_EQ(rd_connect(&d, QPN + 1 + i, ip_a, ip_b, PORT, mac_b, &conn),
+                 RNIC_STS_OK);
+        CHECK_EQ(rd_cmd_obj(&d, RNIC_CMD_CM_ABORT, conn), RNIC_STS_OK);
+        qt_clock_step(q, 1000000000ull);
+    }
+    printf("sbr: after re-init: NOP, 4 x CM_CONNECT + CM_ABORT with "
+           "max-conn=2 -> %s; QEMU alive: %s\n",
+           failures ? "FAILED" : "all OK", qt_alive(q) ? "yes" : "no");
+    CHECK(qt_alive(q));
+    qt_quit(q);
+}
+
+/* ------------------------------------------------------------------ */
+/* Slot power-off from the device's own DMA                            */
+
+#define RP_DEVFN    (6 << 3)
+
+static int pcie_cap(struct qt *q, int devfn)
+{
+    int cap;
+
+    for (cap = qt_pci_read(q, devfn, 0x34) & 0xfc; cap;
+         cap = (qt_pci_read(q, devfn, cap) >> 8) & 0xfc) {
+        if ((qt_pci_read(q, devfn, cap) & 0xff) == 0x10) {
+            return cap;
+        }
+    }
+    return -1;
+}
+
+/* One L2 frame of len octets, so that the port's tx_bytes is len. */
+static void l2_send(struct rd *d, struct rd_eq *eq, uint16_t len)
+{
+    struct rnic_admin_cmd c = rd_mk(RNIC_CMD_CREATE_TXQ);
+    struct rnic_l2_tx_desc t;
+    uint64_t ring = rd_alloc(d, 1), buf = rd_alloc(d, 1);
+    uint8_t f[14] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                      0x52, 0x54, 0x00, 0x00, 0x00, 0x0a, 0x88, 0xb5 };
+    int i;
+
+    c.u.create_l2q.eqn = eq->eqn;
+    c.u.create_l2q.log_depth = 3;
+    rd_pbl(d, &c.u.create_l2q.ring, ring, 1);
+    CHECK_EQ(rd_cmd(d, &c), RNIC_STS_OK);
+    c = rd_mk(RNIC_CMD_SET_PORT);
+    c.u.set_port.mtu = 9000;
+    memcpy(c.u.set_port.mac, mac_a, 6);
+    CHECK_EQ(rd_cmd(d, &c), RNIC_STS_OK);
+    qt_memwrite(d->q, buf, f, sizeof(f));
+    memset(&t, 0, sizeof(t));
+    t.addr = buf;
+    t.len = len;
+    t.flags = RNIC_L2_TX_EOP;
+    qt_memwrite(d->q, ring, &t, sizeof(t));
+    rd_doorbell(d, RNIC_DB_L2_TX, 0, 0, 1);
+    for (i = 0; i < 500; i++) {
+        qt_memread(d->q, ring, &t, sizeof(t));
+        if (t.status & RNIC_L2_DONE) {
+            break;
+        }
+        rd_step(d->q);
+    }
+    CHECK_EQ(t.status, RNIC_L2_DONE);
+}
+
+static void test_slot(void)
+{
+    const char *const args[] = {
+        "-netdev", "hubport,id=n0,hubid=0",
+        /* native PCIe hot-plug: the root port's slot is the handler */
+        "-global", "ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off",
+        "-device", "pcie-root-port,id=rp,bus=pcie.0,addr=06.0,chassis=1,"
+                   "slot=1",
+        "-device", "rnic,id=rnic0,bus=rp,addr=00.0,netdev=n0,"
+                   "mac=52:54:00:00:00:0a",
+        NULL
+    };
+    struct qt *q = start("slot", args);
+    struct rd_eq async, comp, cm;
+    struct rd_cq cq;
+    struct rd_qp qp;
+    struct rd d;
+    struct rnic_admin_cmd c;
+    uint32_t conn = 0, sltctl;
+    unsigned sts;
+    char *r;
+    int cap;
+
+    qt_pci_write(q, 0, 0x64, 0);
+    qt_pci_write(q, 0, 0x60, (uint32_t)ECAM_BASE | 1);
+    qt_pci_write(q, RP_DEVFN, 0x18, 0x00010100);
+    qt_pci_write(q, RP_DEVFN, 0x20, 0xe2f0e000);
+    qt_pci_write(q, RP_DEVFN, 0x24, 0x0000fff0);
+    qt_pci_write(q, RP_DEVFN, 0x04, 0x6);
+    cap = pcie_cap(q, RP_DEVFN);
+    CHECK(cap > 0);
+    rd_init(&d, q, 1, 0, RAM_LO, RAM_HI);
+    CHECK(d.devfn >= 0);
+    if (cap <= 0 || d.devfn < 0) {
+        qt_quit(q);
+        return;
+    }
+    sltctl = cap + 0x18;
+    rd_map(&d);
+    if (!bring_up(&d, &async, &comp, &cq, &qp)) {
+        qt_quit(q);
+        return;
+    }
+    /*
+     * tx_bytes = 0x07c0: attention and power indicators off, power
+     * controller off.  QUERY_STATS writes it (offset 8 of its output) onto
+     * the root port's Slot Control from inside the device's command.
+     */
+    l2_send(&d, &async, 0x07c0);
+    /* Traffic in flight: a connection in SYN_SENT, its timer armed. */
+    CHECK_EQ(rd_create_eq(&d, &cm, EQ_CM, 4, RNIC_EQ_F_CM, 0), RNIC_STS_OK);
+    CHECK_EQ(rd_connect(&d, QPN, ip_a, ip_b, PORT, mac_b, &conn),
+             RNIC_STS_OK);
+    printf("slot: Slot Control at 0x%x = 0x%08x before\n", sltctl,
+           qt_pci_read(q, RP_DEVFN, sltctl));
+    c = rd_mk(RNIC_CMD_QUERY_STATS);
+    c.u.query_stats.buf_addr = ECAM(0, RP_DEVFN) + sltctl - 8;
+    c.u.query_stats.buf_len = sizeof(struct rnic_port_stats);
+    d.wait_steps = 100;     /* its completion has nowhere to go */
+    sts = rd_cmd(&d, &c);
+    printf("slot: QUERY_STATS onto Slot Control -> %s (status %u), "
+           "Slot Control 0x%04x, rnic config id 0x%08x, QEMU alive: %s\n",
+           sts == RD_TIMEOUT ? "no completion (unplugged under it)" :
+           "done", sts, qt_pci_read(q, RP_DEVFN, sltctl) & 0xffff,
+           qt_pcib_read(q, 1, d.devfn, 0), qt_alive(q) ? "yes" : "no");
+    CHECK(qt_alive(q));
+    CHECK_EQ(qt_pcib_read(q, 1, d.devfn, 0), 0xffffffff);
+    r = qt_qmp(q, "{\"execute\": \"qom-get\", \"arguments\": {\"path\": "
+               "\"/machine/peripheral/rnic0\", \"property\": \"type\"}}");
+    printf("slot: qom-get rnic0 -> %s\n", r);
+    CHECK(strstr(r, "\"error\"") != NULL);
+    free(r);
+    /* The timers and bottom half of the gone device must not run. */
+    qt_clock_step(q, 30000000000ull);
+    rd_step(q);
+    CHECK(qt_alive(q));
+    qt_quit(q);
+}
+
+/* ------------------------------------------------------------------ */
+/* Two rnics on one hub: the peer's answers arrive nested               */
+
+struct tcp_seg {
+    uint32_t seq, len;
+};
+
+struct capture {
+    struct tcp_seg a_data[4096];    /* A's TCP segments with payload */
+    unsigned a_frames, a_ndata;
+    unsigned b_data, b_rst;         /* B's segments with payload, RSTs */
+};
+
+/* Read the pcap filter-dump wrote on A's hub port. */
+static void read_pcap(const char *path, struct capture *c)
+{
+    FILE *f = fopen(path, "rb");
+    static uint8_t pkt[65536];
+    uint8_t hdr[24], rec[16];
+
+    memset(c, 0, sizeof(*c));
+    if (!f || fread(hdr, 1, 24, f) != 24) {
+        if (f) {
+            fclose(f);
+        }
+        return;
+    }
+    while (fread(rec, 1, 16, f) == 16) {
+        uint32_t incl = rec[8] | rec[9] << 8 | rec[10] << 16 |
+                        (uint32_t)rec[11] << 24;
+        bool from_a;
+        size_t ihl, thl, iplen, plen;
+        const uint8_t *tcp;
+
+        if (incl > sizeof(pkt) || fread(pkt, 1, incl, f) != incl) {
+            break;
+        }
+        if (incl < 54) {
+            continue;
+        }
+        from_a = !memcmp(pkt + 6, mac_a, 6);
+        c->a_frames += from_a;
+        if (pkt[12] != 0x08 || pkt[13] != 0x00 || pkt[23] != 6) {
+            continue;
+        }
+        ihl = (size_t)(pkt[14] & 0xf) * 4;
+        iplen = (size_t)pkt[16] << 8 | pkt[17];
+        tcp = pkt + 14 + ihl;
+        thl = (size_t)(tcp[12] >> 4) * 4;
+        plen = iplen > ihl + thl ? iplen - ihl - thl : 0;
+        if (!from_a) {
+            c->b_data += plen > 0;
+            c->b_rst += !!(tcp[13] & 0x04);
+        } else if (plen && c->a_ndata < 4096) {
+            c->a_data[c->a_ndata].seq = (uint32_t)tcp[4] << 24 |
+                                        tcp[5] << 16 | tcp[6] << 8 | tcp[7];
+            c->a_data[c->a_ndata].len = (uint32_t)plen;
+            c->a_ndata++;
+        }
+    }
+    fclose(f);
+}
+
+static bool wait_cm(struct rd *d, struct rd_eq *eq, uint8_t code,
+                    struct rnic_eqe *e)
+{
+    int i;
+
+    for (i = 0; i < 1000; i++) {
+        if (rd_poll_eq(d, eq, e)) {
+            if (e->type == RNIC_EQE_CM && e->code == code) {
+                return true;
+            }
+            continue;
+        }
+        rd_step(d->q);
+    }
+    return false;
+}
+
+struct hub_dev {
+    struct rd d;
+    struct rd_eq async, comp, cm;
+    struct rd_cq cq;
+    struct rd_qp qp;
+};
+
+static bool hub_dev_up(struct hub_dev *h, bool listen)
+{
+    if (!bring_up(&h->d, &h->async, &h->comp, &h->cq, &h->qp)) {
+        return false;
+    }
+    CHECK_EQ(rd_create_eq(&h->d, &h->cm, EQ_CM, 4, RNIC_EQ_F_CM, 0),
+             RNIC_STS_OK);
+    if (listen) {
+        CHECK_EQ(rd_listen(&h->d, 0, ip_b, PORT), RNIC_STS_OK);
+    }
+    return !failures;
+}
+
+/* A's QP qpn to B's listener; B accepts on its QP of the same number. */
+static bool hub_connect(struct hub_dev *a, struct hub_dev *b, uint32_t qpn)
+{
+    struct rnic_eqe e;
+    uint32_t conn = 0;
+
+    if (qpn != QPN) {
+        CHECK_EQ(rd_create_qp(&a->d, &a->qp, qpn, 0, CQN, 4, 4),
+                 RNIC_STS_OK);
+        CHECK_EQ(rd_create_qp(&b->d, &b->qp, qpn, 0, CQN, 4, 4),
+                 RNIC_STS_OK);
+    }
+    CHECK_EQ(rd_connect(&a->d, qpn, ip_a, ip_b, PORT, mac_b, &conn),
+             RNIC_STS_OK);
+    CHECK(wait_cm(&b->d, &b->cm, RNIC_CM_CONNECT_REQUEST, &e));
+    CHECK_EQ(rd_accept(&b->d, e.obj, qpn), RNIC_STS_OK);
+    CHECK(wait_cm(&a->d, &a->cm, RNIC_CM_CONNECT_REPLY, &e));
+    CHECK(wait_cm(&b->d, &b->cm, RNIC_CM_ESTABLISHED, &e));
+    CHECK_EQ(rd_qp_state(&a->d, qpn), RNIC_QPS_RTS);
+    CHECK_EQ(rd_qp_state(&b->d, qpn), RNIC_QPS_RTS);
+    return !failures;
+}
+
+/*
+ * An 8 KiB Send (six DDP segments at MTU 1500) from A's QP; whatever B
+ * answers arrives inside A's transmit.  Checks one completion, A's QP in
+ * ERROR and no data segment of A twice; *b_data / *b_rst: what B sent.
+ */
+static void hub_send(struct qt *q, struct hub_dev *a, const char *pcap,
+                     const char *what, unsigned *b_data, unsigned *b_rst)
+{
+    static struct capture cap, before;
+    struct rnic_cqe cqe;
+    unsigned i, j, dups = 0, sends = 0, others = 0;
+    uint8_t st = 0xff, qps;
+    uint64_t buf, wr_id = 0x5e4d0000ull + a->qp.qpn;
+    uint32_t stag = RNIC_STAG(a->qp.qpn, 0x11);
+
+    buf = rd_alloc(&a->d, 2);
+    qt_memset(q, buf, 0x5a, 8192);
+    CHECK_EQ(rd_reg_mr(&a->d, stag, 0, buf, 2), RNIC_STS_OK);
+    read_pcap(pcap, &before);
+    rd_send1(&a->d, &a->qp, wr_id, buf, 8192, stag);
+    /* A few ms, then 2 s of virtual time for whatever timers follow. */
+    for (i = 0; i < 500; i++) {
+        if (i < 300) {
+            rd_step(q);
+        } else {
+            qt_clock_step(q, 10000000);
+        }
+        while (rd_poll_cq(&a->d, &a->cq, &cqe)) {
+            if (cqe.wr_id == wr_id) {
+                sends++;
+                st = cqe.status;
+            } else {
+                others++;
+            }
+        }
+    }
+    read_pcap(pcap, &cap);
+    for (i = before.a_ndata; i < cap.a_ndata; i++) {
+        for (j = i + 1; j < cap.a_ndata; j++) {
+            dups += cap.a_data[i].seq == cap.a_data[j].seq;
+        }
+    }
+    qps = rd_qp_state(&a->d, a->qp.qpn);
+    *b_data = cap.b_data - before.b_data;
+    *b_rst = cap.b_rst - before.b_rst;
+    printf("hub: %s: %u completion(s) for the Send (status %u), %u other "
+           "CQE(s); A's QP state %u (ERROR = %u)\n", what, sends, st, others,
+           qps, RNIC_QPS_ERROR);
+    printf("hub: %s: A sent %u frames, %u TCP segments with data (%u twice);"
+           " B sent %u segment(s) with data, %u RST\n", what,
+           cap.a_frames - before.a_frames, cap.a_ndata - before.a_ndata, dups,
+           *b_data, *b_rst);
+    CHECK_EQ(sends, 1);
+    CHECK_EQ(others, 0);
+    CHECK_EQ(qps, RNIC_QPS_ERROR);
+    CHECK_EQ(dups, 0);
+    CHECK(cap.a_ndata > before.a_ndata);
+}
+
+static void test_hub(void)
+{
+    char pcap[700], filter[800];
+    const char *args[] = {
+        "-netdev", "hubport,id=ha,hubid=0",
+        "-netdev", "hubport,id=hb,hubid=0",
+        "-object", filter,
+        "-device", "rnic,id=ra,netdev=ha,addr=04.0,mac=52:54:00:00:00:0a",
+        "-device", "rnic,id=rb,netdev=hb,addr=05.0,mac=52:54:00:00:00:0b",
+        NULL
+    };
+    static struct hub_dev a, b;
+    unsigned b_data, b_rst, i;
+    struct qt *q;
+
+    snprintf(pcap, sizeof(pcap), "%s/rnic-qtest-reentry-hub.pcap", logdir);
+    snprintf(filter, sizeof(filter), "filter-dump,id=fa,netdev=ha,file=%s",
+             pcap);
+    unlink(pcap);
+    q = start("hub", args);
+    rd_init(&a.d, q, 0, 0, RAM_LO, 0x1e00000);
+    rd_init(&b.d, q, 0, 0x8000000, 0x2000000, RAM_HI);
+    b.d.devfn = 5 << 3;
+    CHECK_EQ(a.d.devfn, 4 << 3);
+    rd_map(&a.d);
+    rd_map(&b.d);
+    if (!hub_dev_up(&a, false) || !hub_dev_up(&b, true) ||
+        !hub_connect(&a, &b, QPN)) {
+        qt_quit(q);
+        return;
+    }
+    printf("hub: A -> B connected over the hub, both QPs in RTS\n");
+
+    /* 1: B has no receive posted: its Terminate comes back nested. */
+    hub_send(q, &a, pcap, "no receive at B", &b_data, &b_rst);
+    CHECK(b_data > 0);
+
+    /* 2: B forgot the connection (reset): its RST comes back nested. */
+    if (!hub_connect(&a, &b, QPN + 1)) {
+        qt_quit(q);
+        return;
+    }
+    rd_set_reg(&b.d, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
+    for (i = 0; i < 500 && (rd_reg(&b.d, RNIC_REG_DEV_STATUS) &
+                            (RNIC_STATUS_READY | RNIC_STATUS_RESETTING));
+         i++) {
+        rd_step(q);
+    }
+    if (!hub_dev_up(&b, true)) {
+        qt_quit(q);
+        return;
+    }
+    hub_send(q, &a, pcap, "B reset meanwhile", &b_data, &b_rst);
+    CHECK(b_rst > 0);
+    CHECK(qt_alive(q));
+    CHECK_EQ(rd_cmd_obj(&a.d, RNIC_CMD_NOP, 0), RNIC_STS_OK);
+    CHECK_EQ(rd_cmd_obj(&b.d, RNIC_CMD_NOP, 0), RNIC_STS_OK);
+    qt_quit(q);
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "all";
+    struct timespec t0, t1;
+
+    if (!qt_qemu_path(qemu, sizeof(qemu))) {
+        printf("SKIP: no QEMU with the rnic device at %s\n", qemu);
+        return 77;
+    }
+    if (!qt_zero_bios(bios, sizeof(bios))) {
+        perror("bios");
+        return 1;
+    }
+    snprintf(logdir, sizeof(logdir), "%s", getenv("MESON_BUILD_ROOT") ?
+             getenv("MESON_BUILD_ROOT") : "/tmp");
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (!strcmp(which, "sbr") || !strcmp(which, "all")) {
+        test_sbr();
+    }
+    if (!strcmp(which, "slot") || !strcmp(which, "all")) {
+        test_slot();
+    }
+    if (!strcmp(which, "hub") || !strcmp(which, "all")) {
+        test_hub();
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    unlink(bios);
+    printf("rnic-qtest-reentry %s: %s in %.1f s\n", which,
+           failures ? "FAILED" : "passed",
+           (double)(t1.tv_sec - t0.tv_sec) +
+           (t1.tv_nsec - t0.tv_nsec) / 1e9);
+    return failures ? 1 : 0;
+}
