@@ -22,7 +22,7 @@ struct rd {
     uint32_t sq_tail, cq_head;
     uint16_t tag;
     uint32_t result0;               /* of the last command */
-    unsigned wait_steps;            /* rd_step()s a command may take (0: 2000) */
+    unsigned wait_steps;            /* rd_step()s per command (0: 2000) */
 };
 
 struct rd_eq {
