@@ -8,6 +8,10 @@
  *           Control and sets Secondary Bus Reset, so the device is reset
  *           from inside its own DMA write.  QEMU lives, the device answers
  *           after re-init, and connections are released again after.
+ *  sbr-timer  the same EQE written by the timer (SYN retries run out).
+ *  timer-db a CM EQ page accepted earlier, the doorbell BAR moved onto it:
+ *           the timer's CM_TIMEOUT EQE is blocked by QEMU's re-entrancy
+ *           guard, no doorbell runs from the device's own DMA.
  *  slot     rnic behind a hot-plug pcie-root-port, the slot powered off
  *           while a connection is being set up: unplugged cleanly.
  *  hub      two rnics on one QEMU hub (synchronous delivery): a Send from A
@@ -15,7 +19,7 @@
  *           in A's transmit: A's QP in error, one completion, no DDP segment
  *           twice (frames counted with filter-dump).
  *
- * Usage: rnic-qtest-reentry sbr|slot|hub (no argument: all).
+ * Usage: rnic-qtest-reentry sbr|sbr-timer|timer-db|slot|hub (default all).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -138,7 +142,11 @@ static void bridge_setup(struct qt *q)
     qt_pci_write(q, BR_DEVFN, 0x04, 0x6);
 }
 
-static void test_sbr(void)
+/*
+ * by_timer false: CM_ABORT writes the EQE (from the admin command);
+ * true: the SYN retries run out and the timer writes CM_TIMEOUT's EQE.
+ */
+static void test_sbr(bool by_timer)
 {
     const char *const args[] = {
         "-netdev", "hubport,id=n0,hubid=0",
@@ -147,7 +155,7 @@ static void test_sbr(void)
                    "mac=52:54:00:00:00:0a",
         NULL
     };
-    struct qt *q = start("sbr", args);
+    struct qt *q = start(by_timer ? "sbr-timer" : "sbr", args);
     struct rd_eq async, comp, cm;
     struct rd_cq cq;
     struct rd_qp qp;
@@ -181,12 +189,22 @@ static void test_sbr(void)
     /* Remote port 0x0040: the EQE's tuple puts 0x40 (SBR) at 0x3e. */
     CHECK_EQ(rd_connect(&d, QPN, ip_a, ip_b, 0x0040, mac_b, &conn),
              RNIC_STS_OK);
-    sts = rd_cmd_obj(&d, RNIC_CMD_CM_ABORT, conn);
-    ctl = qt_pci_read(q, BR_DEVFN, 0x3c) >> 16;
-    printf("sbr: CM_ABORT conn %u -> %s (status %u), Bridge Control 0x%x, "
-           "QEMU alive: %s\n", conn,
-           sts == RD_TIMEOUT ? "no completion (reset under it)" : "done",
-           sts, ctl, qt_alive(q) ? "yes" : "no");
+    if (by_timer) {
+        /* QEMU runs every timer deadline on the way (SYN retries). */
+        qt_clock_step(q, 400000000000ull);
+        rd_step(q);
+        ctl = qt_pci_read(q, BR_DEVFN, 0x3c) >> 16;
+        printf("sbr: 400 s of SYN retries to conn %u -> Bridge Control "
+               "0x%x, QEMU alive: %s\n", conn, ctl,
+               qt_alive(q) ? "yes" : "no");
+    } else {
+        sts = rd_cmd_obj(&d, RNIC_CMD_CM_ABORT, conn);
+        ctl = qt_pci_read(q, BR_DEVFN, 0x3c) >> 16;
+        printf("sbr: CM_ABORT conn %u -> %s (status %u), Bridge Control "
+               "0x%x, QEMU alive: %s\n", conn,
+               sts == RD_TIMEOUT ? "no completion (reset under it)" : "done",
+               sts, ctl, qt_alive(q) ? "yes" : "no");
+    }
     CHECK(ctl & 0x40);
     CHECK(qt_alive(q));
 
@@ -217,6 +235,87 @@ static void test_sbr(void)
            "max-conn=2 -> %s; QEMU alive: %s\n",
            failures ? "FAILED" : "all OK", qt_alive(q) ? "yes" : "no");
     CHECK(qt_alive(q));
+    qt_quit(q);
+}
+
+/* ------------------------------------------------------------------ */
+/* The timer's DMA onto the device's own doorbell page                  */
+
+/* Lines of path that contain what. */
+static unsigned count_in_log(const char *path, const char *what)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    unsigned n = 0;
+
+    while (f && fgets(line, sizeof(line), f)) {
+        n += strstr(line, what) != NULL;
+    }
+    if (f) {
+        fclose(f);
+    }
+    return n;
+}
+
+/*
+ * The guest accepts a CM EQ ring page while it is an empty function's ECAM
+ * page (creation probes pass there), then turns MMCONFIG off and moves the
+ * doorbell BAR onto that address: the timer's EQE then heads for the
+ * device's own doorbells.
+ */
+static void test_timer_db(void)
+{
+    const char *const args[] = {
+        "-netdev", "hubport,id=n0,hubid=0",
+        "-device", "rnic,id=rnic0,addr=04.0,netdev=n0,max-uctx=1,"
+                   "mac=52:54:00:00:00:0a",
+        "-trace", "rnic_doorbell",
+        NULL
+    };
+    struct qt *q = start("timer-db", args);
+    struct rd_eq async, comp, cm;
+    struct rd_cq cq;
+    struct rd_qp qp;
+    struct rd d;
+    uint64_t page = ECAM(0, (31 << 3) | 6);    /* no device 1f.6 */
+    uint32_t conn = 0;
+    unsigned sts, rung, blocked;
+    char log[700];
+
+    snprintf(log, sizeof(log), "%s/rnic-qtest-reentry-timer-db.log", logdir);
+    qt_pci_write(q, 0, 0x64, 0);
+    qt_pci_write(q, 0, 0x60, (uint32_t)ECAM_BASE | 1);
+    rd_init(&d, q, 0, 0, RAM_LO, RAM_HI);
+    CHECK_EQ(d.devfn, 4 << 3);
+    rd_map(&d);
+    if (!bring_up(&d, &async, &comp, &cq, &qp)) {
+        qt_quit(q);
+        return;
+    }
+    sts = rd_create_eq(&d, &cm, EQ_CM, 2, RNIC_EQ_F_CM, page);
+    printf("timer-db: CREATE_EQ (CM) on 1f.6's ECAM page -> status %u\n",
+           sts);
+    CHECK_EQ(sts, RNIC_STS_OK);
+    CHECK_EQ(rd_connect(&d, QPN, ip_a, ip_b, PORT, mac_b, &conn),
+             RNIC_STS_OK);
+    /* MMCONFIG off, the doorbell BAR (8 KiB, max-uctx=1) onto the page. */
+    qt_pci_write(q, 0, 0x60, (uint32_t)ECAM_BASE);
+    d.bar2 = page;
+    rd_map(&d);
+    rung = count_in_log(log, "rnic_doorbell");
+    /* The SYN retries run out in the timer: CM_TIMEOUT's EQE goes there. */
+    qt_clock_step(q, 400000000000ull);
+    rd_step(q);
+    rung = count_in_log(log, "rnic_doorbell") - rung;
+    blocked = count_in_log(log, "Blocked re-entrant IO on MemoryRegion: "
+                           "rnic-doorbells");
+    printf("timer-db: the timer's EQE onto the doorbell page: %u doorbell(s) "
+           "run, QEMU's re-entrancy guard blocked it: %s; QEMU alive: %s\n",
+           rung, blocked ? "yes" : "no", qt_alive(q) ? "yes" : "no");
+    CHECK_EQ(rung, 0);
+    CHECK(blocked > 0);
+    CHECK(qt_alive(q));
+    CHECK_EQ(rd_cmd_obj(&d, RNIC_CMD_NOP, 0), RNIC_STS_OK);
     qt_quit(q);
 }
 
@@ -611,7 +710,13 @@ int main(int argc, char **argv)
              getenv("MESON_BUILD_ROOT") : "/tmp");
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!strcmp(which, "sbr") || !strcmp(which, "all")) {
-        test_sbr();
+        test_sbr(false);
+    }
+    if (!strcmp(which, "sbr-timer") || !strcmp(which, "all")) {
+        test_sbr(true);
+    }
+    if (!strcmp(which, "timer-db") || !strcmp(which, "all")) {
+        test_timer_db();
     }
     if (!strcmp(which, "slot") || !strcmp(which, "all")) {
         test_slot();
