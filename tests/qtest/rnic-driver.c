@@ -295,6 +295,13 @@ unsigned rd_connect(struct rd *d, uint32_t qpn, const uint8_t lip[4],
                     const uint8_t rip[4], uint16_t rport,
                     const uint8_t mac[6], uint32_t *conn)
 {
+    return rd_connect_from(d, qpn, lip, 0, rip, rport, mac, conn);
+}
+
+unsigned rd_connect_from(struct rd *d, uint32_t qpn, const uint8_t lip[4],
+                         uint16_t lport, const uint8_t rip[4], uint16_t rport,
+                         const uint8_t mac[6], uint32_t *conn)
+{
     struct rnic_admin_cmd c = rd_mk(RNIC_CMD_CM_CONNECT);
     struct rnic_cmd_cm_connect *k = &c.u.cm_connect;
     unsigned sts;
@@ -303,6 +310,7 @@ unsigned rd_connect(struct rd *d, uint32_t qpn, const uint8_t lip[4],
     k->tuple.family = RNIC_AF_IPV4;
     memcpy(k->tuple.local_addr, lip, 4);
     memcpy(k->tuple.remote_addr, rip, 4);
+    k->tuple.local_port = lport;
     k->tuple.remote_port = rport;
     memcpy(k->next_hop_mac, mac, 6);
     k->ird = 4;

@@ -86,6 +86,10 @@ unsigned rd_listen(struct rd *d, uint32_t id, const uint8_t ip[4],
 unsigned rd_connect(struct rd *d, uint32_t qpn, const uint8_t lip[4],
                     const uint8_t rip[4], uint16_t rport,
                     const uint8_t mac[6], uint32_t *conn);
+/* The same from local port lport (0: the device picks one). */
+unsigned rd_connect_from(struct rd *d, uint32_t qpn, const uint8_t lip[4],
+                         uint16_t lport, const uint8_t rip[4], uint16_t rport,
+                         const uint8_t mac[6], uint32_t *conn);
 unsigned rd_accept(struct rd *d, uint32_t conn, uint32_t qpn);
 
 /* Next entry if its phase says it is new (consumed, EQ doorbell rung). */

@@ -9,6 +9,9 @@
  *           from inside its own DMA write.  QEMU lives, the device answers
  *           after re-init, and connections are released again after.
  *  sbr-timer  the same EQE written by the timer (SYN retries run out).
+ *  sbr-peer as sbr, the EQE a peer's connect request (B behind the bridge,
+ *           A on the same hub connecting from port 0x40): reset inside B's
+ *           receive, inside A's transmit.
  *  timer-db a CM EQ page accepted earlier, the doorbell BAR moved onto it:
  *           the timer's CM_TIMEOUT EQE is blocked by QEMU's re-entrancy
  *           guard, no doorbell runs from the device's own DMA.
@@ -19,7 +22,7 @@
  *           in A's transmit: A's QP in error, one completion, no DDP segment
  *           twice (frames counted with filter-dump).
  *
- * Usage: rnic-qtest-reentry sbr|sbr-timer|timer-db|slot|hub (default all).
+ * Usage: rnic-qtest-reentry [CASE] (default: all of them).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -693,6 +696,82 @@ static void test_hub(void)
     qt_quit(q);
 }
 
+/* ------------------------------------------------------------------ */
+/* SBR from the peer's connect request, inside the peer's transmit      */
+
+/*
+ * A on the root bus, B behind the pcie-pci-bridge with its CM EQ on the
+ * bridge's ECAM page, both on one hub.  A connects from local port 0x0040:
+ * B's CONNECT_REQUEST EQE carries it as remote port and sets Secondary Bus
+ * Reset from inside B's receive, itself inside A's transmit.
+ */
+static void test_sbr_peer(void)
+{
+    const char *const args[] = {
+        "-netdev", "hubport,id=ha,hubid=0",
+        "-netdev", "hubport,id=hb,hubid=0",
+        "-device", "pcie-pci-bridge,id=br,bus=pcie.0,addr=05.0",
+        "-device", "rnic,id=ra,netdev=ha,addr=04.0,mac=52:54:00:00:00:0a",
+        "-device", "rnic,id=rb,netdev=hb,bus=br,addr=01.0,"
+                   "mac=52:54:00:00:00:0b",
+        NULL
+    };
+    struct qt *q = start("sbr-peer", args);
+    static struct hub_dev a, b;
+    uint32_t conn = 0, ctl;
+    unsigned i;
+
+    qt_pci_write(q, 0, 0x64, 0);
+    qt_pci_write(q, 0, 0x60, (uint32_t)ECAM_BASE | 1);
+    bridge_setup(q);
+    rd_init(&a.d, q, 0, 0x8000000, RAM_LO, 0x1e00000);
+    rd_init(&b.d, q, 1, 0, 0x2000000, RAM_HI);
+    CHECK_EQ(a.d.devfn, 4 << 3);
+    CHECK(b.d.devfn >= 0);
+    if (b.d.devfn < 0) {
+        qt_quit(q);
+        return;
+    }
+    rd_map(&a.d);
+    rd_map(&b.d);
+    if (!hub_dev_up(&a, false) ||
+        !bring_up(&b.d, &b.async, &b.comp, &b.cq, &b.qp)) {
+        qt_quit(q);
+        return;
+    }
+    CHECK_EQ(rd_create_eq(&b.d, &b.cm, EQ_CM, 2, RNIC_EQ_F_CM,
+                          ECAM(0, BR_DEVFN)), RNIC_STS_OK);
+    bridge_setup(q);
+    CHECK_EQ(rd_listen(&b.d, 0, ip_b, PORT), RNIC_STS_OK);
+    CHECK_EQ(rd_connect_from(&a.d, QPN, ip_a, 0x0040, ip_b, PORT, mac_b,
+                             &conn), RNIC_STS_OK);
+    for (i = 0; i < 100; i++) {
+        rd_step(q);
+    }
+    ctl = qt_pci_read(q, BR_DEVFN, 0x3c) >> 16;
+    printf("sbr-peer: A connects from port 0x40 -> B's Bridge Control 0x%x, "
+           "QEMU alive: %s\n", ctl, qt_alive(q) ? "yes" : "no");
+    CHECK(ctl & 0x40);
+    CHECK(qt_alive(q));
+
+    /* B re-initialised; then a fresh connection between the two works. */
+    qt_pci_write(q, BR_DEVFN, 0x3c, 0);
+    bridge_setup(q);
+    CHECK_EQ(qt_pcib_read(q, 1, b.d.devfn, 0x10) & ~0xfu, 0);
+    rd_init(&b.d, q, 1, 0, 0x2000000, RAM_HI);
+    rd_map(&b.d);
+    CHECK(!(rd_reg(&b.d, RNIC_REG_DEV_STATUS) & RNIC_STATUS_READY));
+    if (!hub_dev_up(&b, true)) {
+        qt_quit(q);
+        return;
+    }
+    CHECK_EQ(rd_cmd_obj(&a.d, RNIC_CMD_NOP, 0), RNIC_STS_OK);
+    CHECK(hub_connect(&a, &b, QPN + 1));
+    printf("sbr-peer: after B's re-init: A -> B connected again: %s\n",
+           failures ? "NO" : "yes");
+    qt_quit(q);
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
@@ -723,6 +802,9 @@ int main(int argc, char **argv)
     }
     if (!strcmp(which, "hub") || !strcmp(which, "all")) {
         test_hub();
+    }
+    if (!strcmp(which, "sbr-peer") || !strcmp(which, "all")) {
+        test_sbr_peer();
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     unlink(bios);
