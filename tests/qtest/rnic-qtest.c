@@ -667,32 +667,20 @@ static void test_stats_and_reset(void)
 
 int main(void)
 {
-    const char *cache = getenv("RNIC_CACHE");
-    const char *home = getenv("HOME");
-    char qemu[4096], bios[] = "/tmp/rnic-qtest-bios-XXXXXX", log[256];
+    char qemu[4096], bios[64], log[256];
     char netdev[64];
-    int sv[2], bfd;
-    static char zeros[256 * 1024];
+    int sv[2];
 
-    snprintf(qemu, sizeof(qemu), "%s/build/qemu/qemu-system-x86_64",
-             cache ? cache : (home ? home : "/root"));
-    if (!cache) {
-        snprintf(qemu, sizeof(qemu),
-                 "%s/.cache/rnic/build/qemu/qemu-system-x86_64",
-                 home ? home : "/root");
-    }
-    if (access(qemu, X_OK)) {
+    if (!qt_qemu_path(qemu, sizeof(qemu))) {
         printf("SKIP: no QEMU with the rnic device at %s "
                "(run scripts/setup/qemu.sh)\n", qemu);
         return 77;
     }
     /* The +ds QEMU tree ships no firmware; qtest never runs any. */
-    bfd = mkstemp(bios);
-    if (bfd < 0 || write(bfd, zeros, sizeof(zeros)) != sizeof(zeros)) {
+    if (!qt_zero_bios(bios, sizeof(bios))) {
         perror("bios");
         return 1;
     }
-    close(bfd);
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
         perror("socketpair");
         return 1;
