@@ -50,6 +50,12 @@ static const struct bad bad[] = {
 
 static char qemu[4096], bios[64], logdir[512];
 
+/* Also when a dead QEMU makes the client exit. */
+static void drop_bios(void)
+{
+    unlink(bios);
+}
+
 struct run {
     pid_t pid;
     unsigned idx;
@@ -144,6 +150,7 @@ int main(void)
         perror("bios");
         return 1;
     }
+    atexit(drop_bios);
     snprintf(logdir, sizeof(logdir), "%s", getenv("MESON_BUILD_ROOT") ?
              getenv("MESON_BUILD_ROOT") : "/tmp");
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -171,7 +178,6 @@ int main(void)
         }
         usleep(5000);
     }
-    unlink(bios);
     printf("rnic-qtest-props: %u bad values, %u not refused cleanly, "
            "%.1f s\n", (unsigned)NBAD, failed, since(&t0));
     return failed ? 1 : 0;

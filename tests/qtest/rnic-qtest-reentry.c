@@ -35,6 +35,12 @@
 static int failures;
 static char qemu[4096], bios[64], logdir[512];
 
+/* Also when a dead QEMU makes the client exit. */
+static void drop_bios(void)
+{
+    unlink(bios);
+}
+
 #define CHECK(cond) do { \
         if (!(cond)) { \
             fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
@@ -785,6 +791,7 @@ int main(int argc, char **argv)
         perror("bios");
         return 1;
     }
+    atexit(drop_bios);
     snprintf(logdir, sizeof(logdir), "%s", getenv("MESON_BUILD_ROOT") ?
              getenv("MESON_BUILD_ROOT") : "/tmp");
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -807,7 +814,6 @@ int main(int argc, char **argv)
         test_sbr_peer();
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    unlink(bios);
     printf("rnic-qtest-reentry %s: %s in %.1f s\n", which,
            failures ? "FAILED" : "passed",
            (double)(t1.tv_sec - t0.tv_sec) +
