@@ -51,7 +51,7 @@ base_key=$( {
 } | sha256sum | cut -c1-16)
 key=$( {
 	echo "$base_key"
-	cat "$here/build-image.sh"
+	cat "$here/build-image.sh" "$here/guest/rnic-image-test-flag.conf"
 	for d in "${kit_debs[@]}"; do basename "$d"; deb_content "$d" | sha256sum; done
 } | sha256sum | cut -c1-16)
 base=$cache/images/base-$suite-$base_key
@@ -102,6 +102,9 @@ if [ ${#kit_debs[@]} -gt 0 ]; then
 	' sh "$tmp/root" >&2
 	rm -rf "$tmp/root/tmp/rnic-kit"
 fi
+# The test unit's boot flag (see the drop-in).
+install -D -m 644 "$here/guest/rnic-image-test-flag.conf" \
+	"$tmp/root/etc/systemd/system/rnic-image-test.service.d/boot-flag.conf"
 # Nothing for systemd's first-boot update units (ldconfig, journal catalog)
 # to do on every boot of a throw-away overlay.
 touch "$tmp/root/etc/.updated" "$tmp/root/var/.updated"

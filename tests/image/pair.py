@@ -238,7 +238,7 @@ def main():
             full = cmd + ['-kernel', os.path.join(img, 'vmlinuz'), '-initrd', os.path.join(img, 'initrd.img'),
                           # No login on the console while the test writes to it
                           # (agetty's vhangup would cut the test's output off).
-                          '-append', 'root=LABEL=rnicroot rw console=ttyS0 quiet net.ifnames=0 panic=-1 rnic.test '
+                          '-append', 'root=LABEL=rnicroot rw console=ttyS0 quiet net.ifnames=0 panic=-1 rnic_image.test '
                           'systemd.mask=serial-getty@ttyS0.service',
                           '-drive', 'file=%s,format=raw,if=none,id=rnictest,readonly=on' % tdisk,
                           '-device', 'virtio-blk-pci,drive=rnictest,serial=rnictest', '-no-reboot']
