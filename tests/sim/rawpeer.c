@@ -18,9 +18,10 @@ static void a_connected(void *opaque, struct rnic_tcp_conn *c, void *user)
 {
     struct rawpeer *p = opaque;
 
-    (void)c;
     (void)user;
-    p->connected = true;
+    if (c == p->c) {
+        p->connected = true;
+    }
 }
 
 static void a_parse_fpdus(struct rawpeer *a, const uint8_t *data, size_t len)
@@ -68,6 +69,10 @@ static void a_recv(void *opaque, struct rnic_tcp_conn *c, void *user,
     struct rawpeer *a = opaque;
 
     (void)user;
+    if (c != a->c) {
+        rnic_tcp_recv_done(c, len, a->sl->now);     /* an extra connection */
+        return;
+    }
     a->unread += len;
     if (!a->have_reply) {
         size_t used = 0;
@@ -103,9 +108,18 @@ static void a_closed(void *opaque, struct rnic_tcp_conn *c, void *user,
                      int err)
 {
     struct rawpeer *p = opaque;
+    unsigned i;
 
-    (void)c;
     (void)user;
+    for (i = 0; i < p->nextra; i++) {
+        if (p->extra[i] == c) {
+            p->extra[i] = NULL;
+            return;
+        }
+    }
+    if (c != p->c) {
+        return;
+    }
     p->closed = true;
     p->reset = err == RNIC_TCP_ECONNRESET;
     p->c = NULL;
@@ -114,8 +128,14 @@ static void a_closed(void *opaque, struct rnic_tcp_conn *c, void *user,
 static void a_peer_closed(void *opaque, struct rnic_tcp_conn *c, void *user)
 {
     struct rawpeer *p = opaque;
+    unsigned i;
 
     (void)user;
+    for (i = 0; i < p->nextra; i++) {
+        if (p->extra[i] == c) {
+            rnic_tcp_close(c, p->sl->now);
+        }
+    }
     if (p->c == c) {
         rnic_tcp_close(c, p->sl->now);
     }
@@ -240,7 +260,7 @@ bool rp_init(struct rawpeer *p, struct simlink *sl, int side,
     rnic_tcp_config_default(&tc);
     memcpy(tc.mac, mac, 6);
     rnic_ipaddr_v4(&tc.addr, ip[0], ip[1], ip[2], ip[3]);
-    tc.max_conns = 4;
+    tc.max_conns = RP_MAX_EXTRA + 4;
     if (rcvbuf) {
         tc.rcvbuf = rcvbuf;
     }
@@ -263,6 +283,77 @@ void rp_fini(struct rawpeer *p)
     }
     p->t = NULL;
     p->c = NULL;
+}
+
+/* TCP-connect from lport; true once established. */
+static struct rnic_tcp_conn *tcp_open(struct rawpeer *p, const uint8_t ip[4],
+                                      uint16_t port, const uint8_t mac[6],
+                                      uint16_t lport)
+{
+    struct rnic_ipaddr vip;
+    struct rnic_tcp_conn *c;
+    uint64_t end = p->sl->now + 10 * SL_SEC;
+
+    rnic_ipaddr_v4(&vip, ip[0], ip[1], ip[2], ip[3]);
+    c = rnic_tcp_connect(p->t, &vip, port, lport, mac, p, p->sl->now);
+    if (!c) {
+        return NULL;
+    }
+    p->c = c;
+    while (p->c && !p->connected && p->sl->now < end && sl_step(p->sl)) {
+    }
+    return p->connected ? c : NULL;
+}
+
+bool rp_connect_raw(struct rawpeer *p, const uint8_t ip[4], uint16_t port,
+                    const uint8_t mac[6], uint16_t lport,
+                    const uint8_t *req, size_t len)
+{
+    struct rnic_mpa_rr_rx rx;
+    size_t used = 0;
+
+    if (!tcp_open(p, ip, port, mac, lport)) {
+        snprintf(p->err, sizeof(p->err), "raw peer: TCP connect failed");
+        return false;
+    }
+    /* What the device will take as the Request, to check its Reply by. */
+    rnic_mpa_rr_rx_init(&rx, false);
+    if (rnic_mpa_rr_rx_feed(&rx, req, len, &used, &p->req) == 1) {
+        p->req_len = used < sizeof(p->req_copy) ? used : sizeof(p->req_copy);
+        memcpy(p->req_copy, req, p->req_len);
+        p->req.pd = p->req.pd_len ? p->req_copy + (used - p->req.pd_len) :
+                    NULL;
+    } else {
+        memset(&p->req, 0, sizeof(p->req));
+    }
+    rnic_mpa_rr_rx_init(&p->rr_rx, true);
+    return rp_send(p, req, len);
+}
+
+bool rp_open_extra(struct rawpeer *p, const uint8_t ip[4], uint16_t port,
+                   const uint8_t mac[6], uint16_t lport)
+{
+    struct rnic_tcp_conn *primary = p->c;
+    bool was = p->connected;
+    struct rnic_tcp_conn *c;
+    struct rnic_mpa_rr req = p->req;
+    uint8_t rr[RNIC_MPA_RR_MAX];
+    int n;
+
+    if (p->nextra >= RP_MAX_EXTRA) {
+        return false;
+    }
+    p->connected = false;
+    c = tcp_open(p, ip, port, mac, lport);
+    p->c = primary;
+    p->connected = was;
+    if (!c) {
+        return false;
+    }
+    p->extra[p->nextra++] = c;
+    req.reply = false;
+    n = rnic_mpa_rr_encode(&req, rr, sizeof(rr));
+    return n > 0 && !rnic_tcp_send(c, rr, (size_t)n, p->sl->now);
 }
 
 bool rp_connect(struct rawpeer *p, const uint8_t ip[4], uint16_t port,

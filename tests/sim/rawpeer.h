@@ -14,6 +14,8 @@
 #include "simlink.h"
 #include "tcp/tcp.h"
 
+#define RP_MAX_EXTRA    16
+
 struct rawpeer {
     struct simlink *sl;
     int side;
@@ -21,6 +23,11 @@ struct rawpeer {
     struct rnic_tcp_conn *c;
     bool connected, closed, reset;
     struct rnic_mpa_rr req;
+    uint8_t req_copy[RNIC_MPA_RR_MAX];  /* rp_connect_raw: its private data */
+    size_t req_len;
+    /* rp_open_extra: more connections, MPA Request sent, data discarded */
+    struct rnic_tcp_conn *extra[RP_MAX_EXTRA];
+    unsigned nextra;
     struct rnic_mpa_rr_rx rr_rx;
     bool have_reply;
     struct rnic_mpa_rr rep;
@@ -49,6 +56,20 @@ void rp_fini(struct rawpeer *p);
 bool rp_connect(struct rawpeer *p, const uint8_t ip[4], uint16_t port,
                 const uint8_t mac[6], uint16_t lport, uint8_t rev, bool crc,
                 bool want_markers);
+/*
+ * TCP connect as rp_connect, then send req (the fuzzer's bytes) as the MPA
+ * Request and whatever follows it; the Reply is checked against what the
+ * bytes parse to.
+ */
+bool rp_connect_raw(struct rawpeer *p, const uint8_t ip[4], uint16_t port,
+                    const uint8_t mac[6], uint16_t lport,
+                    const uint8_t *req, size_t len);
+/*
+ * One more connection (after rp_connect) sending the same MPA Request;
+ * the device's answer on it is read and discarded.
+ */
+bool rp_open_extra(struct rawpeer *p, const uint8_t ip[4], uint16_t port,
+                   const uint8_t mac[6], uint16_t lport);
 /* One record of raw stream bytes. */
 bool rp_send(struct rawpeer *p, const uint8_t *buf, size_t len);
 /*
