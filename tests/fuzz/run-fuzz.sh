@@ -5,8 +5,11 @@
 # usage: run-fuzz.sh NAME SRC_ROOT BUILD_DIR SECONDS MAX_LEN SEED_SCRIPT SOURCE... [-lLIB...]
 #   SOURCE: paths below SRC_ROOT (globs allowed), the harness first, or absolute
 #   paths; -D and -I options go to the compiler, -l options to the linker.
+#   FUZZ_SECONDS in the environment replaces SECONDS (long runs).
+# The corpus (OUT/corpus-NAME) is kept between runs: each run starts from
+# what earlier runs found plus the seeds.
 set -eu
-NAME=$1 SRC=$2 OUT=$3 SECS=$4 MAXLEN=$5 SEEDS=$6
+NAME=$1 SRC=$2 OUT=$3 SECS=${FUZZ_SECONDS:-$4} MAXLEN=$5 SEEDS=$6
 shift 6
 CC=${FUZZ_CC:-clang}
 command -v "$CC" >/dev/null || { echo "run-fuzz: $CC not found; skipping"; exit 77; }
