@@ -102,6 +102,7 @@ hands = {
     'hs-pd-max': mpa_req(pd=bytes(508)),
     'hs-pd-over': mpa_req(pd=bytes(600)),
     'hs-short': mpa_req()[:15],
+    'hs-empty': b'',
     'hs-bytes-after': mpa_req() + fpdu_after,
     'hs-two-requests': mpa_req() + mpa_req(),
 }
