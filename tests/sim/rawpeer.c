@@ -327,7 +327,8 @@ bool rp_connect_raw(struct rawpeer *p, const uint8_t ip[4], uint16_t port,
         memset(&p->req, 0, sizeof(p->req));
     }
     rnic_mpa_rr_rx_init(&p->rr_rx, true);
-    return rp_send(p, req, len);
+    /* Nothing to send is a Request that never comes, not a failure. */
+    return !len || rp_send(p, req, len);
 }
 
 bool rp_open_extra(struct rawpeer *p, const uint8_t ip[4], uint16_t port,
