@@ -138,6 +138,20 @@ static void h_guest_error(void *opaque, const char *what, uint64_t a,
     (void)b;
 }
 
+/* Ring and MR pages: all of the fuzzer's memory is RAM, nothing else. */
+static int h_dma_check_ram(void *opaque, uint64_t addr, uint64_t len)
+{
+    (void)opaque;
+    return in_ram(addr, len) ? 0 : -1;
+}
+
+/* The ISN key: fixed, so that an input replays the same way. */
+static void h_random(void *opaque, void *buf, size_t len)
+{
+    (void)opaque;
+    memset(buf, 0x5a, len);
+}
+
 static const struct rnic_host_ops fa_ops = {
     .dma_read = h_dma_read,
     .dma_write = h_dma_write,
@@ -146,6 +160,8 @@ static const struct rnic_host_ops fa_ops = {
     .now_ns = h_now,
     .timer_mod = h_timer_mod,
     .guest_error = h_guest_error,
+    .random = h_random,
+    .dma_check_ram = h_dma_check_ram,
 };
 
 static void put64(uint8_t *p, uint64_t v)
