@@ -612,7 +612,8 @@ static const Property rnic_properties[] = {
                        RNIC_DEF_MAX_CONN),
     DEFINE_PROP_UINT32("max-mr-pages", RnicState, cfg.max_mr_pages,
                        RNIC_DEF_MAX_MR_PAGES),
-    DEFINE_PROP_BOOL("ack-batch", RnicState, cfg.ack_batch, true),
+    DEFINE_PROP_BOOL("ack-batch", RnicState, cfg.ack_batch,
+                     RNIC_DEF_ACK_BATCH),
 };
 
 static void rnic_class_init(ObjectClass *klass, void *data)

@@ -78,6 +78,7 @@
 #define RNIC_DEF_MAX_LISTEN     32
 #define RNIC_DEF_MAX_CONN       1024
 #define RNIC_DEF_MAX_MR_PAGES   (1u << 21)      /* 16 MiB of page lists */
+#define RNIC_DEF_ACK_BATCH      true
 
 /* Device limits, from QOM properties (QEMU) or the test. */
 struct rnic_dev_config {
@@ -92,8 +93,8 @@ struct rnic_dev_config {
     uint32_t max_mr_pages;
     /*
      * Offloaded TCP ACKs in-order data once per receive burst (stretch ACKs,
-     * see rnic_dev_rx_batch_end); off by default: the embedder must then
-     * call rnic_dev_rx_batch_end.
+     * see rnic_dev_rx_batch_end); on by default (RNIC_DEF_ACK_BATCH): the
+     * embedder calls rnic_dev_rx_batch_end at the end of each burst.
      */
     bool ack_batch;
 };

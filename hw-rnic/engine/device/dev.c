@@ -37,6 +37,7 @@ void rnic_dev_config_default(struct rnic_dev_config *cfg)
     cfg->max_listen = RNIC_DEF_MAX_LISTEN;
     cfg->max_conn = RNIC_DEF_MAX_CONN;
     cfg->max_mr_pages = RNIC_DEF_MAX_MR_PAGES;
+    cfg->ack_batch = RNIC_DEF_ACK_BATCH;
 }
 
 static bool in_range(uint32_t v, uint32_t lo, uint32_t hi)
