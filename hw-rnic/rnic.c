@@ -2,7 +2,7 @@
 /*
  * rnic: emulated iWARP RNIC.  This file is only the QEMU adapter: the PCI
  * function (BARs, MSI-X), the netdev, properties, reset and tracing.  The
- * device itself is the sans-I/O core in engine/ (engine/dev.h), reached
+ * device itself is the sans-I/O core in engine/ (engine/core/dev.h), reached
  * through latching MMIO entry points: doorbells run the core at once,
  * register writes through a guarded bottom half.  Every call that runs the
  * core (doorbell, bottom half, timer, netdev) engages the device's

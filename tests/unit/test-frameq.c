@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The device's frame FIFO (engine/frameq.c) against a model: random puts
+ * The device's frame FIFO (engine/core/frameq.c) against a model: random puts
  * and pops of random sizes, every frame comes out whole and in order, the
  * byte and frame bounds hold, and a frame at the head is never overwritten
  * by later puts (the egress flush relies on that).
