@@ -326,39 +326,13 @@ static void test_mtu_change(void)
 static void test_bad_reply(void)
 {
     struct pair *p = p_new();
-    uint8_t buf[RNIC_MPA_RR_MAX];
-    struct rnic_iw_conn *bc;
-    struct rnic_mpa_rr rep;
     struct rnic_eqe e;
     uint32_t conn;
-    int n;
 
-    p_make_qp(&p->a, P_QP);
-    CHECK_EQ(p_listen(&p->b, 0, P_PORT), RNIC_STS_OK);
-    CHECK_EQ(p_connect(p, P_QP, 2, RNIC_MPA_P2P_READ, NULL, &conn),
-             RNIC_STS_OK);
-    p_settle(p, 1000000000ull);
-    CHECK(p_cm_event(&p->b, &e, NULL));
-    bc = rnic_iw_conn_find(&p->b.h->dev, e.obj);
-    CHECK(bc && bc->tc);
-    if (!bc || !bc->tc) {
+    if (!p_reply_unoffered_rtr(p, &conn)) {
         p_free(p);
         return;
     }
-    memset(&rep, 0, sizeof(rep));
-    rep.reply = true;
-    rep.rev = 2;
-    rep.enhanced = true;
-    rep.p2p = true;
-    rep.rtr = RNIC_MPA_RTR_WRITE;
-    rep.ird = rep.ord = 1;
-    n = rnic_mpa_rr_encode(&rep, buf, sizeof(buf));
-    CHECK(n > 0);
-    /* engine code runs inside the device's dispatch (its frames too) */
-    CHECK(rnic_dev_dispatch_begin(&p->b.h->dev));
-    CHECK_EQ(rnic_tcp_send(bc->tc, buf, (size_t)n, p->now), RNIC_TCP_OK);
-    rnic_dev_dispatch_end(&p->b.h->dev);
-    p_settle(p, 1000000000ull);
     CHECK(p_cm_event(&p->a, &e, NULL));
     CHECK_EQ(e.code, RNIC_CM_MPA_ERROR);
     CHECK_EQ(p_qp_state(&p->a, P_QP), RNIC_QPS_ERROR);

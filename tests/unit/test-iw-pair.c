@@ -4,6 +4,8 @@
  */
 #include <string.h>
 #include "test-iw-pair.h"
+#include "iwarp/iw.h"
+#include "wire/mpa.h"
 #include "wire/net.h"
 
 static void wire_push(struct p_wire *w, const void *f, size_t len)
@@ -345,6 +347,47 @@ bool p_connect_pair(struct pair *p, uint8_t rev, uint8_t flags)
     ok &= p_qp_state(&p->b, P_QP) == RNIC_QPS_RTS;
     CHECK(ok);
     return ok;
+}
+
+/*
+ * A connects offering only a Read RTR; B's Reply, written by hand into
+ * B's TCP, picks a Write RTR A did not offer.  conn: A's connection.
+ * false if B never saw the request.
+ */
+bool p_reply_unoffered_rtr(struct pair *p, uint32_t *conn)
+{
+    uint8_t buf[RNIC_MPA_RR_MAX];
+    struct rnic_iw_conn *bc;
+    struct rnic_mpa_rr rep;
+    struct rnic_eqe e;
+    int n;
+
+    p_make_qp(&p->a, P_QP);
+    CHECK_EQ(p_listen(&p->b, 0, P_PORT), RNIC_STS_OK);
+    CHECK_EQ(p_connect(p, P_QP, 2, RNIC_MPA_P2P_READ, NULL, conn),
+             RNIC_STS_OK);
+    p_settle(p, 1000000000ull);
+    CHECK(p_cm_event(&p->b, &e, NULL));
+    bc = rnic_iw_conn_find(&p->b.h->dev, e.obj);
+    CHECK(bc && bc->tc);
+    if (!bc || !bc->tc) {
+        return false;
+    }
+    memset(&rep, 0, sizeof(rep));
+    rep.reply = true;
+    rep.rev = 2;
+    rep.enhanced = true;
+    rep.p2p = true;
+    rep.rtr = RNIC_MPA_RTR_WRITE;
+    rep.ird = rep.ord = 1;
+    n = rnic_mpa_rr_encode(&rep, buf, sizeof(buf));
+    CHECK(n > 0);
+    /* engine code runs inside the device's dispatch (its frames too) */
+    CHECK(rnic_dev_dispatch_begin(&p->b.h->dev));
+    CHECK_EQ(rnic_tcp_send(bc->tc, buf, (size_t)n, p->now), RNIC_TCP_OK);
+    rnic_dev_dispatch_end(&p->b.h->dev);
+    p_settle(p, 1000000000ull);
+    return true;
 }
 
 void p_post_send1(struct p_dev *d, uint64_t wr_id, uint64_t addr,

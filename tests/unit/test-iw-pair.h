@@ -69,6 +69,8 @@ unsigned p_conn_cmd(struct p_dev *d, uint8_t opcode, uint32_t conn);
 bool p_cm_event(struct p_dev *d, struct rnic_eqe *e, uint8_t *pd);
 /* A connected pair (a active, b passive) with QPs P_QP in RTS. */
 bool p_connect_pair(struct pair *p, uint8_t rev, uint8_t flags);
+/* A offers a Read RTR, B's hand-written Reply picks Write (settled). */
+bool p_reply_unoffered_rtr(struct pair *p, uint32_t *conn);
 /* Post (not ring) a signaled one-SGE Send of len octets at addr. */
 void p_post_send1(struct p_dev *d, uint64_t wr_id, uint64_t addr,
                   uint32_t len, uint32_t lkey);

@@ -302,13 +302,9 @@ static void test_reject_and_refuse(void)
 {
     struct pair *p = p_new();
     const struct rnic_trace *ev;
-    uint8_t buf[RNIC_MPA_RR_MAX];
-    struct rnic_iw_conn *bc;
-    struct rnic_mpa_rr rep;
     unsigned pa = 0, pb = 0;
     struct rnic_eqe e;
     uint32_t conn;
-    int n;
 
     printf("reject, refused Reply:\n");
     trace_on(p);
@@ -338,31 +334,10 @@ static void test_reject_and_refuse(void)
     p = p_new();
     trace_on(p);
     pa = 0;
-    p_make_qp(&p->a, P_QP);
-    CHECK_EQ(p_listen(&p->b, 0, P_PORT), RNIC_STS_OK);
-    CHECK_EQ(p_connect(p, P_QP, 2, RNIC_MPA_P2P_READ, NULL, &conn),
-             RNIC_STS_OK);
-    p_settle(p, 1000000000ull);
-    CHECK(p_cm_event(&p->b, &e, NULL));
-    bc = rnic_iw_conn_find(&p->b.h->dev, e.obj);
-    CHECK(bc && bc->tc);
-    if (!bc || !bc->tc) {
+    if (!p_reply_unoffered_rtr(p, &conn)) {
         p_free(p);
         return;
     }
-    memset(&rep, 0, sizeof(rep));
-    rep.reply = true;
-    rep.rev = 2;
-    rep.enhanced = true;
-    rep.p2p = true;
-    rep.rtr = RNIC_MPA_RTR_WRITE;
-    rep.ird = rep.ord = 1;
-    n = rnic_mpa_rr_encode(&rep, buf, sizeof(buf));
-    CHECK(n > 0);
-    CHECK(rnic_dev_dispatch_begin(&p->b.h->dev));
-    CHECK_EQ(rnic_tcp_send(bc->tc, buf, (size_t)n, p->now), RNIC_TCP_OK);
-    rnic_dev_dispatch_end(&p->b.h->dev);
-    p_settle(p, 1000000000ull);
     ev = NEXT(&rec_a, &pa, RNIC_TRACE_MPA);
     if (ev) {
         CHECK_EQ(ev->conn, conn);
