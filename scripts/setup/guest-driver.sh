@@ -57,4 +57,8 @@ for d in "$RNIC_TOP"/tests/kmod/*/; do
 	[ -f "$d/Kbuild" ] || continue
 	build_module "${d%/}" 6.12 "$RNIC_CACHE/build/kmod-$(basename "$d")-6.12"
 done
-ok "guest-driver: $(ls "$RNIC_CACHE"/build/guest-driver-6.12/*.ko | xargs -n1 basename | tr '\n' ' ')"
+kos=""
+for ko in "$RNIC_CACHE"/build/guest-driver-6.12/*.ko; do
+	kos="$kos${ko##*/} "
+done
+ok "guest-driver: $kos"
