@@ -432,14 +432,11 @@ static const MemoryRegionOps rnic_db_ops = {
     .impl = { .min_access_size = 8, .max_access_size = 8 },
 };
 
-/* Netdev. */
-
-static bool rnic_can_receive(NetClientState *nc)
-{
-    RnicState *s = qemu_get_nic_opaque(nc);
-
-    return rnic_dev_can_receive(s->core);
-}
+/*
+ * Netdev.  No can_receive: the device takes every frame (an L2 frame with
+ * no RX buffer is dropped and counted), as QEMU queues all frames behind
+ * one refused, offloaded connections' frames too.
+ */
 
 static ssize_t rnic_receive(NetClientState *nc, const uint8_t *buf,
                             size_t size)
@@ -460,7 +457,10 @@ static ssize_t rnic_receive(NetClientState *nc, const uint8_t *buf,
     }
     rnic_core_leave(s, last);
     trace_rnic_rx_frame(size, taken);
-    /* 0 makes the net layer queue the frame until rx_resume flushes it. */
+    /*
+     * 0 (only from inside the device's own work, its backlog full) makes
+     * the net layer queue the frame until rx_resume flushes it.
+     */
     return taken ? size : 0;
 }
 
@@ -477,7 +477,6 @@ static void rnic_link_status_changed(NetClientState *nc)
 static NetClientInfo rnic_net_info = {
     .type = NET_CLIENT_DRIVER_NIC,
     .size = sizeof(NICState),
-    .can_receive = rnic_can_receive,
     .receive = rnic_receive,
     .link_status_changed = rnic_link_status_changed,
 };

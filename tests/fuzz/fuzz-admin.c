@@ -387,9 +387,7 @@ static void step(struct fa *f, uint8_t op, const uint8_t **p,
         if (!b) {
             return;
         }
-        if (rnic_dev_can_receive(&f->dev)) {
-            rnic_dev_receive(&f->dev, b, a[0]);
-        }
+        rnic_dev_receive(&f->dev, b, a[0]);
         break;
     case 8:
         a = take(p, end, 1);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Device core L2 path: TX gather and write-back, RX delivery, back-pressure,
- * MTU limits, events and interrupts, doorbell validation.
+ * Device core L2 path: TX gather and write-back, TX back-pressure, RX
+ * delivery and no-buffer drops, MTU limits, events and interrupts,
+ * doorbell validation.
  */
 #include <string.h>
 #include "test-dev-harness.h"
@@ -205,14 +206,17 @@ static void test_rx(void)
 
     l2_setup(&t);
     frame_fill(f, 100, mac, 3);
-    /* Queue exists, no buffers: refuse and remember to resume. */
-    CHECK(!rnic_dev_can_receive(&t.h->dev));
-    CHECK(!rnic_dev_receive(&t.h->dev, f, 100));
+    /* Queue exists, no buffers: taken, dropped and counted, not held. */
+    CHECK(rnic_dev_receive(&t.h->dev, f, 100));
+    CHECK_EQ(t.h->dev.stats.rx_no_buffer, 1);
+    CHECK_EQ(t.h->dev.stats.rx_frames, 0);
     rx_post(&t, 1518);
     rx_post(&t, 1518);
     h_doorbell(t.h, RNIC_DB_L2_RX, 0, RNIC_DB_ARM, t.rx_tail);
-    CHECK_EQ(t.h->rx_resumes, 1);
-    CHECK(rnic_dev_can_receive(&t.h->dev));
+    /* Nothing was held, so there is nothing to offer again. */
+    CHECK_EQ(t.h->rx_resumes, 0);
+    CHECK_EQ(rxd(&t, 0)->status, 0);
+    frame_fill(f, 100, mac, 4);
     CHECK(rnic_dev_receive(&t.h->dev, f, 100));
     CHECK_EQ(rxd(&t, 0)->status, RNIC_L2_DONE);
     CHECK_EQ(rxd(&t, 0)->pkt_len, 100);
@@ -228,11 +232,12 @@ static void test_rx(void)
     CHECK(rnic_dev_receive(&t.h->dev, f, 1519));
     CHECK_EQ(t.h->dev.stats.rx_too_long, 1);
     CHECK_EQ(rxd(&t, 1)->status, 0);
-    /* Last buffer used: next frame is refused again. */
+    /* Last buffer used: the next frame is dropped again. */
     frame_fill(f, 1518, mac, 5);
     CHECK(rnic_dev_receive(&t.h->dev, f, 1518));
     CHECK_EQ(rxd(&t, 1)->pkt_len, 1518);
-    CHECK(!rnic_dev_can_receive(&t.h->dev));
+    CHECK(rnic_dev_receive(&t.h->dev, f, 1518));
+    CHECK_EQ(t.h->dev.stats.rx_no_buffer, 2);
     CHECK_EQ(t.h->dev.stats.rx_frames, 2);
     /* Not re-armed: no second event. */
     CHECK_EQ(eqe(&t, 2)->type, 0);

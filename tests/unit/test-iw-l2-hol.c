@@ -5,9 +5,9 @@
  * it, or a broadcast flood that ate them all).  A floods B with broadcasts,
  * then writes over an offloaded connection.  B's frames reach it through a
  * model of QEMU's net queue (net/queue.c), which is what rnic.c sits
- * behind: while the NIC's can_receive says no, or once its receive
- * returned 0, every later frame waits behind the first, in order, until
- * the NIC's rx_resume flushes the queue.  The Write must be placed within
+ * behind: once the NIC's receive returned 0 (or its can_receive, which
+ * rnic.c no longer has, said no), every later frame waits behind the
+ * first, in order, until the NIC's rx_resume flushes the queue.  The Write must be placed within
  * one round trip (no timer runs), the broadcasts dropped and counted in
  * rx_no_buffer, and nothing left in the queue; once a buffer is posted,
  * the next broadcast lands in it.
@@ -26,9 +26,10 @@ struct netq {
     unsigned long max;              /* most frames ever held */
 };
 
+/* rnic.c has no can_receive: QEMU offers every frame to its receive. */
 static bool nic_takes(struct rnic_dev *d, const uint8_t *f, size_t len)
 {
-    return rnic_dev_can_receive(d) && rnic_dev_receive(d, f, len);
+    return rnic_dev_receive(d, f, len);
 }
 
 /* Offer the held frames in order, as qemu_flush_queued_packets does. */

@@ -250,9 +250,13 @@ bool rnic_dev_work_pending(const struct rnic_dev *d);
 /* The deadline requested through host timer_mod passed. */
 void rnic_dev_timer(struct rnic_dev *d);
 
-/* Receive side, called by the net layer with one frame (no FCS). */
-bool rnic_dev_can_receive(const struct rnic_dev *d);
-/* false: no RX buffer now, offer the frame again after rx_resume. */
+/*
+ * Receive side, called by the net layer with one frame (no FCS).  Every
+ * frame is taken, as on a real NIC: offloaded ones go to their connection,
+ * an L2 frame with no RX buffer posted is dropped (rx_no_buffer), so none
+ * waits behind another.  false only when called from inside the device's
+ * own work with its backlog full: offer it again after rx_resume.
+ */
 bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len);
 /*
  * Offloaded connections owe ACKs for what rnic_dev_receive took: the embedder

@@ -95,7 +95,7 @@ struct rnic_host_ops {
      * calls rnic_dev_tx_resume().
      */
     bool (*send_frame)(void *opaque, const void *frame, size_t len);
-    /* Frames the device refused may be offered again (buffers, reset). */
+    /* Frames the device refused may be offered again (backlog, reset). */
     void (*rx_resume)(void *opaque);
     /* An admin command finished (tracing). */
     void (*cmd_done)(void *opaque, unsigned opcode, unsigned tag,

@@ -271,7 +271,7 @@ void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid)
     l2q_event(d, q, false, qid);
 }
 
-bool rnic_l2_rx_has_buffer(const struct rnic_dev *d)
+static bool rx_has_buffer(const struct rnic_dev *d)
 {
     const struct rnic_l2q *q = &d->rxq[0];
 
@@ -282,7 +282,6 @@ void rnic_l2_rx_doorbell(struct rnic_dev *d, uint32_t qid)
 {
     struct rnic_l2q *q = &d->rxq[qid];
     bool arm = q->db_arm;
-    uint32_t old_pidx = q->pidx;
 
     q->db_arm = false;
     if (!q->live) {
@@ -298,13 +297,6 @@ void rnic_l2_rx_doorbell(struct rnic_dev *d, uint32_t qid)
         q->armed = true;
         l2q_event(d, q, true, qid);
     }
-    /*
-     * New buffers: let the net layer redeliver what it held back, whether
-     * it asked can_receive (and queued) or we refused in receive.
-     */
-    if (qid == 0 && q->pidx != old_pidx && d->host.ops->rx_resume) {
-        d->host.ops->rx_resume(d->host.opaque);
-    }
 }
 
 bool rnic_l2_rx_frame(struct rnic_dev *d, const uint8_t *frame, size_t len)
@@ -315,7 +307,7 @@ bool rnic_l2_rx_frame(struct rnic_dev *d, const uint8_t *frame, size_t len)
     uint16_t plen;
     uint8_t status = RNIC_L2_DONE;
 
-    if (!rnic_l2_rx_has_buffer(d)) {
+    if (!rx_has_buffer(d)) {
         return false;
     }
     slot = rnic_ring_slot(&q->ring, q->cidx);

@@ -20,7 +20,6 @@ void rnic_l2_rx_doorbell(struct rnic_dev *d, uint32_t qid);
 
 /* Deliver one frame into RX queue 0; false if no buffer is posted. */
 bool rnic_l2_rx_frame(struct rnic_dev *d, const uint8_t *frame, size_t len);
-bool rnic_l2_rx_has_buffer(const struct rnic_dev *d);
 
 /* Largest frame (no FCS) the port sends or accepts at its MTU. */
 static inline uint32_t rnic_l2_max_frame(const struct rnic_dev *d)

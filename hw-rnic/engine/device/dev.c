@@ -513,14 +513,12 @@ static void timer_now(struct rnic_dev *d)
     }
 }
 
-bool rnic_dev_can_receive(const struct rnic_dev *d)
-{
-    /* Hold frames back only while the driver runs but has no buffer. */
-    return !((d->status & RNIC_STATUS_READY) && d->rxq[0].live &&
-             !rnic_l2_rx_has_buffer(d));
-}
-
-static bool receive_now(struct rnic_dev *d, const uint8_t *frame, size_t len)
+/*
+ * One frame from the wire, always consumed.  An L2 frame with no RX buffer
+ * is dropped and counted, never held: holding it would hold every frame
+ * behind it in the net layer, the offloaded connections' too.
+ */
+static void receive_now(struct rnic_dev *d, const uint8_t *frame, size_t len)
 {
     struct rnic_rx_filter f;
     struct rnic_flow_key k;
@@ -528,26 +526,24 @@ static bool receive_now(struct rnic_dev *d, const uint8_t *frame, size_t len)
 
     if (!(d->status & RNIC_STATUS_READY)) {
         d->stats.rx_no_buffer++;
-        return true;
+        return;
     }
     memcpy(f.mac, d->port.mac, sizeof(f.mac));
     f.promisc = d->port.flags & RNIC_PORT_PROMISC;
     switch (rnic_classify(d->steer, &f, frame, len, &id, &k)) {
     case RNIC_RX_FILTERED:
         d->stats.rx_filtered++;
-        return true;
+        break;
     case RNIC_RX_TO_ENGINE:
         d->stats.rx_offload++;
         rnic_iw_receive(d, frame, len, &k);
-        return true;
+        break;
     case RNIC_RX_TO_L2:
     default:
-        /* Offloaded traffic above needs no L2 ring; this does. */
-        if (!d->rxq[0].live) {
+        if (!rnic_l2_rx_frame(d, frame, len)) {
             d->stats.rx_no_buffer++;
-            return true;
         }
-        return rnic_l2_rx_frame(d, frame, len);
+        break;
     }
 }
 
@@ -609,9 +605,7 @@ static void drain(struct rnic_dev *d)
         }
         f = rnic_frameq_peek(&d->backlog, &len);
         if (f) {
-            if (!receive_now(d, f, len)) {
-                d->stats.rx_no_buffer++;
-            }
+            receive_now(d, f, len);
             rnic_frameq_pop(&d->backlog);
             continue;
         }
@@ -718,8 +712,6 @@ void rnic_dev_timer(struct rnic_dev *d)
 
 bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len)
 {
-    bool taken;
-
     if (!rnic_dev_dispatch_begin(d)) {
         if (rnic_frameq_put(&d->backlog, frame, len)) {
             return true;
@@ -728,9 +720,9 @@ bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len)
         d->rx_resume_owed = true;
         return false;
     }
-    taken = receive_now(d, frame, len);
+    receive_now(d, frame, len);
     rnic_dev_dispatch_end(d);
-    return taken;
+    return true;
 }
 
 void rnic_dev_rx_batch_end(struct rnic_dev *d)
