@@ -139,6 +139,10 @@ static void rnd_frame(struct harness *h)
     }
 }
 
+/* The opcode posted under each tag (tags are not reused in this run). */
+static uint8_t posted_op[65536];
+static bool posted[65536], posted_clean[65536];    /* clean: hdr rsvd 0 */
+
 /* Known-good EQ and L2 rings, so the random traffic reaches the L2 path. */
 struct l2_mem {
     uint64_t eq, tx, rx, lists;
@@ -171,6 +175,8 @@ static void setup_l2(struct harness *h, const struct l2_mem *m)
                 .nentries = 1, .levels = 1, .page_shift = 12 };
         }
         CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
+        posted[h->next_tag] = true;
+        posted_op[h->next_tag] = c.hdr.opcode;
     }
 }
 
@@ -188,6 +194,30 @@ static void scribble_ring(struct harness *h, uint64_t ring)
         d.status = 0;
         d.rsvd = (uint32_t)rnd();
         memcpy(h->mem + ring + 16 * rnd_below(256), &d, sizeof(d));
+    }
+}
+
+/*
+ * A completion must answer a command the driver posted: its tag and opcode
+ * (or an empty, all-zero slot the driver's random SQ tail pointed at, a
+ * NOP), an overflow only with no tag, an unknown opcode with a clean
+ * header BAD_OPCODE.
+ */
+static void check_cqe(const struct rnic_admin_cqe *cqe)
+{
+    CHECK(cqe->status <= RNIC_STS_RING_OVERFLOW);
+    if (cqe->status == RNIC_STS_RING_OVERFLOW) {
+        CHECK_EQ(cqe->tag, RNIC_ADMIN_TAG_NONE);
+        return;
+    }
+    if (!cqe->tag) {
+        CHECK_EQ(cqe->opcode, RNIC_CMD_NOP);
+        return;
+    }
+    CHECK(posted[cqe->tag]);
+    CHECK_EQ(cqe->opcode, posted_op[cqe->tag]);
+    if (cqe->opcode == 0x7f && posted_clean[cqe->tag]) {
+        CHECK_EQ(cqe->status, RNIC_STS_BAD_OPCODE);
     }
 }
 
@@ -218,6 +248,10 @@ int main(void)
 
             rnd_cmd(h, &c);
             h_post(h, &c);
+            CHECK(h->next_tag != RNIC_ADMIN_TAG_NONE && !posted[h->next_tag]);
+            posted[h->next_tag] = true;
+            posted_op[h->next_tag] = c.hdr.opcode;
+            posted_clean[h->next_tag] = !c.hdr.flags && !c.hdr.rsvd;
             h_ring_admin(h);
             break;
         }
@@ -287,7 +321,7 @@ int main(void)
         while (h_poll(h, &cqe)) {
             status_seen[cqe.status]++;
             completions++;
-            CHECK(cqe.status <= RNIC_STS_RING_OVERFLOW);
+            check_cqe(&cqe);
         }
         /* The device state stays within its own bounds. */
         CHECK(h->dev.async_eqn <= h->dev.cfg.max_eq);

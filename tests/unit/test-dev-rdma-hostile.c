@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * RDMA resources against a randomized hostile guest: near-valid and junk
- * commands, page lists into scribbled memory, doorbells from every page,
- * data-path calls on garbage WQEs, resets.  After every step the object
- * tables must be consistent (reference counts, ownership, ring indices);
- * ASan/UBSan and the bounds-checked DMA catch everything else.
+ * RDMA resources against a randomized hostile guest, only through the
+ * device's entry points (admin queue, doorbells, frames): near-valid and
+ * junk commands, page lists into scribbled memory, doorbells from every
+ * page, WQEs flushed from scribbled rings, resets.  After every step the
+ * object tables must be consistent (reference counts, ownership, ring
+ * indices, MR page counts), and a doorbell from a page that does not own
+ * its object must change nothing.  Then the data path over a real
+ * connection (test_data_path).  ASan/UBSan and the bounds-checked DMA
+ * catch everything else.
  */
 #include <string.h>
-#include "test-rdma-helpers.h"
+#include "test-iw-pair.h"
 
 #define POOL_PAGES  256
 #define LIST_PAGES  8
@@ -15,6 +19,7 @@
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 static uint64_t pool, lists;
+static unsigned foreign_db;         /* doorbells from a page not the owner's */
 
 static uint32_t rnd(void)
 {
@@ -261,66 +266,75 @@ static void rnd_cmd(struct harness *h, struct rnic_admin_cmd *c)
     }
 }
 
-/* Drive the data-path entry points the iWARP layer uses. */
+/*
+ * The data path without a connection, through the guest's entry points:
+ * SQ/RQ doorbells from the owner's page a few WQEs ahead (the WQEs are
+ * whatever the scribbled pool holds), CQ doorbells with arms, and QPs
+ * moved to ERROR by MODIFY_QP, which flushes those WQEs into the CQs.
+ */
 static void data_path(struct harness *h)
 {
-    struct rnic_dev *d = &h->dev;
-    struct rnic_qp *qp = rnic_qp_get(d, below(NOBJ));
-    struct rnic_sq_wqe w;
-    struct rnic_sgl sgl;
-    struct rnic_cqe cqe;
-    uint8_t buf[3 * RNIC_PAGE_SIZE];
-    uint64_t wr_id;
-    uint16_t slot;
-    unsigned sts;
+    struct rnic_rdma *r = h->dev.rdma;
+    uint32_t n = below(NOBJ);
+    struct rnic_qp *qp = rnic_qp_get(&h->dev, n);
+    struct rnic_admin_cmd c;
 
-    switch (below(6)) {
+    switch (below(4)) {
     case 0:
-        if (qp && qp->sq_done != qp->sq.pidx) {
-            sts = rnic_sq_fetch(d, qp, qp->sq_done, &w, &sgl);
-            if (!sts && (w.hdr.opcode == RNIC_WR_REG_MR ||
-                         w.hdr.opcode == RNIC_WR_LOCAL_INV)) {
-                sts = rnic_sq_local_wr(d, qp, &w);
-            } else if (!sts && sgl.total <= sizeof(buf)) {
-                sts = rnic_sgl_read(d, qp->pdn, &sgl, 0, buf,
-                                    (size_t)sgl.total) ?
-                      RNIC_WC_LOC_PROT_ERR : 0;
-            }
-            qp->sq.cidx = qp->sq_done + 1;
-            rnic_sq_complete(d, qp, qp->sq_done, &w, sts,
-                             (uint32_t)sgl.total);
+        if (qp) {
+            rnic_dev_doorbell(&h->dev, qp->uctx, RNIC_DB_SQ,
+                              RNIC_DB_VAL(n, 0, qp->sq.pidx + 1 + below(4)));
         }
         break;
     case 1:
-        if (qp && !rnic_rq_take(d, qp, &wr_id, &sgl, &slot, &sts) && !sts &&
-            sgl.total) {
-            rnic_sgl_write(d, qp->pdn, &sgl, below((uint32_t)sgl.total),
-                           buf, below(sizeof(buf)));
+        if (qp && qp->srqn == RNIC_NO_SRQ) {
+            rnic_dev_doorbell(&h->dev, qp->uctx, RNIC_DB_RQ,
+                              RNIC_DB_VAL(n, 0, qp->rq.pidx + 1 + below(4)));
         }
         break;
     case 2:
-        memset(&cqe, 0, sizeof(cqe));
-        cqe.status = (uint8_t)below(3);
-        cqe.flags = (uint8_t)below(8);
-        rnic_cq_post(d, below(NOBJ), &cqe);
-        break;
-    case 3:
-        rnic_mr_write(d, RNIC_STAG(below(20), rnd()), below(5), below(16),
-                      below(2) ? pool + rnd() % (POOL_PAGES * 4096)
-                               : (uint64_t)rnd() << 20 | rnd(),
-                      buf, below(sizeof(buf)));
-        break;
-    case 4:
-        rnic_mr_read(d, RNIC_STAG(below(20), rnd()), below(5), 0,
-                     pool + rnd() % (POOL_PAGES * 4096), buf,
-                     below(sizeof(buf)));
-        rnic_mr_invalidate(d, RNIC_STAG(below(20), rnd()), below(5));
-        break;
-    default:
-        if (qp && !below(4)) {
-            rnic_qp_to_error(d, qp, below(2) ? RNIC_ASYNC_QP_FATAL : 0);
+        if (n < h->dev.cfg.max_cq && r->cq[n].live) {
+            rnic_dev_doorbell(&h->dev, r->cq[n].uctx, RNIC_DB_CQ,
+                              RNIC_DB_VAL(n, below(2) ? RNIC_DB_ARM :
+                                          RNIC_DB_ARM_SOLICITED,
+                                          r->cq[n].pidx - below(3)));
         }
         break;
+    default:
+        c = t_mk(RNIC_CMD_MODIFY_QP);
+        c.u.modify_qp.qpn = n;
+        c.u.modify_qp.attr_mask = RNIC_QP_ATTR_STATE;
+        c.u.modify_qp.state = RNIC_QPS_ERROR;
+        h_cmd(h, &c);
+        break;
+    }
+    h_run(h);
+}
+
+/* What a doorbell may move: every index of every object. */
+struct db_view {
+    uint32_t sq[NOBJ], rq[NOBJ], srq[NOBJ], cq[NOBJ];
+    bool arm[NOBJ];
+};
+
+static void db_view(struct harness *h, struct db_view *v)
+{
+    struct rnic_rdma *r = h->dev.rdma;
+    uint32_t i;
+
+    memset(v, 0, sizeof(*v));
+    for (i = 0; i < NOBJ; i++) {
+        if (i < h->dev.cfg.max_qp && r->qp[i].live) {
+            v->sq[i] = r->qp[i].sq.pidx;
+            v->rq[i] = r->qp[i].rq.pidx;
+        }
+        if (i < h->dev.cfg.max_srq && r->srq[i].live) {
+            v->srq[i] = r->srq[i].wq.pidx;
+        }
+        if (i < h->dev.cfg.max_cq && r->cq[i].live) {
+            v->cq[i] = r->cq[i].cidx;
+            v->arm[i] = r->cq[i].arm || r->cq[i].arm_solicited;
+        }
     }
 }
 
@@ -330,8 +344,10 @@ static void doorbell(struct harness *h)
         RNIC_DB_SQ, RNIC_DB_RQ, RNIC_DB_SRQ, RNIC_DB_CQ,
     };
     struct rnic_dev *d = &h->dev;
-    uint32_t off = offs[below(4)], obj = below(NOBJ), idx = rnd();
+    uint32_t off = offs[below(4)], obj = below(NOBJ), idx = rnd(), page;
     struct rnic_qp *qp = rnic_qp_get(d, obj);
+    struct db_view before, after;
+    bool owned;
 
     if (below(4)) {
         /* Mostly plausible: a few entries past the current producer. */
@@ -345,8 +361,27 @@ static void doorbell(struct harness *h)
             idx = below(40);
         }
     }
-    rnic_dev_doorbell(d, below(6) ? 0 : below(5), off,
-                      RNIC_DB_VAL(obj, rnd() & 0x03000000u, idx));
+    page = below(6) ? 0 : below(5);
+    owned = (off == RNIC_DB_SQ || off == RNIC_DB_RQ) ? qp && qp->uctx == page :
+            off == RNIC_DB_SRQ ? obj < d->cfg.max_srq &&
+                                 d->rdma->srq[obj].live &&
+                                 d->rdma->srq[obj].uctx == page :
+            obj < d->cfg.max_cq && d->rdma->cq[obj].live &&
+            d->rdma->cq[obj].uctx == page;
+    if (owned) {
+        rnic_dev_doorbell(d, page, off,
+                          RNIC_DB_VAL(obj, rnd() & 0x03000000u, idx));
+        return;
+    }
+    /* Not the object's page: nothing may move, not even its neighbours. */
+    h_run(h);
+    db_view(h, &before);
+    rnic_dev_doorbell(d, page, off, RNIC_DB_VAL(obj, rnd() & 0x03000000u,
+                                                idx));
+    h_run(h);
+    db_view(h, &after);
+    CHECK(!memcmp(&before, &after, sizeof(before)));
+    foreign_db++;
 }
 
 /* The tables must agree with themselves after every step. */
@@ -356,6 +391,7 @@ static void check_tables(struct harness *h)
     struct rnic_rdma *r = d->rdma;
     uint32_t pd_users[8] = { 0 }, uctx_users[8] = { 0 };
     uint32_t cq_users[16] = { 0 }, srq_users[8] = { 0 }, eq_users[64] = { 0 };
+    uint64_t mr_pages = 0;
     uint32_t i;
 
     for (i = 0; i < d->cfg.max_qp; i++) {
@@ -404,11 +440,28 @@ static void check_tables(struct harness *h)
         if (mr->state != RNIC_MR_FREE) {
             CHECK_EQ(d->pd_owner[mr->pdn], mr->uctx + 1);
             CHECK(!mr->phys || mr->uctx == 0);
-            CHECK(mr->npages <= (mr->fast_reg ? mr->max_pages : mr->npages));
+            if (mr->fast_reg) {
+                CHECK(mr->npages <= mr->max_pages);
+            } else if (mr->phys) {
+                CHECK_EQ(mr->npages, 0);
+            } else if (!mr->length) {
+                CHECK_EQ(mr->npages, 0);
+            } else {
+                /* exactly the pages covering [iova, iova + length) */
+                uint64_t first = mr->iova >> mr->page_shift;
+                uint64_t last = (mr->iova + mr->length - 1) >> mr->page_shift;
+
+                CHECK(mr->page_shift >= RNIC_PAGE_SHIFT);
+                CHECK_EQ(mr->npages, last - first + 1);
+            }
+            mr_pages += mr->fast_reg ? mr->max_pages : mr->npages;
             pd_users[mr->pdn]++;
             uctx_users[mr->uctx]++;
         }
     }
+    /* the page-list budget counts exactly what the MRs hold */
+    CHECK_EQ(r->mr_pages, mr_pages);
+    CHECK(mr_pages <= d->cfg.max_mr_pages);
     for (i = 0; i < d->cfg.max_pd; i++) {
         CHECK_EQ(r->pd_users[i], pd_users[i]);
     }
@@ -418,6 +471,287 @@ static void check_tables(struct harness *h)
     for (i = 1; i <= d->cfg.max_eq; i++) {
         CHECK_EQ(d->eq[i].users, eq_users[i]);
     }
+}
+
+/*
+ * The data path through a real connection: A's guest posts near-valid and
+ * bad WQEs (Write, Read, Send, fast-register, local invalidate, junk) and
+ * rings its SQ doorbell; the frames go to B, whose guest keeps receives
+ * posted.  A valid operation must complete with its bytes in place; a bad
+ * one must not succeed; and nothing may land outside the memory it was
+ * allowed to reach: guard pages around every region and B's Read-only MR
+ * keep their bytes.  A QP that went to ERROR is reset and reconnected.
+ */
+#define DP_OPS      300
+#define M1_PAGES    4       /* B: remote Write and Read */
+#define M2_PAGES    2       /* B: remote Read only */
+#define M3_PAGES    2       /* B: receive buffers, local only */
+#define LA_PAGES    4       /* A: sources and Read targets */
+#define RECV_LEN    1024
+#define GUARD       0xa5
+
+struct dp {
+    struct pair *p;
+    uint64_t g[4], m1, m2, m3, ga[2], la;
+    uint64_t mark_a, mark_b, recv_slot, now;
+    unsigned reconnects, ok, refused;
+};
+
+static uint64_t dp_region(struct harness *h, uint32_t pages, uint8_t fill)
+{
+    uint64_t a = h_alloc(h, pages);
+
+    memset(h->mem + a, fill, (size_t)pages * RNIC_PAGE_SIZE);
+    return a;
+}
+
+static void dp_post_recv(struct dp *s)
+{
+    struct rnic_rq_wqe r;
+
+    memset(&r, 0, sizeof(r));
+    r.wr_id = 1000 + s->recv_slot;
+    r.num_sge = 1;
+    t_sge(&r.sge[0], s->m3 + (s->recv_slot % (M3_PAGES * 4)) * RECV_LEN,
+          RECV_LEN, 0x500);
+    s->recv_slot++;
+    t_post_recv(s->p->b.h, &s->p->b.qp, &r);
+    p_ring_rq(&s->p->b);
+}
+
+/* MRs, the connection and B's receives, on freshly enabled devices. */
+static bool dp_connect(struct dp *s)
+{
+    struct pair *p = s->p;
+    unsigned i;
+
+    CHECK_EQ(t_reg_mr(p->a.h, 0x200, 0, RNIC_ACCESS_LOCAL_WRITE, s->la,
+                      LA_PAGES * RNIC_PAGE_SIZE, s->la), RNIC_STS_OK);
+    CHECK_EQ(t_reg_mr(p->b.h, 0x300, 0, RNIC_ACCESS_LOCAL_WRITE |
+                      RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ,
+                      s->m1, M1_PAGES * RNIC_PAGE_SIZE, s->m1), RNIC_STS_OK);
+    CHECK_EQ(t_reg_mr(p->b.h, 0x400, 0, RNIC_ACCESS_REMOTE_READ, s->m2,
+                      M2_PAGES * RNIC_PAGE_SIZE, s->m2), RNIC_STS_OK);
+    CHECK_EQ(t_reg_mr(p->b.h, 0x500, 0, RNIC_ACCESS_LOCAL_WRITE, s->m3,
+                      M3_PAGES * RNIC_PAGE_SIZE, s->m3), RNIC_STS_OK);
+    if (!p_connect_pair(p, 2, RNIC_MPA_CRC)) {
+        return false;
+    }
+    for (i = 0; i < 8; i++) {
+        dp_post_recv(s);
+    }
+    return true;
+}
+
+static void dp_reset(struct dp *s)
+{
+    struct p_dev *d[2] = { &s->p->a, &s->p->b };
+    uint64_t mark[2] = { s->mark_a, s->mark_b };
+    unsigned i;
+
+    for (i = 0; i < 2; i++) {
+        rnic_dev_reg_write(&d[i]->h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
+        h_run(d[i]->h);
+        d[i]->h->alloc_next = mark[i];
+        p_dev_enable(d[i]);
+    }
+    p_settle(s->p, 100000000ull);   /* frames for the old connection */
+    s->recv_slot = 0;
+    s->reconnects++;
+    CHECK(dp_connect(s));
+}
+
+static bool untouched(const uint8_t *m, size_t n, uint8_t fill)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (m[i] != fill) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The regions nobody may write still hold their fill. */
+static void dp_check_isolation(struct dp *s)
+{
+    const uint8_t *a = s->p->a.h->mem, *b = s->p->b.h->mem;
+    unsigned i;
+
+    for (i = 0; i < 4; i++) {
+        CHECK(untouched(b + s->g[i], RNIC_PAGE_SIZE, GUARD));
+    }
+    CHECK(untouched(b + s->m2, M2_PAGES * RNIC_PAGE_SIZE, 0x5b));
+    CHECK(untouched(a + s->ga[0], RNIC_PAGE_SIZE, GUARD));
+    CHECK(untouched(a + s->ga[1], RNIC_PAGE_SIZE, GUARD));
+}
+
+/*
+ * One operation from A; returns true if it was built valid (must succeed).
+ * *src, *dst, *len: the bytes that must then match (len 0: none).
+ */
+static bool dp_wqe(struct dp *s, struct rnic_sq_wqe *w, const uint8_t **src,
+                   const uint8_t **dst, uint32_t *len)
+{
+    const uint8_t *a = s->p->a.h->mem, *b = s->p->b.h->mem;
+    uint32_t n = 1 + below(3 * RNIC_PAGE_SIZE), lo = below(RNIC_PAGE_SIZE);
+    uint32_t ro = below(RNIC_PAGE_SIZE), lkey = 0x200, rkey = 0x300;
+    uint64_t rbase = s->m1;
+    bool valid = below(2);
+    unsigned op = below(8);
+
+    memset(w, 0, sizeof(*w));
+    w->hdr.wr_id = rnd();
+    w->hdr.flags = RNIC_WQE_SIGNALED;
+    w->hdr.count = 1;
+    *len = 0;
+    if (op >= 6) {
+        /* Fast-register, local invalidate or junk: never placed remotely. */
+        uint8_t *raw = (uint8_t *)w;
+        size_t i;
+
+        for (i = 8; i < sizeof(*w); i++) {
+            raw[i] = (uint8_t)rnd();
+        }
+        w->hdr.opcode = below(2) ? (below(2) ? RNIC_WR_REG_MR :
+                                    RNIC_WR_LOCAL_INV) : (uint8_t)rnd();
+        w->hdr.flags = (uint8_t)(rnd() | RNIC_WQE_SIGNALED);
+        return false;
+    }
+    if (op == 4 && below(2)) {
+        rbase = s->m2;              /* Read-only MR: Reads only */
+        rkey = 0x400;
+        n = 1 + below(M2_PAGES * RNIC_PAGE_SIZE - ro);
+    }
+    if (!valid) {
+        switch (below(5)) {
+        case 0:
+            rkey ^= 0x01 << (8 * below(2));         /* wrong key or index */
+            break;
+        case 1:
+            ro = M1_PAGES * RNIC_PAGE_SIZE - n / 2; /* past M1's end */
+            rbase = s->m1;
+            rkey = 0x300;
+            break;
+        case 2:
+            lkey = 0x300;           /* B's STag on A: not A's */
+            break;
+        case 3:
+            lo = LA_PAGES * RNIC_PAGE_SIZE - n / 2; /* past LA's end */
+            break;
+        default:
+            rbase = s->m2;          /* a Write/Send into Read-only M2 */
+            rkey = 0x400;
+            if (op == 5) {
+                lkey ^= 0x100;
+            }
+            op = op == 5 ? 5 : 0;
+            break;
+        }
+    }
+    t_sge(&w->data.sge[0], s->la + lo, n, lkey);
+    w->op.rdma.remote_addr = rbase + ro;
+    w->op.rdma.rkey = rkey;
+    if (op <= 2) {
+        w->hdr.opcode = RNIC_WR_WRITE;
+        *src = a + s->la + lo;
+        *dst = b + rbase + ro;
+    } else if (op <= 4) {
+        w->hdr.opcode = RNIC_WR_READ;
+        *src = b + rbase + ro;
+        *dst = a + s->la + lo;
+    } else {
+        n = n % RECV_LEN + 1;
+        w->data.sge[0].length = n;
+        if (!valid && lkey == 0x200) {
+            w->data.sge[0].length = RECV_LEN + 1 + below(100);  /* too long */
+        }
+        w->hdr.opcode = RNIC_WR_SEND;
+        *src = a + s->la + lo;
+        *dst = b + s->m3 + ((s->recv_slot - 8) % (M3_PAGES * 4)) * RECV_LEN;
+    }
+    *len = n;
+    return valid;
+}
+
+static void test_data_path(void)
+{
+    struct dp s;
+    struct p_dev *a, *b;
+    unsigned i, k;
+
+    memset(&s, 0, sizeof(s));
+    s.p = p_new();
+    a = &s.p->a;
+    b = &s.p->b;
+    for (k = 0; k < 4; k++) {
+        s.g[k] = dp_region(b->h, 1, GUARD);
+        if (k == 0) {
+            s.m1 = dp_region(b->h, M1_PAGES, 0x11);
+        } else if (k == 1) {
+            s.m2 = dp_region(b->h, M2_PAGES, 0x5b);
+        } else if (k == 2) {
+            s.m3 = dp_region(b->h, M3_PAGES, 0x33);
+        }
+    }
+    s.ga[0] = dp_region(a->h, 1, GUARD);
+    s.la = dp_region(a->h, LA_PAGES, 0);
+    s.ga[1] = dp_region(a->h, 1, GUARD);
+    s.mark_a = a->h->alloc_next;
+    s.mark_b = b->h->alloc_next;
+    if (!dp_connect(&s)) {
+        p_free(s.p);
+        return;
+    }
+    for (i = 0; i < DP_OPS && !test_failures; i++) {
+        struct rnic_sq_wqe w;
+        struct rnic_cqe cqe;
+        const uint8_t *src = NULL, *dst = NULL;
+        uint32_t len;
+        bool valid, done = false;
+
+        for (k = 0; k < LA_PAGES * RNIC_PAGE_SIZE; k++) {
+            a->h->mem[s.la + k] = (uint8_t)rnd();
+        }
+        valid = dp_wqe(&s, &w, &src, &dst, &len);
+        t_post_send(a->h, &a->qp, &w);
+        p_ring_sq(a);
+        p_settle(s.p, 2000000000ull);
+        while (t_poll_cq(a->h, &a->cq, &cqe)) {
+            if (cqe.wr_id != w.hdr.wr_id) {
+                continue;       /* a flush of an earlier one */
+            }
+            done = true;
+            if (valid) {
+                CHECK_EQ(cqe.status, RNIC_WC_SUCCESS);
+            }
+            s.ok += cqe.status == RNIC_WC_SUCCESS;
+            s.refused += cqe.status != RNIC_WC_SUCCESS;
+        }
+        if (valid) {
+            CHECK(done);
+            CHECK(len && !memcmp(src, dst, len));
+        }
+        while (t_poll_cq(b->h, &b->cq, &cqe)) {
+            if (cqe.opcode == RNIC_WC_RECV && cqe.status == RNIC_WC_SUCCESS) {
+                dp_post_recv(&s);
+            }
+        }
+        dp_check_isolation(&s);
+        if (test_failures) {
+            fprintf(stderr, "data path: stopped at operation %u (opcode %u, "
+                    "%s)\n", i, w.hdr.opcode, valid ? "valid" : "bad");
+        }
+        if (p_qp_state(a, P_QP) != RNIC_QPS_RTS ||
+            p_qp_state(b, P_QP) != RNIC_QPS_RTS) {
+            dp_reset(&s);
+        }
+    }
+    printf("  data path: %u operations, %u succeeded, %u refused, "
+           "%u reconnects\n", i, s.ok, s.refused, s.reconnects);
+    CHECK(s.ok > DP_OPS / 4 && s.refused > DP_OPS / 10);
+    p_free(s.p);
 }
 
 static void setup(struct harness *h, struct t_eq *aeq, struct t_eq *ceq)
@@ -509,7 +843,8 @@ int main(void)
         }
     }
     printf("test-dev-rdma-hostile: %u commands (%u OK), %u resets, "
-           "%u guest errors\n", cmds, ok, resets, h->guest_errors);
+           "%u guest errors, %u doorbells from foreign pages\n", cmds, ok,
+           resets, h->guest_errors, foreign_db);
     printf("  created: %u CQs, %u SRQs, %u QPs, %u MRs, %u fast-reg MRs\n",
            op_ok[RNIC_CMD_CREATE_CQ], op_ok[RNIC_CMD_CREATE_SRQ],
            op_ok[RNIC_CMD_CREATE_QP], op_ok[RNIC_CMD_REG_MR],
@@ -517,6 +852,10 @@ int main(void)
     /* The generator must reach the valid paths, not only the refusals. */
     CHECK(op_ok[RNIC_CMD_CREATE_CQ] > 20 && op_ok[RNIC_CMD_CREATE_QP] > 20 &&
           op_ok[RNIC_CMD_REG_MR] > 20 && op_ok[RNIC_CMD_ALLOC_MR] > 20);
+    CHECK(foreign_db > 1000);
     h_free(h);
+    if (!test_failures) {
+        test_data_path();
+    }
     return t_report("test-dev-rdma-hostile");
 }
