@@ -182,6 +182,59 @@ static void test_commands(void)
     h_free(h);
 }
 
+/*
+ * The device's own rings (EQs, L2 queues, admin queue) take a level-1 list
+ * of 4 KiB pages only; the level-2 lists of work queues and CQs are refused.
+ */
+static void test_device_ring_lists(void)
+{
+    struct harness *h = h_new(NULL);
+    struct rnic_admin_cmd c;
+    struct rnic_pbl *ring = &c.u.create_eq.ring;
+    uint64_t base, list, l2;
+
+    CHECK(h_enable(h, 3, 3));
+    c = mk(RNIC_CMD_CREATE_EQ);
+    c.u.create_eq.eqn = 1;
+    c.u.create_eq.log_depth = 7;        /* 128 x 64 bytes: 2 pages */
+    base = h_alloc(h, 2);
+    h_pbl(h, ring, base, 2);
+    list = ring->addr;
+    l2 = h_alloc(h, 1);
+    memcpy(h->mem + l2, &list, 8);
+    ring->addr = l2;
+    ring->levels = 2;
+    CHECK_EQ(h_cmd(h, &c), RNIC_STS_BAD_PARAM);
+    ring->addr = list;
+    ring->levels = 1;
+    ring->page_shift = 13;
+    CHECK_EQ(h_cmd(h, &c), RNIC_STS_BAD_PARAM);
+    ring->page_shift = RNIC_PAGE_SHIFT;
+    ring->rsvd = 1;
+    CHECK_EQ(h_cmd(h, &c), RNIC_STS_BAD_PARAM);
+    ring->rsvd = 0;
+    ring->addr = list + 4;
+    CHECK_EQ(h_cmd(h, &c), RNIC_STS_BAD_PARAM);
+    CHECK(!h->dev.eq[1].live);
+    ring->addr = list;
+    CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
+    CHECK_EQ(h->dev.eq[1].ring.npages, 2);
+    CHECK_EQ(h->dev.eq[1].ring.pages[1], base + RNIC_PAGE_SIZE);
+    /* Destroyed and created again: the page list is copied afresh. */
+    c = mk(RNIC_CMD_DESTROY_EQ);
+    c.u.obj.id = 1;
+    CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
+    c = mk(RNIC_CMD_CREATE_EQ);
+    c.u.create_eq.eqn = 1;
+    c.u.create_eq.log_depth = 1;
+    base = h_alloc(h, 1);
+    h_pbl(h, ring, base, 1);
+    CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
+    CHECK_EQ(h->dev.eq[1].ring.npages, 1);
+    CHECK_EQ(h->dev.eq[1].ring.pages[0], base);
+    h_free(h);
+}
+
 static void test_phase_and_backpressure(void)
 {
     struct harness *h = h_new(NULL);
@@ -261,6 +314,7 @@ int main(void)
     test_config_check();
     test_bad_enable();
     test_commands();
+    test_device_ring_lists();
     test_phase_and_backpressure();
     test_ring_overflow();
     test_reset();

@@ -111,16 +111,15 @@ unsigned rnic_eq_create(struct rnic_dev *d, const struct rnic_cmd_create_eq *c)
         return sts;
     }
     if (c->flags & RNIC_EQ_F_CM) {
-        if (depth > RNIC_CM_EQ_MAX_DEPTH) {
-            return RNIC_STS_BAD_PARAM;
-        }
-        sts = rnic_ring_load_pbl(&eq.pdata, &d->host, &c->pdata, depth,
+        sts = depth > RNIC_CM_EQ_MAX_DEPTH ? RNIC_STS_BAD_PARAM :
+              rnic_ring_load_pbl(&eq.pdata, &d->host, &c->pdata, depth,
                                  RNIC_CM_PDATA_SLOT);
-        if (sts) {
-            return sts;
-        }
     } else if (c->pdata.addr || c->pdata.nentries) {
-        return RNIC_STS_BAD_PARAM;
+        sts = RNIC_STS_BAD_PARAM;
+    }
+    if (sts) {
+        rnic_ring_free(&eq.ring);
+        return sts;
     }
     eq.live = true;
     eq.flags = c->flags;
@@ -153,6 +152,8 @@ unsigned rnic_eq_destroy(struct rnic_dev *d, uint32_t eqn)
     if (d->cm_eqn == eqn) {
         d->cm_eqn = 0;
     }
+    rnic_ring_free(&d->eq[eqn].ring);
+    rnic_ring_free(&d->eq[eqn].pdata);
     memset(&d->eq[eqn], 0, sizeof(d->eq[eqn]));
     d->eq_db_pending &= ~(1ull << eqn);
     return RNIC_STS_OK;

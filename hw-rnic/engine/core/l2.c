@@ -61,6 +61,7 @@ unsigned rnic_l2q_destroy(struct rnic_dev *d, bool rx, uint32_t qid)
         return RNIC_STS_NOT_FOUND;
     }
     d->eq[tab[qid].eqn].users--;
+    rnic_ring_free(&tab[qid].ring);
     memset(&tab[qid], 0, sizeof(tab[qid]));
     if (rx) {
         d->rxq_db_pending &= ~(1u << qid);

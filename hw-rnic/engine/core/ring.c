@@ -2,8 +2,10 @@
 /*
  * Guest rings described by page lists (see ring.h).
  */
+#include <stdlib.h>
 #include <string.h>
 #include "ring.h"
+#include "pbl.h"
 #include "wire/le.h"
 
 uint32_t rnic_ring_pages_needed(uint32_t depth, uint32_t entry_size)
@@ -13,45 +15,50 @@ uint32_t rnic_ring_pages_needed(uint32_t depth, uint32_t entry_size)
     return (uint32_t)((bytes + RNIC_PAGE_SIZE - 1) / RNIC_PAGE_SIZE);
 }
 
+static bool ring_shape_ok(uint32_t depth, uint32_t entry_size)
+{
+    return rnic_is_pow2(depth) && depth >= 2 && rnic_is_pow2(entry_size) &&
+           entry_size <= RNIC_PAGE_SIZE;
+}
+
+/* Copy the checked page list of a ring of this shape into r. */
+static unsigned ring_fill(struct rnic_ring *r, const struct rnic_host *h,
+                          uint64_t pbl_addr, uint8_t levels, uint32_t depth,
+                          uint32_t entry_size)
+{
+    uint32_t need = rnic_ring_pages_needed(depth, entry_size);
+    uint64_t *pages = calloc(need, sizeof(*pages));
+    unsigned sts;
+
+    memset(r, 0, sizeof(*r));
+    if (!pages) {
+        return RNIC_STS_NO_RESOURCES;
+    }
+    sts = rnic_pbl_copy(h, pbl_addr, need, levels, RNIC_PAGE_SHIFT, pages);
+    if (sts) {
+        free(pages);
+        return sts;
+    }
+    r->depth = depth;
+    r->entry_size = entry_size;
+    r->npages = need;
+    r->pages = pages;
+    return RNIC_STS_OK;
+}
+
 unsigned rnic_ring_load(struct rnic_ring *r, const struct rnic_host *h,
                         uint64_t pbl_addr, uint32_t nentries, uint8_t levels,
                         uint8_t page_shift, uint32_t depth,
                         uint32_t entry_size)
 {
-    uint64_t list[RNIC_RING_MAX_PAGES];
-    uint32_t i, need;
+    uint32_t need = rnic_ring_pages_needed(depth, entry_size);
 
-    if (!rnic_is_pow2(depth) || depth < 2 || !rnic_is_pow2(entry_size) ||
-        entry_size > RNIC_PAGE_SIZE) {
-        return RNIC_STS_BAD_PARAM;
-    }
-    need = rnic_ring_pages_needed(depth, entry_size);
-    if (levels != 1 || page_shift != RNIC_PAGE_SHIFT || nentries != need ||
+    if (!ring_shape_ok(depth, entry_size) || levels != 1 ||
+        page_shift != RNIC_PAGE_SHIFT || nentries != need ||
         need > RNIC_RING_MAX_PAGES) {
         return RNIC_STS_BAD_PARAM;
     }
-    if (pbl_addr & 7) {
-        return RNIC_STS_BAD_PARAM;
-    }
-    if (rnic_dma_read(h, pbl_addr, list, need * sizeof(list[0]))) {
-        return RNIC_STS_DMA_ERROR;
-    }
-    for (i = 0; i < need; i++) {
-        uint64_t page = rnic_ld64(list[i]);
-
-        if (page & (RNIC_PAGE_SIZE - 1)) {
-            return RNIC_STS_BAD_PARAM;
-        }
-        /* Catch pages outside guest RAM now, not at the first event. */
-        if (rnic_dma_check_ram(h, page, RNIC_PAGE_SIZE)) {
-            return RNIC_STS_DMA_ERROR;
-        }
-        r->pages[i] = page;
-    }
-    r->depth = depth;
-    r->entry_size = entry_size;
-    r->npages = need;
-    return RNIC_STS_OK;
+    return ring_fill(r, h, pbl_addr, levels, depth, entry_size);
 }
 
 unsigned rnic_ring_load_pbl(struct rnic_ring *r, const struct rnic_host *h,
@@ -64,6 +71,26 @@ unsigned rnic_ring_load_pbl(struct rnic_ring *r, const struct rnic_host *h,
     return rnic_ring_load(r, h, rnic_ld64(pbl->addr),
                           rnic_ld32(pbl->nentries), pbl->levels,
                           pbl->page_shift, depth, entry_size);
+}
+
+unsigned rnic_ring_load_large(struct rnic_ring *r, const struct rnic_host *h,
+                              const struct rnic_pbl *pbl, uint32_t depth,
+                              uint32_t entry_size)
+{
+    memset(r, 0, sizeof(*r));
+    if (!ring_shape_ok(depth, entry_size) || pbl->rsvd ||
+        pbl->page_shift != RNIC_PAGE_SHIFT ||
+        rnic_ld32(pbl->nentries) != rnic_ring_pages_needed(depth, entry_size)) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    return ring_fill(r, h, rnic_ld64(pbl->addr), pbl->levels, depth,
+                     entry_size);
+}
+
+void rnic_ring_free(struct rnic_ring *r)
+{
+    free(r->pages);
+    memset(r, 0, sizeof(*r));
 }
 
 uint64_t rnic_ring_slot(const struct rnic_ring *r, uint32_t idx)
@@ -87,6 +114,7 @@ int rnic_ring_publish(const struct rnic_ring *r, const struct rnic_host *h,
     uint8_t flag = (bytes[flag_off] & ~RNIC_CQE_PHASE) |
                    rnic_ring_phase(r, idx);
 
+    /* Whole entry with the old phase first, then the phase byte. */
     bytes[flag_off] = flag ^ RNIC_CQE_PHASE;
     if (rnic_dma_write(h, slot, bytes, r->entry_size)) {
         return -1;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A ring of fixed-size entries in guest memory, described by a page list.
- * The page list is copied into the device at creation and validated there;
- * afterwards only slot addresses are computed, never trusted from the guest.
+ * A ring of fixed-size entries in guest memory, described by a page list:
+ * the device's own rings (admin queue, EQs, L2 queues) and the RDMA work
+ * queues and CQs alike.  The page list is copied into the device at creation
+ * and validated there (pbl.h); afterwards only slot addresses are computed,
+ * never trusted from the guest.
  */
 #ifndef RNIC_ENGINE_RING_H
 #define RNIC_ENGINE_RING_H
@@ -12,22 +14,26 @@
 #include "rnic/hw.h"
 #include "host.h"
 
-/* 256 KiB of ring memory: enough for every ring the device allows. */
+/*
+ * 256 KiB: the most a device ring (admin queue, EQ, L2 queue) may span,
+ * enough for every depth the device allows them.
+ */
 #define RNIC_RING_MAX_PAGES 64
 
 struct rnic_ring {
     uint32_t depth;         /* entries, power of 2 */
     uint32_t entry_size;    /* power of 2, at most RNIC_PAGE_SIZE */
     uint32_t npages;
-    uint64_t pages[RNIC_RING_MAX_PAGES];
+    uint64_t *pages;        /* [npages] 4 KiB guest pages; rnic_ring_free */
 };
 
 /* Pages a ring of depth entries of entry_size bytes occupies. */
 uint32_t rnic_ring_pages_needed(uint32_t depth, uint32_t entry_size);
 
 /*
- * Load and check a ring's page list (level 1, 4 KiB pages, exactly the pages
- * the ring needs, each aligned and reachable).  Returns an RNIC_STS_* code.
+ * Load and check a device ring's page list (level 1, 4 KiB pages, exactly
+ * the pages the ring needs and at most RNIC_RING_MAX_PAGES, each aligned and
+ * reachable).  Returns an RNIC_STS_* code; on success r owns its page array.
  */
 unsigned rnic_ring_load(struct rnic_ring *r, const struct rnic_host *h,
                         uint64_t pbl_addr, uint32_t nentries, uint8_t levels,
@@ -38,6 +44,17 @@ unsigned rnic_ring_load(struct rnic_ring *r, const struct rnic_host *h,
 unsigned rnic_ring_load_pbl(struct rnic_ring *r, const struct rnic_host *h,
                             const struct rnic_pbl *pbl, uint32_t depth,
                             uint32_t entry_size);
+
+/*
+ * A work queue's or CQ's ring: 4 KiB pages as for a device ring, but any
+ * number of them, listed at level 1 or 2.
+ */
+unsigned rnic_ring_load_large(struct rnic_ring *r, const struct rnic_host *h,
+                              const struct rnic_pbl *pbl, uint32_t depth,
+                              uint32_t entry_size);
+
+/* Release the page array and zero r (a zeroed ring is fine too). */
+void rnic_ring_free(struct rnic_ring *r);
 
 /* Guest address of the entry at free-running index idx. */
 uint64_t rnic_ring_slot(const struct rnic_ring *r, uint32_t idx);

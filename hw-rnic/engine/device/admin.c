@@ -18,6 +18,8 @@ void rnic_admin_enable(struct rnic_dev *d)
     uint32_t cq_log = RNIC_ADMQ_CFG_GET_CQ_LOG(d->admq_cfg);
     unsigned sts;
 
+    rnic_ring_free(&aq->sq);
+    rnic_ring_free(&aq->cq);
     memset(aq, 0, sizeof(*aq));
     if (sq_log < RNIC_ADMQ_MIN_LOG || sq_log > RNIC_ENG_MAX_ADMQ_LOG ||
         cq_log < RNIC_ADMQ_MIN_LOG || cq_log > RNIC_ENG_MAX_ADMQ_LOG ||
@@ -40,6 +42,7 @@ void rnic_admin_enable(struct rnic_dev *d)
         }
     }
     if (sts) {
+        rnic_ring_free(&aq->sq);
         rnic_guest_error(&d->host, "admin queue configuration rejected",
                          d->admq_cfg, sts);
         d->status |= RNIC_STATUS_FATAL;

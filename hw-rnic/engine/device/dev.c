@@ -99,6 +99,23 @@ const char *rnic_dev_config_check(const struct rnic_dev_config *c)
 }
 
 /* Everything the guest can create or latch, back to power-on state. */
+/* The page arrays of the admin queue, EQ and L2 rings. */
+static void free_rings(struct rnic_dev *d)
+{
+    unsigned i;
+
+    rnic_ring_free(&d->admq.sq);
+    rnic_ring_free(&d->admq.cq);
+    for (i = 0; i < RNIC_ENG_MAX_EQ + 1; i++) {
+        rnic_ring_free(&d->eq[i].ring);
+        rnic_ring_free(&d->eq[i].pdata);
+    }
+    for (i = 0; i < RNIC_ENG_MAX_L2Q; i++) {
+        rnic_ring_free(&d->txq[i].ring);
+        rnic_ring_free(&d->rxq[i].ring);
+    }
+}
+
 static void dev_clear(struct rnic_dev *d)
 {
     d->ctrl = 0;
@@ -118,6 +135,7 @@ static void dev_clear(struct rnic_dev *d)
     rnic_frameq_clear(&d->backlog);
     rnic_frameq_clear(&d->egress);
     d->egress_gen++;
+    free_rings(d);
     memset(&d->admq, 0, sizeof(d->admq));
     memset(d->eq, 0, sizeof(d->eq));
     memset(d->txq, 0, sizeof(d->txq));
@@ -168,6 +186,7 @@ void rnic_dev_fini(struct rnic_dev *d)
 {
     rnic_iw_fini(d);
     rnic_rdma_fini(d);
+    free_rings(d);
     free(d->uctx_live);
     free(d->db_err_sent);
     free(d->pd_owner);

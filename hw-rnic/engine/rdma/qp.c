@@ -94,16 +94,16 @@ unsigned rnic_qp_create(struct rnic_dev *d, const struct rnic_cmd_create_qp *c)
         }
     }
     memset(&q, 0, sizeof(q));
-    sts = rnic_qring_load(&q.sq.ring, &d->host, &c->sq,
-                          1u << c->sq_log_depth, RNIC_SQ_WQE_SIZE);
+    sts = rnic_ring_load_large(&q.sq.ring, &d->host, &c->sq,
+                               1u << c->sq_log_depth, RNIC_SQ_WQE_SIZE);
     if (sts) {
         return sts;
     }
     if (!has_srq) {
-        sts = rnic_qring_load(&q.rq.ring, &d->host, &c->rq,
-                              1u << c->rq_log_depth, RNIC_RQ_WQE_SIZE);
+        sts = rnic_ring_load_large(&q.rq.ring, &d->host, &c->rq,
+                                   1u << c->rq_log_depth, RNIC_RQ_WQE_SIZE);
         if (sts) {
-            rnic_qring_free(&q.sq.ring);
+            rnic_ring_free(&q.sq.ring);
             return sts;
         }
     }
@@ -233,8 +233,8 @@ void rnic_qp_free(struct rnic_dev *d, uint32_t qpn)
     rnic_rdma_release(d, qp->pdn, qp->uctx);
     rnic_rdma_unlatch(d, RNIC_DBK_SQ, qpn);
     rnic_rdma_unlatch(d, RNIC_DBK_RQ, qpn);
-    rnic_qring_free(&qp->sq.ring);
-    rnic_qring_free(&qp->rq.ring);
+    rnic_ring_free(&qp->sq.ring);
+    rnic_ring_free(&qp->rq.ring);
     memset(qp, 0, sizeof(*qp));
 }
 

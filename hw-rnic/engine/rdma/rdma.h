@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include "rnic/hw.h"
 #include "core/host.h"
+#include "core/ring.h"
 
 struct rnic_dev;
 struct rnic_iw_qp;              /* iWARP per-QP protocol state (iw.h) */
@@ -34,16 +35,8 @@ struct rnic_iw_qp;              /* iWARP per-QP protocol state (iw.h) */
 /* Work queues (SQ, RQ, SRQ) and CQs: rings in guest memory            */
 /* ------------------------------------------------------------------ */
 
-/* A ring whose page list is copied into the device (any number of pages). */
-struct rnic_qring {
-    uint32_t depth;             /* entries, power of 2 */
-    uint32_t entry_size;        /* power of 2, <= RNIC_PAGE_SIZE */
-    uint32_t npages;
-    uint64_t *pages;            /* [npages], 4 KiB guest-physical pages */
-};
-
 struct rnic_wq {
-    struct rnic_qring ring;
+    struct rnic_ring ring;
     uint32_t pidx;              /* producer from the last valid doorbell */
     uint32_t cidx;              /* device consumer (free-running) */
 };
@@ -51,7 +44,7 @@ struct rnic_wq {
 struct rnic_cq {
     bool live;
     uint32_t eqn, uctx;
-    struct rnic_qring ring;
+    struct rnic_ring ring;
     uint64_t dbrec_addr;        /* consumer's free-running index (LE u32) */
     uint32_t pidx;              /* next CQE slot (free-running) */
     uint32_t cidx;              /* consumer index last seen (doorbell/dbrec) */

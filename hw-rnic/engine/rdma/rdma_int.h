@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Internals of the RDMA resources (rdma_res.c, qring.c, cq.c, srq.c, qp.c,
- * wq.c, mr.c): the object tables and the functions the files share.  The
+ * Internals of the RDMA resources (rdma_res.c, cq.c, srq.c, qp.c, wq.c,
+ * mr.c): the object tables and the functions the files share.  The
  * iWARP layer uses rdma.h only.
  */
 #ifndef RNIC_ENGINE_RDMA_INT_H
 #define RNIC_ENGINE_RDMA_INT_H
 
 #include "core/dev.h"
+#include "core/pbl.h"
 #include "rdma.h"
 
 /* Limits advertised by BAR0 (dev.c cap_reg): keep both in step. */
@@ -51,19 +52,6 @@ struct rnic_rdma {
     uint32_t *db_list;
     uint32_t db_head, db_count, db_cap;
 };
-
-/* Page lists (qring.c). */
-unsigned rnic_pbl_load(const struct rnic_host *h, const struct rnic_pbl *pbl,
-                       uint32_t nentries, uint64_t *out);
-unsigned rnic_qring_load(struct rnic_qring *r, const struct rnic_host *h,
-                         const struct rnic_pbl *pbl, uint32_t depth,
-                         uint32_t entry_size);
-void rnic_qring_free(struct rnic_qring *r);
-uint64_t rnic_qring_slot(const struct rnic_qring *r, uint32_t idx);
-int rnic_qring_read(const struct rnic_qring *r, const struct rnic_host *h,
-                    uint32_t idx, void *entry);
-int rnic_qring_publish(const struct rnic_qring *r, const struct rnic_host *h,
-                       uint32_t idx, void *entry, uint32_t flag_off);
 
 static inline bool rnic_pbl_is_zero(const struct rnic_pbl *p)
 {

@@ -104,7 +104,7 @@ unsigned rnic_sq_fetch(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
     bool inl;
 
     memset(sgl, 0, sizeof(*sgl));
-    if (rnic_qring_read(&qp->sq.ring, &d->host, idx, wqe)) {
+    if (rnic_ring_read(&qp->sq.ring, &d->host, idx, wqe)) {
         memset(wqe, 0, sizeof(*wqe));
         return RNIC_WC_LOC_QP_OP_ERR;
     }
@@ -150,7 +150,7 @@ int rnic_rq_take(struct rnic_dev *d, struct rnic_qp *qp, uint64_t *wr_id,
     }
     *wqe_idx = (uint16_t)(wq->cidx & (wq->ring.depth - 1));
     *wr_id = 0;
-    if (rnic_qring_read(&wq->ring, &d->host, wq->cidx, &wqe)) {
+    if (rnic_ring_read(&wq->ring, &d->host, wq->cidx, &wqe)) {
         *status = RNIC_WC_LOC_QP_OP_ERR;
     } else {
         *wr_id = rnic_ld64(wqe.wr_id);
@@ -222,7 +222,7 @@ static void flush(struct rnic_dev *d, struct rnic_qp *qp)
     struct rnic_cqe cqe;
 
     for (; qp->sq_done != qp->sq.pidx; qp->sq_done++) {
-        if (rnic_qring_read(&qp->sq.ring, &d->host, qp->sq_done, &w.sq)) {
+        if (rnic_ring_read(&qp->sq.ring, &d->host, qp->sq_done, &w.sq)) {
             memset(&w.sq, 0, sizeof(w.sq));
         }
         /* A CQ in overflow drops the CQE; the flush goes on. */
@@ -233,7 +233,7 @@ static void flush(struct rnic_dev *d, struct rnic_qp *qp)
         return;     /* SRQ WQEs belong to no QP until taken */
     }
     for (; qp->rq.cidx != qp->rq.pidx; qp->rq.cidx++) {
-        if (rnic_qring_read(&qp->rq.ring, &d->host, qp->rq.cidx, &w.rq)) {
+        if (rnic_ring_read(&qp->rq.ring, &d->host, qp->rq.cidx, &w.rq)) {
             memset(&w.rq, 0, sizeof(w.rq));
         }
         memset(&cqe, 0, sizeof(cqe));
