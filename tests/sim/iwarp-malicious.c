@@ -85,7 +85,7 @@ static uint8_t payload[2048];
 static bool write_to(struct world *w, uint32_t stag, uint64_t to, size_t len)
 {
     uint8_t h[64];
-    size_t hl = rp_hdr_tagged(h, RNIC_RDMAP_WRITE, stag, to, true);
+    size_t hl = rnic_rdmap_seg_tagged(h, RNIC_RDMAP_WRITE, stag, to, true);
 
     return rp_fpdu(&w->a, h, hl, payload, len, 0);
 }
@@ -93,8 +93,8 @@ static bool write_to(struct world *w, uint32_t stag, uint64_t to, size_t len)
 static bool send_msg(struct world *w, uint32_t msn, size_t len, int corrupt)
 {
     uint8_t h[64];
-    size_t hl = rp_hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, msn, 0,
-                             true);
+    size_t hl = rnic_rdmap_seg_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND,
+                                        msn, 0, true, 0);
 
     return rp_fpdu(&w->a, h, hl, payload, len, corrupt);
 }
@@ -186,10 +186,9 @@ static bool at_bad_msn(struct world *w)
 static bool at_bad_qn(struct world *w)
 {
     uint8_t h[64];
-    size_t hl = rp_hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 0,
-                             true);
+    /* QN 7: no such queue */
+    size_t hl = rnic_rdmap_seg_untagged(h, RNIC_RDMAP_SEND, 7, 1, 0, true, 0);
 
-    rnic_put32(h + 6, 7);       /* QN */
     return rp_fpdu(&w->a, h, hl, payload, 32, 0);
 }
 
@@ -201,36 +200,37 @@ static bool at_send_too_long(struct world *w)
 static bool at_send_too_long_multi(struct world *w)
 {
     uint8_t h[64];
-    size_t hl = rp_hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 0,
-                             false);
+    size_t hl = rnic_rdmap_seg_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND,
+                                        1, 0, false, 0);
 
     if (!rp_fpdu(&w->a, h, hl, payload, 200, 0)) {
         return false;
     }
-    hl = rp_hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 200, true);
+    hl = rnic_rdmap_seg_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1,
+                                 200, true, 0);
     return rp_fpdu(&w->a, h, hl, payload, 200, 0);
 }
 
 static bool at_bad_mo(struct world *w)
 {
     uint8_t h[64];
-    size_t hl = rp_hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 0,
-                             false);
+    size_t hl = rnic_rdmap_seg_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND,
+                                        1, 0, false, 0);
 
     if (!rp_fpdu(&w->a, h, hl, payload, 64, 0)) {
         return false;
     }
-    hl = rp_hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 100, true);
+    hl = rnic_rdmap_seg_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1,
+                                 100, true, 0);
     return rp_fpdu(&w->a, h, hl, payload, 64, 0);
 }
 
 static bool at_unknown_opcode(struct world *w)
 {
     uint8_t h[64];
-    size_t hl = rp_hdr_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 0,
-                             true);
+    size_t hl = rnic_rdmap_seg_untagged(h, 0x0c, RNIC_RDMAP_QN_SEND, 1, 0,
+                                        true, 0);
 
-    h[1] = (uint8_t)((RNIC_RDMAP_VERSION << RNIC_RDMAP_RV_SHIFT) | 0x0c);
     return rp_fpdu(&w->a, h, hl, payload, 16, 0);
 }
 

@@ -198,37 +198,6 @@ bool rp_fpdu(struct rawpeer *p, const uint8_t *hdr, size_t hlen,
     return rp_send(p, out, n);
 }
 
-size_t rp_hdr_tagged(uint8_t *buf, uint8_t opcode, uint32_t stag,
-                     uint64_t to, bool last)
-{
-    struct rnic_rdmap_msg m;
-
-    memset(&m, 0, sizeof(m));
-    m.opcode = opcode;
-    m.rv = RNIC_RDMAP_VERSION;
-    m.ddp.dv = RNIC_DDP_VERSION;
-    m.ddp.last = last;
-    m.ddp.stag = stag;
-    m.ddp.to = to;
-    return rnic_rdmap_hdr_encode(&m, buf, 64);
-}
-
-size_t rp_hdr_untagged(uint8_t *buf, uint8_t opcode, uint32_t qn,
-                       uint32_t msn, uint32_t mo, bool last)
-{
-    struct rnic_rdmap_msg m;
-
-    memset(&m, 0, sizeof(m));
-    m.opcode = opcode;
-    m.rv = RNIC_RDMAP_VERSION;
-    m.ddp.dv = RNIC_DDP_VERSION;
-    m.ddp.last = last;
-    m.ddp.qn = qn;
-    m.ddp.msn = msn;
-    m.ddp.mo = mo;
-    return rnic_rdmap_hdr_encode(&m, buf, 64);
-}
-
 size_t rp_hdr_read_req(uint8_t *buf, uint32_t msn, uint32_t src_stag,
                        uint64_t src_to, uint32_t size)
 {

@@ -79,11 +79,13 @@ bool rp_send(struct rawpeer *p, const uint8_t *buf, size_t len);
 bool rp_fpdu(struct rawpeer *p, const uint8_t *hdr, size_t hlen,
              const uint8_t *pay, size_t plen, int corrupt);
 
-/* DDP/RDMAP headers (DV/RV 1); return the header length. */
-size_t rp_hdr_tagged(uint8_t *buf, uint8_t opcode, uint32_t stag,
-                     uint64_t to, bool last);
-size_t rp_hdr_untagged(uint8_t *buf, uint8_t opcode, uint32_t qn,
-                       uint32_t msn, uint32_t mo, bool last);
+/*
+ * Headers come from the engine's encoders (wire/rdmap.h): segment headers
+ * from rnic_rdmap_seg_tagged/untagged, which write any field as given, and
+ * this Read Request (DV/RV 1, sink 0x12345601 at 0x1000) from
+ * rnic_rdmap_hdr_encode; the attack may then damage the bytes.  Returns the
+ * header length.
+ */
 size_t rp_hdr_read_req(uint8_t *buf, uint32_t msn, uint32_t src_stag,
                        uint64_t src_to, uint32_t size);
 

@@ -28,9 +28,10 @@ static size_t make_segment(uint8_t *buf, size_t cap)
     bool tagged = op == RNIC_RDMAP_WRITE || op == RNIC_RDMAP_READ_RESP;
 
     if (tagged) {
-        hl = rnic_iw_hdr_tagged(buf, op, rnd() % 4 ? 0x300 : rnd(),
-                                (rnd() % 2 ? 0x20000 : (uint64_t)rnd() << 20)
-                                + rnd() % 9000, rnd() & 1);
+        hl = rnic_rdmap_seg_tagged(buf, op, rnd() % 4 ? 0x300 : rnd(),
+                                   (rnd() % 2 ? 0x20000 :
+                                    (uint64_t)rnd() << 20) + rnd() % 9000,
+                                   rnd() & 1);
     } else {
         struct rnic_rdmap_msg m;
 

@@ -422,10 +422,75 @@ static void test_cause_table(void)
     CHECK(bad == 0);
 }
 
+/*
+ * The segment-header encoder the transmit path and the tests' raw peer use
+ * writes what rnic_rdmap_hdr_encode writes for the same fields, golden
+ * frames included; fields go out as given (a raw peer's bad QN or DV).
+ */
+static void test_seg_headers(void)
+{
+    static const uint8_t ops[] = {
+        RNIC_RDMAP_WRITE, RNIC_RDMAP_READ_RESP, RNIC_RDMAP_SEND,
+        RNIC_RDMAP_SEND_INV, RNIC_RDMAP_SEND_SE, RNIC_RDMAP_SEND_SE_INV,
+        RNIC_RDMAP_IMM_DATA, RNIC_RDMAP_IMM_DATA_SE,
+    };
+    uint8_t a[64], b[64];
+    struct rnic_rdmap_msg m, d;
+    struct rnic_term_cause c;
+    uint32_t x = 0x9e3779b9;
+    unsigned i, k;
+
+    CHECK(rnic_rdmap_seg_tagged(a, RNIC_RDMAP_WRITE, 0x12345678, 0x1000, true) == 14);
+    CHECK(memcmp(a, "\xc1\x40\x12\x34\x56\x78\0\0\0\0\0\0\x10\x00", 14) == 0);
+    CHECK(rnic_rdmap_seg_untagged(a, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1, 0, true, 0) == 18);
+    CHECK(memcmp(a, "\x41\x43\0\0\0\0\0\0\0\0\0\0\0\x01\0\0\0\0", 18) == 0);
+    CHECK(rnic_rdmap_seg_untagged(a, RNIC_RDMAP_SEND_SE_INV, RNIC_RDMAP_QN_SEND, 0x01020304,
+                                  0x0a0b0c0d, false, 0xabcd0102) == 18);
+    CHECK(memcmp(a, "\x01\x46\xab\xcd\x01\x02\0\0\0\0\x01\x02\x03\x04\x0a\x0b\x0c\x0d", 18) == 0);
+
+    for (k = 0; k < 64; k++) {
+        for (i = 0; i < sizeof(ops); i++) {
+            size_t n;
+
+            init_msg(&m, ops[i]);
+            x = x * 1103515245 + 12345;
+            m.ddp.last = x & 1;
+            m.ddp.stag = x;
+            m.ddp.to = (uint64_t)x << 29 | k;
+            m.ddp.msn = x ^ 0x5a5a5a5a;
+            m.ddp.mo = x >> 3;
+            m.ddp.ulp_word = (ops[i] == RNIC_RDMAP_SEND_INV ||
+                              ops[i] == RNIC_RDMAP_SEND_SE_INV) ? x * 7 : 0;
+            n = rnic_rdmap_hdr_encode(&m, b, sizeof(b));
+            memset(a, 0xee, sizeof(a));
+            if (rnic_rdmap_op_info(ops[i])->tagged) {
+                CHECK(rnic_rdmap_seg_tagged(a, ops[i], m.ddp.stag, m.ddp.to,
+                                            m.ddp.last) == n);
+            } else {
+                CHECK(rnic_rdmap_seg_untagged(a, ops[i], m.ddp.qn, m.ddp.msn,
+                                              m.ddp.mo, m.ddp.last,
+                                              m.ddp.ulp_word) == n);
+            }
+            CHECK(memcmp(a, b, n) == 0);
+            CHECK(a[n] == 0xee);
+        }
+    }
+
+    /* As given: QN 7 goes out (the peer's check), DV 2 too (decode's). */
+    rnic_rdmap_seg_untagged(a, RNIC_RDMAP_SEND, 7, 1, 0, true, 0);
+    CHECK(rnic_rdmap_decode(a, 18, 0, &d, &c) == -1);
+    CHECK(cause_is(&c, RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_UNTAGGED, RNIC_DDP_EC_U_INVALID_QN));
+    CHECK(rnic_ddp_put_tagged(a, true, 2, 0x40, 1, 0) == 14);
+    CHECK(a[0] == 0xc2);
+    CHECK(rnic_rdmap_decode(a, 14, 0, &d, &c) == -1);
+    CHECK(cause_is(&c, RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_TAGGED, RNIC_DDP_EC_T_INVALID_VERSION));
+}
+
 int main(void)
 {
     test_cause_table();
     test_golden();
+    test_seg_headers();
     test_roundtrip_all();
     test_causes();
     test_term_build();

@@ -302,16 +302,6 @@ bool rnic_iw_send_fpdu(struct rnic_dev *d, struct rnic_iw_conn *c,
 /* Mark SQ WQE idx finished and complete every finished WQE in order. */
 void rnic_iw_wc_done(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
                      unsigned status, uint32_t byte_len);
-/*
- * DDP/RDMAP headers of one segment into buf; returns their length.  Only
- * for ops with no RDMAP header past the control octet: the Send family and
- * Immediate Data (untagged), Write and Read Response (tagged).
- */
-size_t rnic_iw_hdr_untagged(uint8_t *buf, uint8_t op, uint32_t qn,
-                            uint32_t msn, uint32_t mo, bool last,
-                            uint32_t inv_stag);
-size_t rnic_iw_hdr_tagged(uint8_t *buf, uint8_t op, uint32_t stag,
-                          uint64_t to, bool last);
 /* The P2P RTR (initiator): the first FPDU after the Reply. */
 void rnic_iw_send_rtr(struct rnic_dev *d, struct rnic_qp *qp, uint8_t rtr);
 bool rnic_iw_sq_drained(const struct rnic_qp *qp);

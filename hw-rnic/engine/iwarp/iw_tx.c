@@ -53,39 +53,6 @@ void rnic_iw_qp_destroy(struct rnic_iw_qp *iq)
     }
 }
 
-/*
- * The DDP/RDMAP headers of one segment, written straight: once per FPDU,
- * and the ops sent through these (Send family, Immediate Data, Write, Read
- * Response) carry no RDMAP header beyond the control octet.
- */
-static void hdr_ctrl(uint8_t *buf, bool tagged, bool last, uint8_t op)
-{
-    buf[0] = (uint8_t)((tagged ? RNIC_DDP_F_TAGGED : 0) |
-                       (last ? RNIC_DDP_F_LAST : 0) | RNIC_DDP_VERSION);
-    buf[1] = (uint8_t)(RNIC_RDMAP_VERSION << RNIC_RDMAP_RV_SHIFT | op);
-}
-
-size_t rnic_iw_hdr_untagged(uint8_t *buf, uint8_t op, uint32_t qn,
-                            uint32_t msn, uint32_t mo, bool last,
-                            uint32_t inv_stag)
-{
-    hdr_ctrl(buf, false, last, op);
-    rnic_put32(buf + 2, inv_stag);
-    rnic_put32(buf + 6, qn);
-    rnic_put32(buf + 10, msn);
-    rnic_put32(buf + 14, mo);
-    return RNIC_DDP_UNTAGGED_HLEN;
-}
-
-size_t rnic_iw_hdr_tagged(uint8_t *buf, uint8_t op, uint32_t stag,
-                          uint64_t to, bool last)
-{
-    hdr_ctrl(buf, true, last, op);
-    rnic_put32(buf + 2, stag);
-    rnic_put64(buf + 6, to);
-    return RNIC_DDP_TAGGED_HLEN;
-}
-
 bool rnic_iw_send_fpdu(struct rnic_dev *d, struct rnic_iw_conn *c,
                        const uint8_t *hdr, size_t hlen,
                        const uint8_t *payload, size_t plen)
@@ -310,9 +277,9 @@ static int tx_imm(struct rnic_dev *d, struct rnic_qp *qp, bool prefix)
     bool se = !prefix && (iq->cur.hdr.flags & RNIC_WQE_SOLICITED);
     size_t hl;
 
-    hl = rnic_iw_hdr_untagged(hdr, se ? RNIC_RDMAP_IMM_DATA_SE :
-                                        RNIC_RDMAP_IMM_DATA,
-                              RNIC_RDMAP_QN_SEND, iq->cur_msn, 0, true, 0);
+    hl = rnic_rdmap_seg_untagged(hdr, se ? RNIC_RDMAP_IMM_DATA_SE :
+                                           RNIC_RDMAP_IMM_DATA,
+                                 RNIC_RDMAP_QN_SEND, iq->cur_msn, 0, true, 0);
     memset(imm, 0, sizeof(imm));
     /* The 32-bit immediate travels as the driver wrote it. */
     memcpy(imm, &iq->cur.hdr.ex, 4);
@@ -355,15 +322,15 @@ static int tx_data_seg(struct rnic_dev *d, struct rnic_qp *qp)
     }
     last = iq->cur_off + n == total;
     if (tagged) {
-        hl = rnic_iw_hdr_tagged(hdr, RNIC_RDMAP_WRITE,
-                                rnic_ld32(w->op.rdma.rkey),
-                                rnic_ld64(w->op.rdma.remote_addr) +
-                                iq->cur_off, last);
+        hl = rnic_rdmap_seg_tagged(hdr, RNIC_RDMAP_WRITE,
+                                   rnic_ld32(w->op.rdma.rkey),
+                                   rnic_ld64(w->op.rdma.remote_addr) +
+                                   iq->cur_off, last);
     } else {
-        hl = rnic_iw_hdr_untagged(hdr, send_op(w), RNIC_RDMAP_QN_SEND,
-                                  iq->cur_msn, (uint32_t)iq->cur_off, last,
-                                  w->hdr.opcode == RNIC_WR_SEND_INV ?
-                                  rnic_ld32(w->hdr.ex) : 0);
+        hl = rnic_rdmap_seg_untagged(hdr, send_op(w), RNIC_RDMAP_QN_SEND,
+                                     iq->cur_msn, (uint32_t)iq->cur_off, last,
+                                     w->hdr.opcode == RNIC_WR_SEND_INV ?
+                                     rnic_ld32(w->hdr.ex) : 0);
     }
     switch (send_fpdu_gather(d, qp, hdr, hl, n, cur_payload, &e)) {
     case 0:
@@ -465,11 +432,12 @@ void rnic_iw_send_rtr(struct rnic_dev *d, struct rnic_qp *qp, uint8_t rtr)
 
     if (rtr == RNIC_MPA_RTR_WRITE) {
         /* siw: STag 1, some hardware treats STag 0 specially */
-        hl = rnic_iw_hdr_tagged(hdr, RNIC_RDMAP_WRITE, 1, 0, true);
+        hl = rnic_rdmap_seg_tagged(hdr, RNIC_RDMAP_WRITE, 1, 0, true);
         rnic_iw_send_fpdu(d, iq->conn, hdr, hl, NULL, 0);
     } else if (rtr == RNIC_MPA_RTR_SEND) {
-        hl = rnic_iw_hdr_untagged(hdr, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND,
-                                  ++iq->tx_msn[RNIC_RDMAP_QN_SEND], 0, true, 0);
+        hl = rnic_rdmap_seg_untagged(hdr, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND,
+                                     ++iq->tx_msn[RNIC_RDMAP_QN_SEND], 0, true,
+                                     0);
         rnic_iw_send_fpdu(d, iq->conn, hdr, hl, NULL, 0);
     } else {
         memset(&m, 0, sizeof(m));
@@ -622,8 +590,8 @@ static int tx_response(struct rnic_dev *d, struct rnic_qp *qp)
             n = (uint32_t)(r->size - r->sent);
         }
         last = r->sent + n == r->size;
-        hl = rnic_iw_hdr_tagged(hdr, RNIC_RDMAP_READ_RESP, r->sink_stag,
-                                r->sink_to + r->sent, last);
+        hl = rnic_rdmap_seg_tagged(hdr, RNIC_RDMAP_READ_RESP, r->sink_stag,
+                                   r->sink_to + r->sent, last);
         switch (send_fpdu_gather(d, qp, hdr, hl, n, resp_payload, &e)) {
         case 0:
             return 0;

@@ -4,26 +4,41 @@
 #include "net.h"
 #include "ddp.h"
 
+size_t rnic_ddp_put_tagged(uint8_t *buf, bool last, uint8_t dv,
+                           uint8_t ulp_ctrl, uint32_t stag, uint64_t to)
+{
+    buf[0] = (uint8_t)(RNIC_DDP_F_TAGGED | (last ? RNIC_DDP_F_LAST : 0) |
+                       (dv & RNIC_DDP_DV_MASK));
+    buf[1] = ulp_ctrl;
+    rnic_put32(buf + 2, stag);
+    rnic_put64(buf + 6, to);
+    return RNIC_DDP_TAGGED_HLEN;
+}
+
+size_t rnic_ddp_put_untagged(uint8_t *buf, bool last, uint8_t dv,
+                             uint8_t ulp_ctrl, uint32_t ulp_word, uint32_t qn,
+                             uint32_t msn, uint32_t mo)
+{
+    buf[0] = (uint8_t)((last ? RNIC_DDP_F_LAST : 0) | (dv & RNIC_DDP_DV_MASK));
+    buf[1] = ulp_ctrl;
+    rnic_put32(buf + 2, ulp_word);
+    rnic_put32(buf + 6, qn);
+    rnic_put32(buf + 10, msn);
+    rnic_put32(buf + 14, mo);
+    return RNIC_DDP_UNTAGGED_HLEN;
+}
+
 size_t rnic_ddp_encode(const struct rnic_ddp_hdr *h, uint8_t *buf, size_t cap)
 {
-    size_t hlen = rnic_ddp_hlen(h->tagged);
-    if (cap < hlen) {
+    if (cap < rnic_ddp_hlen(h->tagged)) {
         return 0;
     }
-    buf[0] = (uint8_t)((h->tagged ? RNIC_DDP_F_TAGGED : 0) |
-                       (h->last ? RNIC_DDP_F_LAST : 0) |
-                       (h->dv & RNIC_DDP_DV_MASK));
-    buf[1] = h->ulp_ctrl;
     if (h->tagged) {
-        rnic_put32(buf + 2, h->stag);
-        rnic_put64(buf + 6, h->to);
-    } else {
-        rnic_put32(buf + 2, h->ulp_word);
-        rnic_put32(buf + 6, h->qn);
-        rnic_put32(buf + 10, h->msn);
-        rnic_put32(buf + 14, h->mo);
+        return rnic_ddp_put_tagged(buf, h->last, h->dv, h->ulp_ctrl, h->stag,
+                                   h->to);
     }
-    return hlen;
+    return rnic_ddp_put_untagged(buf, h->last, h->dv, h->ulp_ctrl,
+                                 h->ulp_word, h->qn, h->msn, h->mo);
 }
 
 size_t rnic_ddp_decode(const uint8_t *buf, size_t len, struct rnic_ddp_hdr *h,

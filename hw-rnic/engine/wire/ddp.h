@@ -46,6 +46,16 @@ static inline size_t rnic_ddp_hlen(bool tagged)
 /* Write the header; returns its length, or 0 if cap is too small. */
 size_t rnic_ddp_encode(const struct rnic_ddp_hdr *h, uint8_t *buf, size_t cap);
 /*
+ * The encoder itself, from the fields: writes them as given (a DV other
+ * than 1 included, for the tests' hostile peer) into buf, which must hold
+ * RNIC_DDP_TAGGED_HLEN / RNIC_DDP_UNTAGGED_HLEN octets; returns that length.
+ */
+size_t rnic_ddp_put_tagged(uint8_t *buf, bool last, uint8_t dv,
+                           uint8_t ulp_ctrl, uint32_t stag, uint64_t to);
+size_t rnic_ddp_put_untagged(uint8_t *buf, bool last, uint8_t dv,
+                             uint8_t ulp_ctrl, uint32_t ulp_word, uint32_t qn,
+                             uint32_t msn, uint32_t mo);
+/*
  * Read and validate the header at the start of a DDP segment of len octets.
  * Returns the header length, or 0 with *cause set: segment shorter than its
  * header (DDP local catastrophic) or DV != 1 (tagged 0x04 / untagged 0x06

@@ -57,6 +57,23 @@ size_t rnic_rdmap_hdr_len(const struct rnic_rdmap_msg *m)
     return rnic_ddp_hlen(oi->tagged) + rdmap_len(m);
 }
 
+size_t rnic_rdmap_seg_tagged(uint8_t *buf, uint8_t op, uint32_t stag,
+                             uint64_t to, bool last)
+{
+    return rnic_ddp_put_tagged(buf, last, RNIC_DDP_VERSION,
+                               rnic_rdmap_ctrl(RNIC_RDMAP_VERSION, op),
+                               stag, to);
+}
+
+size_t rnic_rdmap_seg_untagged(uint8_t *buf, uint8_t op, uint32_t qn,
+                               uint32_t msn, uint32_t mo, bool last,
+                               uint32_t inv_stag)
+{
+    return rnic_ddp_put_untagged(buf, last, RNIC_DDP_VERSION,
+                                 rnic_rdmap_ctrl(RNIC_RDMAP_VERSION, op),
+                                 inv_stag, qn, msn, mo);
+}
+
 size_t rnic_rdmap_hdr_encode(const struct rnic_rdmap_msg *m, uint8_t *buf,
                              size_t cap)
 {
@@ -66,7 +83,7 @@ size_t rnic_rdmap_hdr_encode(const struct rnic_rdmap_msg *m, uint8_t *buf,
     }
     struct rnic_ddp_hdr d = m->ddp;
     d.tagged = op_table[m->opcode].tagged;
-    d.ulp_ctrl = (uint8_t)((m->rv & 3) << RNIC_RDMAP_RV_SHIFT | m->opcode);
+    d.ulp_ctrl = rnic_rdmap_ctrl(m->rv, m->opcode);
     size_t off = rnic_ddp_encode(&d, buf, cap);
     uint8_t *p = buf + off;
 

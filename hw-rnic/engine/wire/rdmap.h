@@ -156,6 +156,27 @@ struct rnic_rdmap_op_info {
 /* NULL if reserved */
 const struct rnic_rdmap_op_info *rnic_rdmap_op_info(uint8_t opcode);
 
+/* The RDMAP control octet (DDP RsvdULP[0:7]) for version rv and opcode op. */
+static inline uint8_t rnic_rdmap_ctrl(uint8_t rv, uint8_t op)
+{
+    return (uint8_t)((rv & 3) << RNIC_RDMAP_RV_SHIFT | op);
+}
+
+/*
+ * The DDP and RDMAP headers of one segment of an op that has no RDMAP header
+ * past the control octet: Write and Read Response (tagged), the Sends and
+ * Immediate Data (untagged; inv_stag for Send with Invalidate, else 0).
+ * DV and RV 1, fields as given; buf holds RNIC_DDP_TAGGED_HLEN /
+ * RNIC_DDP_UNTAGGED_HLEN octets.  Returns the header length.  The engine's
+ * transmit path and the tests' raw peer (which may then damage the bytes)
+ * both write segment headers with these.
+ */
+size_t rnic_rdmap_seg_tagged(uint8_t *buf, uint8_t op, uint32_t stag,
+                             uint64_t to, bool last);
+size_t rnic_rdmap_seg_untagged(uint8_t *buf, uint8_t op, uint32_t qn,
+                               uint32_t msn, uint32_t mo, bool last,
+                               uint32_t inv_stag);
+
 /* Length of the DDP + RDMAP headers m encodes to (0 for a reserved opcode). */
 size_t rnic_rdmap_hdr_len(const struct rnic_rdmap_msg *m);
 /*
