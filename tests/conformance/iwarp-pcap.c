@@ -11,10 +11,18 @@
  *   conn 2: the same traffic with markers in both directions (M=1 each way).
  *   conn 3 (--rfc7306): Atomic Request/Response.
  *
+ * --retry CASE writes instead a lab client's retried attempt for pcap-check:
+ * conn 1 to port 18522 whose first Send meets a DDP "no buffer" Terminate,
+ * the lab's UDP retry marker for port 18522, conn 2 (the retry) running clean.
+ * CASE changes one thing: ok (as said), late (conn 2 also gets the Terminate),
+ * none (no marker), port (the marker names 18523), rdmap (conn 1's Terminate
+ * is an RDMAP one), early (the marker comes before conn 1), icmp (no marker,
+ * only an ICMP error quoting one).
+ *
  * Ethernet/IPv4/TCP with correct checksums and consistent seq/ack; one FPDU
  * per segment except where said (MPA-aware sender, EMSS 1448).
  *
- *   iwarp-pcap OUT.pcap [--corrupt-crc N] [--rfc7306]
+ *   iwarp-pcap OUT.pcap [--corrupt-crc N] [--rfc7306 | --retry CASE]
  * --corrupt-crc N flips a bit of the CRC of the Nth FPDU (1-based) overall.
  */
 #include <stdio.h>
@@ -358,11 +366,96 @@ static void conv_init(struct conv *c, uint16_t cport, uint16_t sport, uint32_t i
     c->e[1].seq = iss1;
 }
 
+/* The lab's retry marker (tests/vm/guest/lib.sh): a UDP datagram to port 9;
+ * with icmp, only the peer's ICMP port unreachable quoting one. */
+static void retry_marker(struct conv *c, uint16_t port, bool icmp)
+{
+    static uint8_t f[256], e[320];
+    char text[80];
+    int n = snprintf(text, sizeof(text), "rnic-lab-retried port=%u name=read_lat.5 attempt=1\n",
+                     port);
+    size_t o = rnic_ip4_build(f, c->e[1].mac, c->e[0].mac, c->e[0].ip, c->e[1].ip,
+                              17 /* UDP */, (uint16_t)(8 + n), ipid++);
+    rnic_put16(f + o, 45000);
+    rnic_put16(f + o + 2, 9);
+    rnic_put16(f + o + 4, (uint16_t)(8 + n));
+    rnic_put16(f + o + 6, 0);   /* no UDP checksum (IPv4) */
+    memcpy(f + o + 8, text, (size_t)n);
+    if (!icmp) {
+        pcap_frame(f, o + 8 + (size_t)n);
+        return;
+    }
+    size_t q = o - 14 + 8 + (size_t)n;          /* the quoted IP datagram */
+    size_t eo = rnic_ip4_build(e, c->e[0].mac, c->e[1].mac, c->e[1].ip, c->e[0].ip,
+                               1 /* ICMP */, (uint16_t)(8 + q), ipid++);
+    memset(e + eo, 0, 8);
+    e[eo] = 3;                  /* destination unreachable */
+    e[eo + 1] = 3;              /* port unreachable */
+    memcpy(e + eo + 8, f + 14, q);
+    rnic_put16(e + eo + 2, rnic_csum_fold(rnic_csum_add(0, e + eo, 8 + q)));
+    pcap_frame(e, eo + 8 + q);
+}
+
+/* A perftest-like exchange: the initiator's Send, then either the responder's
+ * Terminate for it (cause) or its own Send back; FIN both ways. */
+static void send_or_terminate(struct conv *c, const struct rnic_term_cause *cause)
+{
+    static const uint8_t data[64] = "perftest exchange";
+    send_msg(c, 0, RNIC_RDMAP_SEND, 0, data, sizeof(data));
+    if (cause) {
+        struct rnic_rdmap_msg m;
+        uint8_t h[64], t[RNIC_RDMAP_TERM_MAX];
+        init_msg(&m, RNIC_RDMAP_SEND);
+        m.ddp.qn = RNIC_RDMAP_QN_SEND;
+        m.ddp.msn = c->e[0].msn[RNIC_RDMAP_QN_SEND];
+        m.ddp.last = true;
+        size_t hl = rnic_rdmap_hdr_encode(&m, h, sizeof(h));
+        size_t tl = rnic_rdmap_term_build(t, sizeof(t), 1, cause, h, hl);
+        send_fpdu(c, 1, t, tl, NULL, 0);
+    } else {
+        send_msg(c, 1, RNIC_RDMAP_SEND, 0, data, sizeof(data));
+    }
+    seg(c, 1, FIN | ACK, NULL, 0);
+    seg(c, 0, FIN | ACK, NULL, 0);
+    seg(c, 1, ACK, NULL, 0);
+}
+
+static int retry_case(const char *name)
+{
+    struct conv c;
+    struct rnic_mpa_local l = { .rev = 2, .crc = true, .ird = 1, .ord = 1 };
+    struct rnic_term_cause nobuf = rnic_term_cause(RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_UNTAGGED,
+                                                   RNIC_DDP_EC_U_INVALID_MSN_NOBUF, true, false);
+    struct rnic_term_cause rdmap = rnic_term_cause(RNIC_TERM_LAYER_RDMAP,
+        RNIC_RDMAP_ETYPE_REMOTE_PROTECTION, RNIC_RDMAP_EC_INVALID_STAG, true, false);
+    bool late = !strcmp(name, "late");
+
+    if (strcmp(name, "ok") && !late && strcmp(name, "none") && strcmp(name, "port") &&
+        strcmp(name, "rdmap") && strcmp(name, "early") && strcmp(name, "icmp")) {
+        fprintf(stderr, "iwarp-pcap: unknown --retry case %s\n", name);
+        return 2;
+    }
+    conv_init(&c, 40010, 18522, 0x70000000, 0x71000000);
+    if (!strcmp(name, "early")) {
+        retry_marker(&c, 18522, false);
+    }
+    handshake(&c, &l, &l);
+    send_or_terminate(&c, !strcmp(name, "rdmap") ? &rdmap : &nobuf);
+    if (strcmp(name, "none") && strcmp(name, "early")) {
+        retry_marker(&c, !strcmp(name, "port") ? 18523 : 18522, !strcmp(name, "icmp"));
+    }
+    conv_init(&c, 40011, 18522, 0x72000000, 0x73000000);
+    handshake(&c, &l, &l);
+    send_or_terminate(&c, late ? &nobuf : NULL);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     bool rfc7306 = false;
+    const char *retry = NULL;
     if (argc < 2) {
-        fprintf(stderr, "usage: iwarp-pcap OUT.pcap [--corrupt-crc N] [--rfc7306]\n");
+        fprintf(stderr, "usage: iwarp-pcap OUT.pcap [--corrupt-crc N] [--rfc7306 | --retry CASE]\n");
         return 2;
     }
     for (int i = 2; i < argc; i++) {
@@ -370,6 +463,8 @@ int main(int argc, char **argv)
             corrupt_nth = atol(argv[++i]);
         } else if (!strcmp(argv[i], "--rfc7306")) {
             rfc7306 = true;
+        } else if (!strcmp(argv[i], "--retry") && i + 1 < argc) {
+            retry = argv[++i];
         } else {
             fprintf(stderr, "iwarp-pcap: unknown argument %s\n", argv[i]);
             return 2;
@@ -381,6 +476,15 @@ int main(int argc, char **argv)
         return 2;
     }
     pcap_header();
+
+    if (retry) {
+        int rc = retry_case(retry);
+        if (fclose(out) != 0) {
+            perror(argv[1]);
+            return 2;
+        }
+        return rc;
+    }
 
     struct conv c;
     struct rnic_mpa_local ini = { .rev = 2, .crc = true, .p2p = true, .ird = 16, .ord = 16,

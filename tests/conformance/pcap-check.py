@@ -10,6 +10,14 @@ Request it saw, so captures must start before the connection does.
   pcap-check.py [--allow-opcodes 0,1,2,3] [--allow-terminate] guest1.pcap ...
   pcap-check.py --expect-failure corrupt.pcap    # the checker must flag it
   pcap-check.py --json conns.json guest1.pcap      # also each connection's negotiation
+
+A lab client that retries a failed attempt (client_try in tests/vm/guest/lib.sh)
+first sends one UDP datagram "rnic-lab-retried port=P ..." to its peer's port 9.
+On a connection to server port P that began before such a marker, a DDP "no
+buffer" Terminate (layer 1, untagged buffer error 2, code 2: a Send that
+arrived before the retried attempt's receive was posted) is accepted without
+--allow-terminate; any other Terminate there, and any Terminate elsewhere,
+is judged as before.
 """
 import argparse
 import collections
@@ -35,12 +43,20 @@ FIELDS = ['frame.number', 'tcp.stream', 'ip.src', 'tcp.srcport', 'ip.dst', 'tcp.
           '_ws.malformed', '_ws.expert.severity', 'iwarp_mpa.key.req', 'iwarp_mpa.key.rep',
           'iwarp_mpa.marker_flag', 'iwarp_mpa.crc_flag', 'iwarp_mpa.rej_flag', 'iwarp_mpa.rev',
           'iwarp_rdma.opcode', 'iwarp_mpa.ulpdulength', 'iwarp_mpa.crc_check',
-          'iwarp_mpa.res', 'iwarp_mpa.privatedata', 'iwarp_mpa.marker_fpduptr']
+          'iwarp_mpa.res', 'iwarp_mpa.privatedata', 'iwarp_mpa.marker_fpduptr',
+          'iwarp_rdma.term_layer', 'iwarp_rdma.term_etype_ddp',
+          'iwarp_rdma.term_errcode_ddp_untagged', 'udp.dstport', 'udp.payload', 'icmp.type']
 PI_ERROR = 0x00800000
 OPNAMES = {0: 'Write', 1: 'ReadReq', 2: 'ReadResp', 3: 'Send', 4: 'SendInv', 5: 'SendSE',
            6: 'SendSEInv', 7: 'Terminate', 8: 'ImmData', 9: 'ImmDataSE', 10: 'AtomicReq',
            11: 'AtomicResp'}
 DEFAULT_OPCODES = '0,1,2,3,4,5,6'
+TERMINATE = 7
+# Layer DDP, EType untagged buffer error, code "invalid MSN - no buffer available"
+# (RFC 5040 section 7.2): a Send that found no receive posted.
+DDP_NO_BUFFER = (1, 2, 2)
+RETRY_MARKER_PORT = 9
+RETRY_MARKER = re.compile(rb'^rnic-lab-retried port=(\d+)\b')
 
 
 def tshark(pcap, extra):
@@ -92,6 +108,10 @@ class Conn:
         self.v2 = [None, None]       # RFC 6581 data in Request, Reply
         self.first_op = [None, None]  # first RDMAP opcode from initiator, from responder
         self.marker_ptrs = 0         # markers dissected in FPDUs
+        self.first_frame = None      # frame of its first MPA message
+        self.terms = []              # (frame, cause or None) per Terminate
+        self.retried_at = None       # frame of the harness's retry marker for it
+        self.terms_accepted = 0      # no-buffer Terminates of a retried attempt
 
     def as_dict(self):
         return {'ends': self.ends, 'server_port': self.server_port, 'rev': self.rev,
@@ -101,7 +121,30 @@ class Conn:
                 'first_op_initiator': self.first_op[0], 'first_op_responder': self.first_op[1],
                 'ops': {OPNAMES.get(o, hex(o)): n for o, n in sorted(self.ops.items())},
                 'ulpdu_bytes': self.bytes, 'crc_checked': self.crc_checked,
-                'markers_seen': self.marker_ptrs}
+                'markers_seen': self.marker_ptrs, 'retried_at_frame': self.retried_at,
+                'terminates_accepted': self.terms_accepted}
+
+
+def term_causes(v, n):
+    """The (layer, etype, code) of a frame's n Terminates, or None for each
+    when tshark's fields do not line up one per Terminate (another layer)."""
+    cols = [ints(v.get(f, '')) for f in ('iwarp_rdma.term_layer', 'iwarp_rdma.term_etype_ddp',
+                                          'iwarp_rdma.term_errcode_ddp_untagged')]
+    if any(len(c) != n for c in cols):
+        return [None] * n
+    return list(zip(*cols))
+
+
+def retry_marker(v):
+    """The server port a harness retry marker names, or None. ICMP errors
+    quoting a marker are not markers."""
+    if v.get('udp.dstport') != str(RETRY_MARKER_PORT) or v.get('icmp.type') or not v.get('udp.payload'):
+        return None
+    try:
+        m = RETRY_MARKER.match(bytes.fromhex(v['udp.payload'].replace(':', '')))
+    except ValueError:
+        return None
+    return int(m.group(1)) if m else None
 
 
 def check(pcap, allowed, allow_term, required=(), conns_out=None):
@@ -110,9 +153,13 @@ def check(pcap, allowed, allow_term, required=(), conns_out=None):
     conns = collections.OrderedDict()
     frames = malformed = experr = 0
     bad_ops = collections.Counter()
+    retries = []                     # (frame, server port) of retry markers
     for line in out:
         v = dict(zip(FIELDS, line.split('\t')))
         frames += 1
+        port = retry_marker(v)
+        if port is not None:
+            retries.append((frames, port))
         if v.get('_ws.malformed'):
             malformed += 1
         if any(s >= PI_ERROR for s in ints(v.get('_ws.expert.severity', ''))):
@@ -125,6 +172,8 @@ def check(pcap, allowed, allow_term, required=(), conns_out=None):
         if not has_mpa:
             continue
         c = conns.setdefault(stream, Conn())
+        if c.first_frame is None:
+            c.first_frame = frames
         if v.get('iwarp_mpa.key.req'):
             c.ends = '%s:%s -> %s:%s' % (v['ip.src'], v['tcp.srcport'], v['ip.dst'], v['tcp.dstport'])
             c.server_port = int(v['tcp.dstport'])
@@ -140,14 +189,31 @@ def check(pcap, allowed, allow_term, required=(), conns_out=None):
             c.v2[1] = mpa_v2(v.get('iwarp_mpa.res'), v.get('iwarp_mpa.privatedata'))
         c.marker_ptrs += len(v['iwarp_mpa.marker_fpduptr'].split(',')) if v.get('iwarp_mpa.marker_fpduptr') else 0
         side = 0 if c.server_port is not None and v.get('tcp.dstport') == str(c.server_port) else 1
-        for op in ints(v.get('iwarp_rdma.opcode', '')):
+        opcodes = ints(v.get('iwarp_rdma.opcode', ''))
+        for op in opcodes:
             if c.first_op[side] is None:
                 c.first_op[side] = OPNAMES.get(op, hex(op))
             c.ops[op] += 1
-            if op not in allowed and not (op == 7 and allow_term):
+            if op not in allowed and not (op == TERMINATE and allow_term):
+                if op == TERMINATE:
+                    continue    # judged below, once the retry markers are known
                 bad_ops[op] += 1
+        if TERMINATE in opcodes:
+            c.terms += [(frames, t) for t in term_causes(v, opcodes.count(TERMINATE))]
         c.bytes += sum(ints(v.get('iwarp_mpa.ulpdulength', '')))
         c.crc_checked += len(v.get('iwarp_mpa.crc_check', '').split(',')) if v.get('iwarp_mpa.crc_check') else 0
+
+    if TERMINATE not in allowed and not allow_term:
+        for c in conns.values():
+            # Connections to the port of an attempt the harness retried, opened
+            # before it said so: the failed attempt's, never the retry's.
+            c.retried_at = next((f for f, p in retries if p == c.server_port and
+                                 c.first_frame is not None and c.first_frame < f), None)
+            for _, cause in c.terms:
+                if c.retried_at is not None and cause == DDP_NO_BUFFER:
+                    c.terms_accepted += 1
+                else:
+                    bad_ops[TERMINATE] += 1
 
     bad_crc, bad_crc_frames = 0, []
     if any(c.crc_checked for c in conns.values()):
@@ -163,6 +229,8 @@ def check(pcap, allowed, allow_term, required=(), conns_out=None):
                 bad_crc_frames.append(frame)
 
     print('pcap-check: %s: %d frames, %d iWARP connections' % (pcap, frames, len(conns)))
+    for f, p in retries:
+        print('  frame %d: the harness retried an attempt on server port %d' % (f, p))
     for s, c in conns.items():
         crc = 'on' if (c.crc[0] or c.crc[1]) else 'off'
         mk = '/'.join('?' if m is None else ('on' if m else 'off') for m in c.markers)
@@ -172,9 +240,13 @@ def check(pcap, allowed, allow_term, required=(), conns_out=None):
             v2 = ', IRD/ORD/RTR req %s rep %s' % tuple(
                 '-' if not x else ('%s/%s/%s' % (x.get('ird'), x.get('ord'), '+'.join(x.get('rtr', [])) or
                                                ('p2p' if x.get('p2p') else 'none'))) for x in c.v2)
-        print('  conn %s %s: MPA rev %s, CRC %s (%d checked), markers req/rep %s%s%s, %d ULPDU bytes, %s'
+        acc = ''
+        if c.terms_accepted:
+            acc = (', %d DDP no-buffer Terminate(s) accepted: an attempt the harness retried (frame %d)'
+                   % (c.terms_accepted, c.retried_at))
+        print('  conn %s %s: MPA rev %s, CRC %s (%d checked), markers req/rep %s%s%s, %d ULPDU bytes, %s%s'
               % (s, c.ends or '(handshake not captured)', c.rev, crc, c.crc_checked, mk, v2,
-                 ', REJECTED' if c.rejected else '', c.bytes, ops or 'no RDMAP opcodes'))
+                 ', REJECTED' if c.rejected else '', c.bytes, ops or 'no RDMAP opcodes', acc))
         if conns_out is not None:
             conns_out.append(dict(c.as_dict(), pcap=pcap, stream=s))
     problems = []

@@ -83,9 +83,11 @@ pin_peer_neigh() {
 # name for serve_until_client_done. Sets RPING_OUT/RPING_RC; fails if no
 # attempt ever got a ping through.
 rping_try() {
-	local name=$1 end=$((SECONDS + 180))
+	local name=$1 end=$((SECONDS + 180)) attempt=0
 	shift
 	while [ $SECONDS -lt $end ]; do
+		[ $attempt = 0 ] || retry_marker "$(cmd_port 7174 "$@")" "$name" $attempt
+		attempt=$((attempt + 1))
 		RPING_OUT=$(timeout 60 rping -c "$@" 2>&1)
 		RPING_RC=$?
 		echo "$RPING_OUT" | grep -q "ping data" && { client_done "$name" ok; return 0; }
@@ -123,9 +125,11 @@ rping_client() { rping_try rping "$@"; }
 # server winds down as after any failure past the connection.
 PAST_CONNECT="Bad wc status\|exchange data\|Failed to sync"
 client_try() {
-	local name=$1 end=$((SECONDS + $2)) each=$3 rc log=/tmp/client_try.$1 served
+	local name=$1 end=$((SECONDS + $2)) each=$3 rc log=/tmp/client_try.$1 served attempt=0
 	shift 3
 	while :; do
+		[ $attempt = 0 ] || retry_marker "$(cmd_port 18515 "$@")" "$name" $attempt
+		attempt=$((attempt + 1))
 		served=$(serving_count "$name")
 		timeout "$each" "$@" >"$log" 2>&1
 		rc=$?
@@ -140,6 +144,29 @@ client_try() {
 	done
 	client_done "$name" fail
 	return 1
+}
+
+# retry_marker PORT NAME ATTEMPT: before retrying, the client tells the capture
+# check that attempt ATTEMPT on server port PORT failed: one UDP datagram to the
+# peer's port 9, in both guests' captures between the failed attempt's
+# connections and the retry's. tests/conformance/pcap-check.py then accepts a
+# DDP "no buffer" Terminate (a Send that beat the server's receive, e.g. into a
+# server still winding down, or siw's slow first receive) on exactly those
+# earlier connections to PORT.
+retry_marker() {
+	echo "rnic-lab-retried port=$1 name=$2 attempt=$3" 2>/dev/null >"/dev/udp/$RNIC_PEER/9" ||
+		say "$2: could not send the retry marker for port $1"
+}
+
+# cmd_port DEFAULT CMD...: the server port CMD's -p gives, else DEFAULT.
+cmd_port() {
+	local port=$1
+	shift
+	while [ $# -gt 1 ]; do
+		[ "$1" = -p ] && port=$2
+		shift
+	done
+	echo "$port"
 }
 
 # How often guest 1 has started NAME's server (serve_until_client_done).

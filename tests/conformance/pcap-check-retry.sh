@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# pcap-check accepts a DDP "no buffer" Terminate only on a connection of an
+# attempt the lab harness retried (its UDP retry marker, tests/vm/guest/lib.sh):
+# iwarp-pcap --retry writes that case and six that must still fail.
+#   pcap-check-retry.sh SRC_ROOT IWARP_PCAP_TOOL OUT_DIR
+set -euo pipefail
+src=$1 tool=$2 out=$3
+command -v tshark >/dev/null || { echo "tshark not installed: skipping"; exit 77; }
+check="$src/tests/conformance/pcap-check.py"
+mkdir -p "$out"
+fail() { echo "pcap-check-retry: FAIL: $*"; exit 1; }
+
+"$tool" "$out/retry-ok.pcap" --retry ok
+log=$("$check" "$out/retry-ok.pcap") || { echo "$log"; fail "the retried attempt's Terminate was refused"; }
+echo "$log"
+grep -q "conn 0 .*Terminate=1, 1 DDP no-buffer Terminate(s) accepted" <<<"$log" ||
+	fail "conn 0's Terminate is not reported as accepted"
+grep -q "conn 1 .*Send=2$" <<<"$log" || fail "conn 1 (the retry) is not clean"
+
+# late: the retry's own connection; none: no marker; port: another port's
+# marker; rdmap: an RDMAP Terminate; early: the marker before the connection;
+# icmp: only an ICMP error quoting a marker.
+for c in late none port rdmap early icmp; do
+	"$tool" "$out/retry-$c.pcap" --retry "$c"
+	log=$("$check" --expect-failure "$out/retry-$c.pcap") || { echo "$log"; fail "case $c was not flagged"; }
+	grep -q "unexpected RDMAP opcodes: Terminate=1$" <<<"$log" || { echo "$log"; fail "case $c: not for its Terminate"; }
+	echo "pcap-check-retry: case $c flagged"
+done
+# --allow-terminate still allows every Terminate.
+"$check" --allow-terminate "$out/retry-late.pcap" >/dev/null || fail "--allow-terminate refused a Terminate"
+echo "pcap-check-retry: OK"
