@@ -25,6 +25,7 @@ import json
 import re
 import subprocess
 import sys
+import os
 import tempfile
 
 OPTS = ['-2', '-o', 'tcp.try_heuristic_first:TRUE', '--enable-heuristic', 'iwarp_mpa_tcp',
@@ -46,6 +47,10 @@ FIELDS = ['frame.number', 'tcp.stream', 'ip.src', 'tcp.srcport', 'ip.dst', 'tcp.
           'iwarp_mpa.res', 'iwarp_mpa.privatedata', 'iwarp_mpa.marker_fpduptr',
           'iwarp_rdma.term_layer', 'iwarp_rdma.term_etype_ddp',
           'iwarp_rdma.term_errcode_ddp_untagged', 'udp.dstport', 'udp.payload', 'icmp.type']
+# The CRC verdict as a field (rnic_mpa_crc.bad: bad CRCs in the frame), from a
+# Lua postdissector, so one tshark pass judges everything.
+CRC_LUA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'pcap-check-crc.lua')
+CRC_FIELD = 'rnic_mpa_crc.bad'
 PI_ERROR = 0x00800000
 OPNAMES = {0: 'Write', 1: 'ReadReq', 2: 'ReadResp', 3: 'Send', 4: 'SendInv', 5: 'SendSE',
            6: 'SendSEInv', 7: 'Terminate', 8: 'ImmData', 9: 'ImmDataSE', 10: 'AtomicReq',
@@ -59,6 +64,10 @@ RETRY_MARKER_PORT = 9
 RETRY_MARKER = re.compile(rb'^rnic-lab-retried port=(\d+)\b')
 
 
+class TsharkError(Exception):
+    pass
+
+
 def tshark(pcap, extra):
     """tshark's output lines, streamed: a verbose pass over a 150 MB capture
     is gigabytes of text, which must never be held in memory at once."""
@@ -69,7 +78,30 @@ def tshark(pcap, extra):
             yield line.decode('utf-8', 'replace').rstrip('\n')
         if p.wait() != 0:
             err.seek(0)
-            sys.exit('pcap-check: tshark failed on %s: %s' % (pcap, err.read().decode().strip()[-400:]))
+            raise TsharkError('pcap-check: tshark failed on %s: %s' %
+                              (pcap, err.read().decode().strip()[-400:]))
+
+
+def field_pass(pcap, lua):
+    """FIELDS per frame, plus the CRC verdict field with lua."""
+    fields = FIELDS + ([CRC_FIELD] if lua else [])
+    return tshark(pcap, (['-X', 'lua_script:' + CRC_LUA] if lua else []) +
+                  ['-T', 'fields', '-E', 'occurrence=a', '-E', 'aggregator=,'] +
+                  sum((['-e', f] for f in fields), []))
+
+
+def text_crc_pass(pcap):
+    """The frame of each bad CRC, from the CRC items' text: a second pass,
+    only for a tshark without Lua."""
+    frame, bad = None, []
+    # -O keeps the other protocols' trees out of the output.
+    for line in tshark(pcap, ['-Y', 'iwarp_mpa.crc_check', '-O', 'iwarp_mpa']):
+        m = re.match(r'Frame (\d+):', line)
+        if m:
+            frame = int(m.group(1))
+        elif 'Bad CRC32' in line:
+            bad.append(frame)
+    return bad
 
 
 def ints(s):
@@ -148,15 +180,41 @@ def retry_marker(v):
 
 
 def check(pcap, allowed, allow_term, required=(), conns_out=None):
-    out = tshark(pcap, ['-T', 'fields', '-E', 'occurrence=a', '-E', 'aggregator=,'] +
-                 sum((['-e', f] for f in FIELDS), []))
-    conns = collections.OrderedDict()
+    try:
+        scan = scan_fields(field_pass(pcap, True), allowed, allow_term, True)
+    except TsharkError as e:
+        if CRC_FIELD not in str(e):
+            sys.exit(str(e))
+        # No Lua in this tshark: the CRC verdict takes a second, text pass.
+        try:
+            scan = scan_fields(field_pass(pcap, False), allowed, allow_term, False)
+            if any(c.crc_checked for c in scan.conns.values()):
+                scan.bad_crc_frames = text_crc_pass(pcap)
+        except TsharkError as e2:
+            sys.exit(str(e2))
+    return report(pcap, scan, allowed, allow_term, required, conns_out)
+
+
+class Scan:
+    """What one pass over a capture's fields found."""
+    def __init__(self):
+        self.conns = collections.OrderedDict()
+        self.frames = self.malformed = self.experr = 0
+        self.bad_ops = collections.Counter()
+        self.retries = []            # (frame, server port) of retry markers
+        self.bad_crc_frames = []     # a frame per bad CRC
+
+
+def scan_fields(out, allowed, allow_term, lua):
+    st = Scan()
+    conns, bad_ops, retries = st.conns, st.bad_ops, st.retries
     frames = malformed = experr = 0
-    bad_ops = collections.Counter()
-    retries = []                     # (frame, server port) of retry markers
+    fields = FIELDS + ([CRC_FIELD] if lua else [])
     for line in out:
-        v = dict(zip(FIELDS, line.split('\t')))
+        v = dict(zip(fields, line.split('\t')))
         frames += 1
+        if v.get(CRC_FIELD):
+            st.bad_crc_frames += [int(v['frame.number'])] * sum(ints(v[CRC_FIELD]))
         port = retry_marker(v)
         if port is not None:
             retries.append((frames, port))
@@ -202,7 +260,13 @@ def check(pcap, allowed, allow_term, required=(), conns_out=None):
             c.terms += [(frames, t) for t in term_causes(v, opcodes.count(TERMINATE))]
         c.bytes += sum(ints(v.get('iwarp_mpa.ulpdulength', '')))
         c.crc_checked += len(v.get('iwarp_mpa.crc_check', '').split(',')) if v.get('iwarp_mpa.crc_check') else 0
+    st.frames, st.malformed, st.experr = frames, malformed, experr
+    return st
 
+
+def report(pcap, st, allowed, allow_term, required, conns_out):
+    conns, bad_ops, retries = st.conns, st.bad_ops, st.retries
+    frames, malformed, experr = st.frames, st.malformed, st.experr
     if TERMINATE not in allowed and not allow_term:
         for c in conns.values():
             # Connections to the port of an attempt the harness retried, opened
@@ -215,18 +279,8 @@ def check(pcap, allowed, allow_term, required=(), conns_out=None):
                 else:
                     bad_ops[TERMINATE] += 1
 
-    bad_crc, bad_crc_frames = 0, []
-    if any(c.crc_checked for c in conns.values()):
-        frame = None
-        # The verdict is only in the CRC item's text; -O keeps the other
-        # protocols' trees out of the output.
-        for line in tshark(pcap, ['-Y', 'iwarp_mpa.crc_check', '-O', 'iwarp_mpa']):
-            m = re.match(r'Frame (\d+):', line)
-            if m:
-                frame = int(m.group(1))
-            elif 'Bad CRC32' in line:
-                bad_crc += 1
-                bad_crc_frames.append(frame)
+    bad_crc_frames = st.bad_crc_frames
+    bad_crc = len(bad_crc_frames)
 
     print('pcap-check: %s: %d frames, %d iWARP connections' % (pcap, frames, len(conns)))
     for f, p in retries:
