@@ -10,6 +10,7 @@ Request it saw, so captures must start before the connection does.
   pcap-check.py [--allow-opcodes 0,1,2,3] [--allow-terminate] guest1.pcap ...
   pcap-check.py --expect-failure corrupt.pcap    # the checker must flag it
   pcap-check.py --json conns.json guest1.pcap      # also each connection's negotiation
+  pcap-check.py --check rping:7174:0,1,2,3 --check read_bw:18516:1,2 g1.pcap  # checks in one capture
 
 A lab client that retries a failed attempt (client_try in tests/vm/guest/lib.sh)
 first sends one UDP datagram "rnic-lab-retried port=P ..." to its peer's port 9.
@@ -179,7 +180,39 @@ def retry_marker(v):
     return int(m.group(1)) if m else None
 
 
-def check(pcap, allowed, allow_term, required=(), conns_out=None):
+def parse_check(spec):
+    """NAME:PORTS:OPCODES (PORTS and OPCODES comma lists) of --check."""
+    try:
+        name, ports, ops = spec.rsplit(':', 2)
+        return name, set(ints(ports)), ints(ops)
+    except ValueError:
+        sys.exit('pcap-check: --check wants NAME:PORTS:OPCODES, not %r' % spec)
+
+
+def judge_checks(pcap, conns, checks):
+    """One verdict per check of several run in one capture: the connections to
+    its server ports must carry each of its opcodes. The capture-wide rules
+    (malformed, expert errors, CRC, opcodes allowed) judge them all at once."""
+    ok = True
+    for name, ports, ops in checks:
+        mine = [c for c in conns.values() if c.server_port in ports]
+        seen = collections.Counter()
+        for c in mine:
+            seen.update(c.ops)
+        missing = [o for o in ops if not seen[o]]
+        if not mine:
+            verdict = 'FAIL: no iWARP connection to port %s' % ','.join(map(str, sorted(ports)))
+        elif missing:
+            verdict = 'FAIL: expected RDMAP opcodes not seen: ' + ' '.join(OPNAMES.get(o, hex(o)) for o in missing)
+        else:
+            verdict = 'OK (%d connections: %s)' % (len(mine), ' '.join(
+                '%s=%d' % (OPNAMES.get(o, hex(o)), n) for o, n in sorted(seen.items())))
+        ok = ok and verdict.startswith('OK')
+        print('pcap-check: %s: check %s: %s' % (pcap, name, verdict))
+    return ok
+
+
+def check(pcap, allowed, allow_term, required=(), conns_out=None, checks=()):
     try:
         scan = scan_fields(field_pass(pcap, True), allowed, allow_term, True)
     except TsharkError as e:
@@ -192,7 +225,8 @@ def check(pcap, allowed, allow_term, required=(), conns_out=None):
                 scan.bad_crc_frames = text_crc_pass(pcap)
         except TsharkError as e2:
             sys.exit(str(e2))
-    return report(pcap, scan, allowed, allow_term, required, conns_out)
+    ok = report(pcap, scan, allowed, allow_term, required, conns_out)
+    return judge_checks(pcap, scan.conns, checks) and ok
 
 
 class Scan:
@@ -334,6 +368,9 @@ def main():
     p.add_argument('--allow-terminate', action='store_true')
     p.add_argument('--require-opcodes', default='',
                    help='RDMAP opcodes that must appear in every capture (e.g. 0,1,2,3)')
+    p.add_argument('--check', action='append', default=[], metavar='NAME:PORTS:OPCODES',
+                   help='one of several checks in the capture: its connections (to these server '
+                   'ports) must carry these opcodes; prints a verdict line per check')
     p.add_argument('--json', metavar='FILE',
                    help="write every connection's negotiation and traffic as JSON")
     p.add_argument('--expect-failure', action='store_true',
@@ -341,7 +378,8 @@ def main():
     a = p.parse_args()
     allowed = set(ints(a.allow_opcodes))
     conns = [] if a.json else None
-    results = [check(f, allowed, a.allow_terminate, ints(a.require_opcodes), conns) for f in a.pcaps]
+    checks = [parse_check(c) for c in a.check]
+    results = [check(f, allowed, a.allow_terminate, ints(a.require_opcodes), conns, checks) for f in a.pcaps]
     if a.json:
         with open(a.json, 'w') as f:
             json.dump({'pcaps': dict(zip(a.pcaps, results)), 'conns': conns}, f, indent=1)

@@ -298,7 +298,84 @@ def print_results(a):
         print('lab: result: ' + l)
 
 
-def pcap_check(a):
+def guest_checks(a):
+    """The checks the guests announced (RNIC-PLAN NAME...) and reported
+    (RNIC-CHECK ok|fail NAME [ports=P,..] [opcodes=O,..]), see
+    guest/rnic-user-pair.sh: names in order, and per name {guest: (ok, fields)}."""
+    plan, reports = [], {}
+    for i in range(1, a.guests + 1):
+        try:
+            with open(os.path.join(a.out, 'guest%d.log' % i), 'rb') as f:
+                lines = f.read().decode('utf-8', 'replace').splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            line = line.strip()
+            if line.startswith('RNIC-PLAN '):
+                plan += [n for n in line.split()[1:] if n not in plan]
+            m = re.match(r'RNIC-CHECK (ok|fail) (\S+)(.*)$', line)
+            if m:
+                fields = dict(kv.split('=', 1) for kv in m.group(3).split() if '=' in kv)
+                reports.setdefault(m.group(2), {})[i] = (m.group(1) == 'ok', fields)
+                if m.group(2) not in plan:
+                    plan.append(m.group(2))
+    return plan, reports
+
+
+def check_args(reports):
+    """pcap-check --check NAME:PORTS:OPCODES for each check with a wire rule."""
+    args = []
+    for name, by_guest in reports.items():
+        fields = next((f for _, f in by_guest.values() if f.get('ports') and f.get('opcodes')), None)
+        if fields:
+            args.append('--check=%s:%s:%s' % (name, fields['ports'], fields['opcodes']))
+    return args
+
+
+def tap_report(a, rcs, plan, reports, pcap_out, trace_ok, out):
+    """One TAP subtest per check (both guests said ok and every capture's rule
+    for it held), per capture (the capture-wide rules), for --trace-expect, and
+    per guest that ended without a check saying why. Returns whether all passed."""
+    tests = []
+    for name in plan:
+        why = []
+        for i in range(1, a.guests + 1):
+            r = reports.get(name, {}).get(i)
+            if r is None:
+                why.append('guest%d: no result' % i)
+            elif not r[0]:
+                why.append('guest%d: failed' % i)
+        for text in pcap_out.values():
+            v = re.search(r': check %s: (.*)' % re.escape(name), text)
+            if v and not v.group(1).startswith('OK'):
+                why.append('capture: ' + v.group(1))
+        tests.append((not why, name, '; '.join(why)))
+    for i, text in sorted(pcap_out.items()):
+        verdict = [l for l in text.splitlines() if l.startswith('pcap-check: ') and ': check ' not in l
+                   and ' frames, ' not in l]
+        ok = bool(verdict) and verdict[-1].endswith(': OK')
+        tests.append((ok, 'pcap-check guest%d' % i, '' if ok else (verdict[-1] if verdict else 'no verdict')))
+    if trace_ok is not None:
+        tests.append((trace_ok, 'trace-check', '' if trace_ok else 'see the log (stderr)'))
+    for i in sorted(rcs):
+        failed_checks = any(not r.get(i, (True,))[0] for r in reports.values())
+        if rcs[i] is None:
+            tests.append((False, 'guest%d' % i, 'no result (timeout or crash)'))
+        elif rcs[i] != 0 and not failed_checks:
+            tests.append((False, 'guest%d' % i, 'rc=%d' % rcs[i]))
+        elif not plan:
+            tests.append((rcs[i] == 0, 'guest%d' % i, 'rc=%d' % rcs[i]))
+    out.write('TAP version 13\n')
+    for n, (ok, name, why) in enumerate(tests, 1):
+        # The reason goes on a diagnostic line: after '#' on the test line
+        # TAP allows only SKIP and TODO.
+        out.write('%s %d - %s\n%s' % ('ok' if ok else 'not ok', n, name, '# %s\n' % why if why else ''))
+    out.write('1..%d\n' % len(tests))
+    out.flush()
+    return all(t[0] for t in tests)
+
+
+def pcap_check(a, extra=(), outputs=None):
     """Every lab run's wire is checked with Wireshark's iWARP dissectors."""
     # One checker per capture, all at once: on a large run the check is most
     # of the test's time and each tshark uses one core. Outputs are printed
@@ -308,14 +385,17 @@ def pcap_check(a):
     for i in range(1, a.guests + 1):
         pcap = os.path.join(a.out, 'guest%d.pcap' % i)
         log = open(os.path.join(a.out, 'pcap-check%d.txt' % i), 'w+')
-        procs.append((subprocess.Popen(checker + a.pcap_check_arg + [pcap], stdout=log,
+        procs.append((subprocess.Popen(checker + a.pcap_check_arg + list(extra) + [pcap], stdout=log,
                                        stderr=subprocess.STDOUT), log))
     ok = True
     try:
-        for p, log in procs:
+        for i, (p, log) in enumerate(procs, 1):
             ok = p.wait() == 0 and ok
             log.seek(0)
-            sys.stdout.write(log.read())
+            text = log.read()
+            sys.stdout.write(text)
+            if outputs is not None:
+                outputs[i] = text
         sys.stdout.flush()
     finally:  # a timeout's SIGTERM ends the checkers too (their tshark dies on SIGPIPE)
         for p, log in procs:
@@ -357,7 +437,14 @@ def main():
                    '(implies --trace rnic_eng_* when no --trace is given)')
     p.add_argument('--pcap-check-arg', action='append', default=[],
                    help='option for tests/conformance/pcap-check.py (e.g. --allow-terminate)')
+    p.add_argument('--tap', action='store_true',
+                   help='print TAP on stdout (everything else on stderr): a subtest per check the '
+                   'guests report (RNIC-CHECK lines), per capture and per guest that failed otherwise; '
+                   'the captures are checked even when a guest failed')
     a = p.parse_args()
+    tap_out = sys.stdout
+    if a.tap:
+        sys.stdout = sys.stderr
 
     if not os.access(QEMU, os.X_OK):
         die('no QEMU at %s: run ./rnic setup' % QEMU)
@@ -412,10 +499,18 @@ def main():
     took = time.time() - t0
     ok = all(rc == 0 for rc in rcs.values())
     print_results(a)
-    if ok and a.trace_expect:
-        ok = trace_check(a)
-    if ok and not a.no_pcap_check:
-        ok = pcap_check(a)
+    trace_ok = None
+    if a.trace_expect and (ok or a.tap):
+        trace_ok = trace_check(a)
+        ok = ok and trace_ok
+    if a.tap:
+        plan, reports = guest_checks(a)
+        pcap_out = {}
+        if not a.no_pcap_check:
+            pcap_check(a, check_args(reports), pcap_out)
+        ok = tap_report(a, rcs, plan, reports, pcap_out, trace_ok, tap_out) and ok
+    elif ok and not a.no_pcap_check:
+        ok = pcap_check(a, check_args(guest_checks(a)[1]))
     for i in sorted(rcs):
         print('lab: guest%d (%s): %s' % (i, a.nics[i - 1],
               'rc=%d' % rcs[i] if rcs[i] is not None else 'no result (timeout or crash)'))

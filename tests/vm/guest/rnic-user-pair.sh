@@ -7,6 +7,7 @@
 #   devinfo   ibv_devinfo: transport iWARP, port PORT_ACTIVE (both guests)
 #   rping     rping -C $RNIC_RPING_COUNT -V, every ping's data verified
 #   ucmatose  ucmatose, $RNIC_UCMA_CONNS connections x $RNIC_UCMA_MSGS messages
+#             (ucmatose:CONNSxMSGS sets both for that run)
 #   rdmacm    rdma_server / rdma_client
 #   write_bw read_bw send_bw write_lat read_lat send_lat
 #             perftest over rdma_cm (-R): sizes 2 B .. 8 MiB (-a) unless
@@ -233,21 +234,61 @@ client() { # client TOOL
 		;;
 	*) fail "unknown tool $1" ;;
 	esac
+	return 0 # every failure above ends in fail (exit)
+}
+
+# check_wire TOOL: the server ports of its connections in this run and the
+# RDMAP opcodes it must put on the wire, for lab.py's per-check capture rule
+# (tests/conformance/pcap-check.py --check); none for tools without RDMA
+# connections of their own or with ports chosen at run time (qperf's).
+check_wire() {
+	case "$1" in
+	rping) echo "ports=$(port rping) opcodes=0,1,2,3" ;;
+	ucmatose) echo "ports=$(port ucmatose) opcodes=3" ;;
+	rdmacm) echo "ports=$(port rdmacm) opcodes=3" ;;
+	write_bw | write_lat) echo "ports=$(port "$1") opcodes=0" ;;
+	read_bw | read_lat) echo "ports=$(port "$1") opcodes=1,2" ;;
+	send_bw | send_lat) echo "ports=$(port "$1") opcodes=3" ;;
+	strace) echo "ports=$(port strace),$(port strace2) opcodes=0" ;;
+	esac
 }
 
 # A tool may be given as TOOL:SIZE (perftest: that size only, else RNIC_PERF_SIZE
-# or -a) and may repeat (each run on its own ports).
-RUN=0
+# or -a; ucmatose: CONNSxMSGS) and may repeat (each run on its own ports).
+# Each runs in a subshell, so a failing one (fail exits its subshell) does not
+# stop the next; each is one check, named TOOL[-SIZE], announced up front
+# (RNIC-PLAN) and reported (RNIC-CHECK ok|fail NAME ...) by both guests for
+# lab.py --tap. The script fails if any check failed.
+RUN=0 FAILED=0
+plan=()
+for t in ${RNIC_TOOLS:-devinfo rping ucmatose rdmacm}; do
+	plan+=("${t/:/-}")
+done
+echo "RNIC-PLAN ${plan[*]}"
 for t in ${RNIC_TOOLS:-devinfo rping ucmatose rdmacm}; do
 	SIZE=${RNIC_PERF_SIZE:-}
+	name=${t/:/-}
 	case "$t" in *:*) SIZE=${t#*:} t=${t%%:*} ;; esac
-	say "=== $t${SIZE:+ $SIZE B} (run $RUN) ==="
-	if [ "$RNIC_ROLE" = server ]; then
-		serve "$t"
+	say "=== $t${SIZE:+ $SIZE} (run $RUN) ==="
+	(
+		if [ "$t" = ucmatose ] && [ -n "$SIZE" ]; then
+			RNIC_UCMA_CONNS=${SIZE%x*} RNIC_UCMA_MSGS=${SIZE#*x} SIZE=
+		fi
+		if [ "$RNIC_ROLE" = server ]; then
+			serve "$t"
+		else
+			sleep 2
+			client "$t"
+		fi
+	)
+	rc=$?
+	if [ $rc = 0 ]; then
+		echo "RNIC-CHECK ok $name $(check_wire "$t")"
 	else
-		sleep 2
-		client "$t"
+		echo "RNIC-CHECK fail $name $(check_wire "$t")"
+		FAILED=$((FAILED + 1))
 	fi
 	RUN=$((RUN + 1))
 done
+[ $FAILED = 0 ] || fail "$FAILED of ${#plan[@]} checks failed"
 exit 0
