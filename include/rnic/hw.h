@@ -679,7 +679,11 @@ struct rnic_port_stats {
 	__le64 rx_filtered;	/* dropped: not our MAC, not promiscuous */
 	__le64 rx_offload;	/* steered to the offload engine */
 	__le64 rx_errors;	/* DMA errors on RX */
-	__le64 rsvd[6];
+	/* host memory the device holds for connections and QPs now */
+	__le64 conn_mem_bytes;
+	/* host memory of its offload TCP engines (one per local address) */
+	__le64 tcp_engine_mem_bytes;
+	__le64 rsvd[4];
 };
 RNIC_ASSERT_SIZE(struct rnic_port_stats, 128);
 

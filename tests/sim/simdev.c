@@ -969,6 +969,25 @@ int sd_query_qp(struct simdev *sd, uint32_t qpn, struct rnic_qp_attr *attr)
     return s;
 }
 
+int sd_query_stats(struct simdev *sd, struct rnic_port_stats *out)
+{
+    struct rnic_admin_cmd cmd;
+    int s;
+
+    if (!sd->scratch_query) {
+        sd->scratch_query = sd_alloc(sd, 1);
+        sd_mark_dev(sd, sd->scratch_query, 1);
+    }
+    cmd_init(&cmd, RNIC_CMD_QUERY_STATS);
+    cmd.u.query_stats.buf_len = sizeof(*out);
+    cmd.u.query_stats.buf_addr = sd->scratch_query;
+    s = sd_cmd(sd, &cmd);
+    if (!s) {
+        sd_read(sd, cmd.u.query_stats.buf_addr, out, sizeof(*out));
+    }
+    return s;
+}
+
 int sd_destroy(struct simdev *sd, uint8_t opcode, uint32_t id)
 {
     struct rnic_admin_cmd cmd;

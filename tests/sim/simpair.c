@@ -27,6 +27,10 @@ bool sp_init(struct simpair *sp, const struct sp_opts *o, uint64_t seed)
     memset(sp, 0, sizeof(*sp));
     sp->o = *o;
     sl_init(&sp->sl, seed);
+    sp->end = calloc(o->nqp ? o->nqp : 1, sizeof(*sp->end));
+    if (!sp->end) {
+        return fail(sp, "no memory for %u QPs", o->nqp);
+    }
     env = sl_env(&sp->sl);
     for (i = 0; i < 2; i++) {
         struct rnic_dev_config cfg;
@@ -212,8 +216,8 @@ bool sp_connect(struct simpair *sp)
     unsigned q;
     int side, s;
 
-    if (sp->o.nqp > SP_MAX_QP) {
-        return fail(sp, "at most %d QPs", SP_MAX_QP);
+    if (sp->o.nqp > SP_MAX_CONN) {
+        return fail(sp, "at most %d QPs", SP_MAX_CONN);
     }
     for (side = 0; side < 2 && sp->o.srq; side++) {
         s = sd_create_srq(sp->sd[side], &sp->srq[side], 0, SP_PDN,
@@ -319,4 +323,6 @@ void sp_fini(struct simpair *sp)
     sl_fini(&sp->sl);
     sd_free(sp->sd[0]);
     sd_free(sp->sd[1]);
+    free(sp->end);
+    sp->end = NULL;
 }

@@ -10,7 +10,8 @@
 
 #include "simlink.h"
 
-#define SP_MAX_QP       64
+#define SP_MAX_QP       64              /* the workloads' tables */
+#define SP_MAX_CONN     4096            /* sp_connect alone (idle QPs) */
 #define SP_PORT         5000
 #define SP_PDN          1
 
@@ -37,7 +38,7 @@ struct simpair {
     struct simlink sl;
     struct simdev *sd[2];
     struct sd_srq srq[2];
-    struct sp_end end[SP_MAX_QP][2];
+    struct sp_end (*end)[2];            /* [o.nqp] */
     struct sp_opts o;
     char err[512];
 };

@@ -28,6 +28,7 @@
 #include "host.h"
 #include "ring.h"
 #include "classify.h"
+#include "mem.h"
 #include "frameq.h"
 
 /* Hard limits of this implementation; the properties stay below them. */
@@ -98,6 +99,17 @@ struct rnic_dev_config {
      */
     bool ack_batch;
 };
+
+/* Host memory the engine holds now, for tests, benchmarks, QUERY_STATS. */
+struct rnic_dev;
+struct rnic_mem_usage {
+    uint64_t kind[RNIC_MEM_KINDS];      /* counted through core/mem.h */
+    uint64_t tcp_conn;                  /* offload TCP: per connection */
+    uint64_t tcp_engine;                /* offload TCP: engines' own tables */
+    uint64_t conn_total;                /* kind[] + tcp_conn */
+    uint64_t mismatch;                  /* frees never counted in: 0 */
+};
+void rnic_dev_mem_usage(struct rnic_dev *d, struct rnic_mem_usage *u);
 
 /* Fill cfg with the defaults documented in docs/hardware-interface.md. */
 void rnic_dev_config_default(struct rnic_dev_config *cfg);
@@ -193,6 +205,7 @@ struct rnic_dev {
     bool tx_paused;             /* the wire asked us to stop sending */
     struct rnic_port port;
     struct rnic_counters stats;
+    struct rnic_mem mem;        /* connection and QP memory held (mem.h) */
 
     uint8_t *uctx_live;         /* [max_uctx + 1] */
     uint8_t *db_err_sent;       /* [max_uctx + 1] its DB_ERROR was raised */

@@ -160,6 +160,7 @@ static unsigned cmd_query_stats(struct rnic_dev *d,
 {
     const struct rnic_counters *s = &d->stats;
     struct rnic_port_stats out;
+    struct rnic_mem_usage mu;
 
     if (rnic_ld32(c->buf_len) < sizeof(out) || c->rsvd) {
         return RNIC_STS_BAD_PARAM;
@@ -175,6 +176,9 @@ static unsigned cmd_query_stats(struct rnic_dev *d,
     out.rx_filtered = rnic_st64(s->rx_filtered);
     out.rx_offload = rnic_st64(s->rx_offload);
     out.rx_errors = rnic_st64(s->rx_errors);
+    rnic_dev_mem_usage(d, &mu);
+    out.conn_mem_bytes = rnic_st64(mu.conn_total);
+    out.tcp_engine_mem_bytes = rnic_st64(mu.tcp_engine);
     if (rnic_dma_write(&d->host, rnic_ld64(c->buf_addr), &out, sizeof(out))) {
         return RNIC_STS_DMA_ERROR;
     }

@@ -157,6 +157,19 @@ static void dev_clear(struct rnic_dev *d)
     rnic_steer_clear(d->steer);
 }
 
+void rnic_dev_mem_usage(struct rnic_dev *d, struct rnic_mem_usage *u)
+{
+    int k;
+
+    memset(u, 0, sizeof(*u));
+    for (k = 0; k < RNIC_MEM_KINDS; k++) {
+        u->kind[k] = d->mem.bytes[k];
+    }
+    rnic_iw_mem_usage(d, &u->tcp_conn, &u->tcp_engine);
+    u->conn_total = rnic_mem_total(&d->mem) + u->tcp_conn;
+    u->mismatch = d->mem.mismatch;
+}
+
 int rnic_dev_init(struct rnic_dev *d, const struct rnic_dev_config *cfg,
                   const struct rnic_host_ops *ops, void *opaque)
 {

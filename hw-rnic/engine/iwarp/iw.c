@@ -66,6 +66,20 @@ int rnic_iw_init(struct rnic_dev *d)
     return 0;
 }
 
+void rnic_iw_mem_usage(struct rnic_dev *d, uint64_t *conn, uint64_t *engine)
+{
+    uint32_t i;
+
+    *conn = 0;
+    *engine = 0;
+    for (i = 0; d->iw && i < d->iw->neng; i++) {
+        const struct rnic_tcp_stats *st = rnic_tcp_get_stats(d->iw->eng[i].tcp);
+
+        *conn += st->mem_conn_bytes;
+        *engine += st->mem_engine_bytes;
+    }
+}
+
 void rnic_iw_fini(struct rnic_dev *d)
 {
     if (!d->iw) {

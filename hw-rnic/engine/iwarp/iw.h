@@ -77,6 +77,13 @@ enum rnic_iw_conn_state {
 
 struct rnic_iw_qp;
 
+/* What only the MPA Request/Reply exchange needs. */
+struct rnic_iw_mpa_hs {
+    uint8_t req_pd[RNIC_MPA_PD_MAX];    /* the peer's Request (passive) */
+    struct rnic_mpa_rr_rx rr;
+    uint8_t pdata[RNIC_MPA_PD_MAX];     /* ours, for the Request */
+};
+
 struct rnic_iw_conn {
     uint32_t id;
     uint32_t live_idx;          /* in rnic_iw.live */
@@ -97,10 +104,8 @@ struct rnic_iw_conn {
     /* MPA startup */
     struct rnic_mpa_local loc;
     struct rnic_mpa_rr req;     /* our Request, or the peer's (passive) */
-    uint8_t req_pd[RNIC_MPA_PD_MAX];
-    struct rnic_mpa_rr_rx rr;
+    struct rnic_iw_mpa_hs *hs;
     struct rnic_mpa_neg neg;
-    uint8_t pdata[RNIC_MPA_PD_MAX];     /* ours, for the Request */
     uint16_t pdata_len;
 
     /* Full operation */
@@ -164,7 +169,8 @@ struct rnic_iw_qp {
     uint32_t tx_msn[4];         /* last MSN sent per QN */
     bool tx_turn;               /* fairness between SQ and responses */
     bool stopped;               /* a local error: fetch nothing more */
-    struct rnic_iw_wc *wc;      /* [sq depth] */
+    struct rnic_iw_wc *wc;      /* [wc_cap]: the SQ's depth */
+    uint32_t wc_cap;
 
     struct rnic_iw_orq *orq;    /* [orq_cap] ring */
     uint32_t orq_cap, orq_head, orq_cnt, ord;
@@ -236,6 +242,7 @@ void rnic_iw_conn_free(struct rnic_dev *d, struct rnic_iw_conn *c);
 void rnic_iw_conn_release(struct rnic_dev *d, struct rnic_iw_conn *c);
 void rnic_iw_steer_conn(struct rnic_dev *d, struct rnic_iw_conn *c, bool add);
 
+
 /* iw_cm.c: TCP events of a connection and timers */
 void *rnic_iw_cm_accept(struct rnic_dev *d, struct rnic_iw_eng *e,
                         uint32_t listen_id, struct rnic_tcp_conn *tc);
@@ -292,7 +299,7 @@ void rnic_iw_rx_stream(struct rnic_dev *d, struct rnic_iw_conn *c,
 /* Bind qp to c (QP stays in its state); NULL if out of memory. */
 struct rnic_iw_qp *rnic_iw_qp_new(struct rnic_dev *d, struct rnic_qp *qp,
                                   struct rnic_iw_conn *c);
-void rnic_iw_qp_destroy(struct rnic_iw_qp *iq);
+void rnic_iw_qp_destroy(struct rnic_dev *d, struct rnic_iw_qp *iq);
 /* Send what the TCP window allows: responses and SQ WQEs, interleaved. */
 void rnic_iw_tx_pump(struct rnic_dev *d, struct rnic_qp *qp);
 /* One FPDU carrying hdr + payload; false if TCP has no room for it. */

@@ -170,7 +170,7 @@ void *rnic_iw_cm_accept(struct rnic_dev *d, struct rnic_iw_eng *e,
     c->key.lport = lp;
     c->key.rport = rp;
     rnic_iw_steer_conn(d, c, true);
-    rnic_mpa_rr_rx_init(&c->rr, false);
+    rnic_mpa_rr_rx_init(&c->hs->rr, false);
     c->deadline = rnic_iw_now(d) + RNIC_IW_MPA_REQ_NS;
     return c;
 }
@@ -183,7 +183,7 @@ void rnic_iw_cm_connected(struct rnic_dev *d, struct rnic_iw_conn *c)
     if (!c || c->zombie || c->state != IWC_SYN_SENT) {
         return;
     }
-    c->req.pd = c->pdata;
+    c->req.pd = c->hs->pdata;
     c->req.pd_len = c->pdata_len;
     n = rnic_mpa_rr_encode(&c->req, buf, sizeof(buf));
     if (n <= 0 || rnic_tcp_send(c->tc, buf, (size_t)n, rnic_iw_now(d))) {
@@ -192,7 +192,7 @@ void rnic_iw_cm_connected(struct rnic_dev *d, struct rnic_iw_conn *c)
     }
     rnic_iw_trace_state(d, c, IWC_REP_WAIT);
     c->state = IWC_REP_WAIT;
-    rnic_mpa_rr_rx_init(&c->rr, true);
+    rnic_mpa_rr_rx_init(&c->hs->rr, true);
     c->deadline = rnic_iw_now(d) + RNIC_IW_MPA_REP_NS;
 }
 
@@ -256,7 +256,7 @@ static void rx_request(struct rnic_dev *d, struct rnic_iw_conn *c,
 {
     struct rnic_mpa_rr rr;
     size_t used = 0;
-    int r = rnic_mpa_rr_rx_feed(&c->rr, data, len, &used, &rr);
+    int r = rnic_mpa_rr_rx_feed(&c->hs->rr, data, len, &used, &rr);
 
     if (r == 0) {
         return;
@@ -271,14 +271,14 @@ static void rx_request(struct rnic_dev *d, struct rnic_iw_conn *c,
     }
     c->req = rr;
     if (rr.pd_len) {
-        memcpy(c->req_pd, rr.pd, rr.pd_len);
+        memcpy(c->hs->req_pd, rr.pd, rr.pd_len);
     }
-    c->req.pd = c->req_pd;
+    c->req.pd = c->hs->req_pd;
     rnic_iw_trace_state(d, c, IWC_ACCEPT_WAIT);
     c->state = IWC_ACCEPT_WAIT;
     c->deadline = UINT64_MAX;
     c->req_posted = true;
-    rnic_iw_cm_event(d, c, RNIC_CM_CONNECT_REQUEST, 0, c->req_pd,
+    rnic_iw_cm_event(d, c, RNIC_CM_CONNECT_REQUEST, 0, c->hs->req_pd,
                      c->req.pd_len);
 }
 
@@ -318,7 +318,7 @@ static void rx_reply(struct rnic_dev *d, struct rnic_iw_conn *c,
     struct rnic_mpa_rr rep;
     struct rnic_qp *qp;
     size_t used = 0;
-    int r = rnic_mpa_rr_rx_feed(&c->rr, data, len, &used, &rep);
+    int r = rnic_mpa_rr_rx_feed(&c->hs->rr, data, len, &used, &rep);
 
     if (r == 0) {
         return;

@@ -197,7 +197,8 @@ static unsigned cmd_connect(struct rnic_dev *d,
     }
     rnic_trace_conn_state(&d->host, c->id, c->qpn, RNIC_TRACE_NONE,
                           IWC_SYN_SENT);
-    sts = read_pdata(d, rnic_ld64(cmd->pdata_addr), pdlen, c->pdata, room);
+    sts = read_pdata(d, rnic_ld64(cmd->pdata_addr), pdlen, c->hs->pdata,
+                     room);
     e = sts ? NULL : rnic_iw_eng_get(d, t->local_addr, true);
     if (!sts && !e) {
         sts = RNIC_STS_NO_RESOURCES;

@@ -3,8 +3,10 @@
  * Connection slots: allocation, lookup by id, steering of a connection's
  * tuple, and the release deferred to the end of the device's dispatch.
  */
-#include <stdlib.h>
 #include "iw.h"
+
+static void rnic_iw_conn_bufs_free(struct rnic_dev *d,
+                                   struct rnic_iw_conn *c);
 
 struct rnic_iw_conn *rnic_iw_conn_alloc(struct rnic_dev *d)
 {
@@ -21,18 +23,17 @@ struct rnic_iw_conn *rnic_iw_conn_alloc(struct rnic_dev *d)
     if (i == d->cfg.max_conn) {
         return NULL;
     }
-    c = calloc(1, sizeof(*c));
+    c = rnic_mem_alloc(&d->mem, RNIC_MEM_CONN, sizeof(*c));
     if (!c) {
         return NULL;
     }
-    c->rxbuf = malloc(RNIC_IW_RX_ULPDU_MAX);
-    c->txbuf = malloc(RNIC_IW_TX_BUF);
-    c->pbuf = malloc(RNIC_IW_TX_BUF);
-    if (!c->rxbuf || !c->txbuf || !c->pbuf) {
-        free(c->rxbuf);
-        free(c->txbuf);
-        free(c->pbuf);
-        free(c);
+    c->hs = rnic_mem_alloc(&d->mem, RNIC_MEM_MPA, sizeof(*c->hs));
+    c->rxbuf = rnic_mem_alloc(&d->mem, RNIC_MEM_RX_FPDU,
+                              RNIC_IW_RX_ULPDU_MAX);
+    c->txbuf = rnic_mem_alloc(&d->mem, RNIC_MEM_MARKERS, RNIC_IW_TX_BUF);
+    c->pbuf = rnic_mem_alloc(&d->mem, RNIC_MEM_MARKERS, RNIC_IW_TX_BUF);
+    if (!c->hs || !c->rxbuf || !c->txbuf || !c->pbuf) {
+        rnic_iw_conn_bufs_free(d, c);
         return NULL;
     }
     c->id = id;
@@ -67,11 +68,18 @@ void rnic_iw_conn_release(struct rnic_dev *d, struct rnic_iw_conn *c)
     if (c->zombie) {
         iw->nzombie--;
     }
-    rnic_iw_qp_destroy(c->iq);
-    free(c->rxbuf);
-    free(c->txbuf);
-    free(c->pbuf);
-    free(c);
+    rnic_iw_qp_destroy(d, c->iq);
+    rnic_iw_conn_bufs_free(d, c);
+}
+
+static void rnic_iw_conn_bufs_free(struct rnic_dev *d,
+                                   struct rnic_iw_conn *c)
+{
+    rnic_mem_free(&d->mem, RNIC_MEM_MPA, c->hs, sizeof(*c->hs));
+    rnic_mem_free(&d->mem, RNIC_MEM_RX_FPDU, c->rxbuf, RNIC_IW_RX_ULPDU_MAX);
+    rnic_mem_free(&d->mem, RNIC_MEM_MARKERS, c->txbuf, RNIC_IW_TX_BUF);
+    rnic_mem_free(&d->mem, RNIC_MEM_MARKERS, c->pbuf, RNIC_IW_TX_BUF);
+    rnic_mem_free(&d->mem, RNIC_MEM_CONN, c, sizeof(*c));
 }
 
 /*

@@ -15,21 +15,25 @@
 struct rnic_iw_qp *rnic_iw_qp_new(struct rnic_dev *d, struct rnic_qp *qp,
                                   struct rnic_iw_conn *c)
 {
-    struct rnic_iw_qp *iq = calloc(1, sizeof(*iq));
+    struct rnic_iw_qp *iq = rnic_mem_alloc(&d->mem, RNIC_MEM_IW_QP,
+                                           sizeof(*iq));
     uint32_t i;
 
     if (!iq) {
         return NULL;
     }
-    iq->wc = calloc(qp->sq.ring.depth ? qp->sq.ring.depth : 1,
-                    sizeof(*iq->wc));
+    iq->wc_cap = qp->sq.ring.depth ? qp->sq.ring.depth : 1;
+    iq->wc = rnic_mem_alloc(&d->mem, RNIC_MEM_IW_QP,
+                            iq->wc_cap * sizeof(*iq->wc));
     /* One more of each for the RTR Read of RFC 6581. */
     iq->orq_cap = d->cfg.max_ord + 1;
     iq->irq_cap = d->cfg.max_ird + 1;
-    iq->orq = calloc(iq->orq_cap, sizeof(*iq->orq));
-    iq->irq = calloc(iq->irq_cap, sizeof(*iq->irq));
+    iq->orq = rnic_mem_alloc(&d->mem, RNIC_MEM_IW_QP,
+                             iq->orq_cap * sizeof(*iq->orq));
+    iq->irq = rnic_mem_alloc(&d->mem, RNIC_MEM_IW_QP,
+                             iq->irq_cap * sizeof(*iq->irq));
     if (!iq->wc || !iq->orq || !iq->irq) {
-        rnic_iw_qp_destroy(iq);
+        rnic_iw_qp_destroy(d, iq);
         return NULL;
     }
     iq->conn = c;
@@ -43,13 +47,16 @@ struct rnic_iw_qp *rnic_iw_qp_new(struct rnic_dev *d, struct rnic_qp *qp,
     return iq;
 }
 
-void rnic_iw_qp_destroy(struct rnic_iw_qp *iq)
+void rnic_iw_qp_destroy(struct rnic_dev *d, struct rnic_iw_qp *iq)
 {
     if (iq) {
-        free(iq->wc);
-        free(iq->orq);
-        free(iq->irq);
-        free(iq);
+        rnic_mem_free(&d->mem, RNIC_MEM_IW_QP, iq->wc,
+                      iq->wc_cap * sizeof(*iq->wc));
+        rnic_mem_free(&d->mem, RNIC_MEM_IW_QP, iq->orq,
+                      iq->orq_cap * sizeof(*iq->orq));
+        rnic_mem_free(&d->mem, RNIC_MEM_IW_QP, iq->irq,
+                      iq->irq_cap * sizeof(*iq->irq));
+        rnic_mem_free(&d->mem, RNIC_MEM_IW_QP, iq, sizeof(*iq));
     }
 }
 

@@ -14,6 +14,13 @@ struct rnic_qp *rnic_qp_get(struct rnic_dev *d, uint32_t qpn)
     return &d->rdma->qp[qpn];
 }
 
+/* The host copies of the SQ's and RQ's page lists (rnic_ring_load_large). */
+static size_t qp_ring_bytes(const struct rnic_qp *qp)
+{
+    return ((size_t)qp->sq.ring.npages + qp->rq.ring.npages) *
+           sizeof(qp->sq.ring.pages[0]);
+}
+
 /* A CQ the context may bind: live and created for the same context. */
 static unsigned check_cq(struct rnic_dev *d, uint32_t cqn, uint32_t uctx)
 {
@@ -107,6 +114,7 @@ unsigned rnic_qp_create(struct rnic_dev *d, const struct rnic_cmd_create_qp *c)
             return sts;
         }
     }
+    rnic_mem_count(&d->mem, RNIC_MEM_QP_RING, qp_ring_bytes(&q), 1);
     q.live = true;
     q.state = RNIC_QPS_IDLE;
     q.qpn = qpn;
@@ -233,6 +241,7 @@ void rnic_qp_free(struct rnic_dev *d, uint32_t qpn)
     rnic_rdma_release(d, qp->pdn, qp->uctx);
     rnic_rdma_unlatch(d, RNIC_DBK_SQ, qpn);
     rnic_rdma_unlatch(d, RNIC_DBK_RQ, qpn);
+    rnic_mem_count(&d->mem, RNIC_MEM_QP_RING, qp_ring_bytes(qp), -1);
     rnic_ring_free(&qp->sq.ring);
     rnic_ring_free(&qp->rq.ring);
     memset(qp, 0, sizeof(*qp));

@@ -281,5 +281,7 @@ void rnic_iw_timer_fired(struct rnic_dev *d);
  * (code up the stack may have held them) and ask for the next deadline.
  */
 void rnic_iw_dispatch_end(struct rnic_dev *d);
+/* Bytes the offload TCP engines hold for connections and for themselves. */
+void rnic_iw_mem_usage(struct rnic_dev *d, uint64_t *conn, uint64_t *engine);
 
 #endif

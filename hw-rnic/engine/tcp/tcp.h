@@ -163,6 +163,12 @@ struct rnic_tcp_stats {
     uint64_t conns_open, conns_now;
     /* in-order segments whose ACK waited for rnic_tcp_rx_batch_end */
     uint64_t rx_ack_deferred;
+    /*
+     * Host memory held now: by connections (send rings and their record
+     * ends, out-of-order storage once used) and by the engine itself
+     * (connection pool, demux hash, timer heap, listeners).
+     */
+    uint64_t mem_conn_bytes, mem_engine_bytes;
 };
 
 /* Per-connection information (for tests and diagnostics). */

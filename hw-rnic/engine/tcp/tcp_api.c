@@ -50,10 +50,11 @@ struct rnic_tcp *rnic_tcp_new(const struct rnic_tcp_config *cfg,
         hsize <<= 1;
     }
     t->hmask = hsize - 1;
-    t->hash = calloc(hsize, sizeof(*t->hash));
-    t->pool = calloc(cfg->max_conns, sizeof(*t->pool));
-    t->heap = calloc(cfg->max_conns, sizeof(*t->heap));
-    t->scratch = malloc(RNIC_ETH_HLEN + cfg->mtu);
+    uint64_t *eng = &t->st.mem_engine_bytes;
+    t->hash = tcp_mem_alloc(t, eng, hsize * sizeof(*t->hash));
+    t->pool = tcp_mem_alloc(t, eng, cfg->max_conns * sizeof(*t->pool));
+    t->heap = tcp_mem_alloc(t, eng, cfg->max_conns * sizeof(*t->heap));
+    t->scratch = tcp_mem_alloc(t, eng, RNIC_ETH_HLEN + cfg->mtu);
     if (!t->hash || !t->pool || !t->heap || !t->scratch) {
         rnic_tcp_free(t);
         return NULL;
@@ -78,16 +79,18 @@ void rnic_tcp_free(struct rnic_tcp *t)
     }
     if (t->pool) {
         for (uint32_t i = 0; i < t->cfg.max_conns; i++) {
-            free(t->pool[i].sb);
-            free(t->pool[i].rec);
-            free(t->pool[i].ob);
+            struct rnic_tcp_conn *c = &t->pool[i];
+            tcp_mem_free(t, &t->st.mem_conn_bytes, c->sb, c->sb_size);
+            tcp_mem_free(t, &t->st.mem_conn_bytes, c->rec,
+                         sizeof(uint32_t) * c->rec_cap);
+            tcp_mem_free(t, &t->st.mem_conn_bytes, c->ob, c->rcv_buf);
         }
     }
     for (int i = 0; i < 64; i++) {
         while (t->lhash[i]) {
             struct rnic_tcp_listener *l = t->lhash[i];
             t->lhash[i] = l->next;
-            free(l);
+            tcp_mem_free(t, &t->st.mem_engine_bytes, l, sizeof(*l));
         }
     }
     free(t->hash);
@@ -109,7 +112,8 @@ struct rnic_tcp_listener *rnic_tcp_listen(struct rnic_tcp *t, uint16_t port,
     if (port == 0 || tcp_listener_find(t, port)) {
         return NULL;
     }
-    struct rnic_tcp_listener *l = calloc(1, sizeof(*l));
+    struct rnic_tcp_listener *l = tcp_mem_alloc(t, &t->st.mem_engine_bytes,
+                                                sizeof(*l));
     if (!l) {
         return NULL;
     }
@@ -130,7 +134,7 @@ void rnic_tcp_unlisten(struct rnic_tcp *t, struct rnic_tcp_listener *l)
     tcp_enter(t, t->now);
     for (uint32_t i = 0; i < t->cfg.max_conns; i++) {
         struct rnic_tcp_conn *c = &t->pool[i];
-        if (c->sb && !c->dead && c->lis == l) {
+        if (c->live && !c->dead && c->lis == l) {
             if (c->state == RNIC_TCP_SYN_RCVD) {
                 tcp_send_rst_conn(c);
                 tcp_conn_drop(c, RNIC_TCP_ECONNRESET);
@@ -146,7 +150,7 @@ void rnic_tcp_unlisten(struct rnic_tcp *t, struct rnic_tcp_listener *l)
     if (*p) {
         *p = l->next;
     }
-    free(l);
+    tcp_mem_free(t, &t->st.mem_engine_bytes, l, sizeof(*l));
     tcp_leave(t);
 }
 

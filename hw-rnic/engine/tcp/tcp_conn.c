@@ -21,6 +21,46 @@ const char *rnic_tcp_state_name(int state)
     return state_names[state];
 }
 
+void *tcp_mem_alloc(struct rnic_tcp *t, uint64_t *count, size_t n)
+{
+    void *p = calloc(1, n ? n : 1);
+    (void)t;
+    if (p) {
+        *count += n;
+    }
+    return p;
+}
+
+void tcp_mem_free(struct rnic_tcp *t, uint64_t *count, void *p, size_t n)
+{
+    (void)t;
+    if (p) {
+        *count -= n <= *count ? n : *count;
+        free(p);
+    }
+}
+
+/* The send ring and its record ends, taken when the connection opens. */
+bool tcp_sb_get(struct rnic_tcp_conn *c)
+{
+    struct rnic_tcp *t = c->t;
+    if (c->sb) {
+        return true;
+    }
+    c->sb = tcp_mem_alloc(t, &t->st.mem_conn_bytes, c->sb_size);
+    c->rec = tcp_mem_alloc(t, &t->st.mem_conn_bytes,
+                           sizeof(uint32_t) * c->rec_cap);
+    if (!c->sb || !c->rec) {
+        tcp_mem_free(t, &t->st.mem_conn_bytes, c->sb, c->sb_size);
+        tcp_mem_free(t, &t->st.mem_conn_bytes, c->rec,
+                     sizeof(uint32_t) * c->rec_cap);
+        c->sb = NULL;
+        c->rec = NULL;
+        return false;
+    }
+    return true;
+}
+
 /* Buffers are allocated here, at open time, never per segment. */
 struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t)
 {
@@ -28,20 +68,18 @@ struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t)
     if (!c) {
         return NULL;
     }
-    uint8_t *sb = malloc(t->cfg.sndbuf);
-    uint32_t *rec = malloc(sizeof(uint32_t) * t->cfg.max_records);
-    if (!sb || !rec) {
-        free(sb);
-        free(rec);
-        return NULL;
-    }
     t->free = c->hnext;
     memset(c, 0, sizeof(*c));
     c->t = t;
-    c->sb = sb;
+    c->live = true;
     c->sb_size = t->cfg.sndbuf;
-    c->rec = rec;
     c->rec_cap = t->cfg.max_records;
+    if (!tcp_sb_get(c)) {
+        c->live = false;
+        c->hnext = t->free;
+        t->free = c;
+        return NULL;
+    }
     c->heap_idx = UINT32_MAX;
     c->mtu = t->cfg.mtu;
     c->rcv_buf = t->cfg.rcvbuf;
@@ -64,9 +102,11 @@ struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t)
 static void conn_free(struct rnic_tcp_conn *c)
 {
     struct rnic_tcp *t = c->t;
-    free(c->sb);
-    free(c->rec);
-    free(c->ob);
+    tcp_mem_free(t, &t->st.mem_conn_bytes, c->sb, c->sb_size);
+    tcp_mem_free(t, &t->st.mem_conn_bytes, c->rec,
+                 sizeof(uint32_t) * c->rec_cap);
+    tcp_mem_free(t, &t->st.mem_conn_bytes, c->ob, c->rcv_buf);
+    c->live = false;
     c->sb = NULL;
     c->rec = NULL;
     c->ob = NULL;

@@ -66,6 +66,7 @@ struct rnic_tcp_conn {
     struct rnic_tcp_listener *lis;      /* SYN_RCVD child of this listener */
     void *user;
     uint8_t state;
+    bool live;                          /* taken from the pool */
     bool in_hash, user_gone, dead, fin_queued, fin_rcvd_ooo;
     bool ack_now, sack_ok, ts_ok, ws_ok, in_recovery, rtt_timing, syn_rexmit;
     uint8_t snd_ws, rcv_ws;
@@ -186,6 +187,11 @@ struct rnic_tcp_listener *tcp_listener_find(struct rnic_tcp *t, uint16_t port);
 
 /* tcp_conn.c */
 struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t);
+/* Counted memory (st.mem_*_bytes): NULL without memory, zeroed. */
+void *tcp_mem_alloc(struct rnic_tcp *t, uint64_t *count, size_t n);
+void tcp_mem_free(struct rnic_tcp *t, uint64_t *count, void *p, size_t n);
+/* The send ring and record ends; false: no memory. */
+bool tcp_sb_get(struct rnic_tcp_conn *c);
 void tcp_conn_set_state(struct rnic_tcp_conn *c, int state);
 /* -> CLOSED, notify, free */
 void tcp_conn_drop(struct rnic_tcp_conn *c, int err);

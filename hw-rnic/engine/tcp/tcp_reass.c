@@ -48,7 +48,7 @@ void tcp_ooo_insert(struct rnic_tcp_conn *c, uint32_t seq, const uint8_t *data,
     }
     if (!c->ob) {
         /* first reordering on this connection */
-        c->ob = malloc(c->rcv_buf);
+        c->ob = tcp_mem_alloc(c->t, &c->t->st.mem_conn_bytes, c->rcv_buf);
         if (!c->ob) {
             return;
         }
