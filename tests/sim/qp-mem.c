@@ -95,7 +95,7 @@ static int run(unsigned n, uint64_t max_per_qp, bool markers)
     o.sq_log = 4;
     o.rq_log = 4;
     o.cq_log = 5;
-    o.mem_size = (8ull << 20) + (uint64_t)n * 16 * 4096;
+    o.mem_size = (16ull << 20) + (uint64_t)n * 64 * 4096;
     o.cfg = &cfg;
     if (!sp_init(&sp, &o, n) || !sp_connect(&sp)) {
         printf("%u QPs: FAIL: %s\n", n, sp.err);

@@ -15,7 +15,7 @@
 
 enum rnic_mem_kind {
     RNIC_MEM_CONN,              /* struct rnic_iw_conn */
-    RNIC_MEM_MPA,               /* MPA Request/Reply state */
+    RNIC_MEM_MPA,               /* MPA Request/Reply state, until RTS */
     RNIC_MEM_RX_FPDU,           /* an FPDU arriving in pieces or with markers */
     RNIC_MEM_MARKERS,           /* FPDU buffers of a marker-sending link */
     RNIC_MEM_IW_QP,             /* a QP's iWARP state, WC/ORQ/IRQ rings */

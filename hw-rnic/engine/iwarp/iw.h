@@ -77,7 +77,7 @@ enum rnic_iw_conn_state {
 
 struct rnic_iw_qp;
 
-/* What only the MPA Request/Reply exchange needs. */
+/* What only the MPA Request/Reply exchange needs: freed at RTS. */
 struct rnic_iw_mpa_hs {
     uint8_t req_pd[RNIC_MPA_PD_MAX];    /* the peer's Request (passive) */
     struct rnic_mpa_rr_rx rr;
@@ -103,17 +103,20 @@ struct rnic_iw_conn {
 
     /* MPA startup */
     struct rnic_mpa_local loc;
-    struct rnic_mpa_rr req;     /* our Request, or the peer's (passive) */
-    struct rnic_iw_mpa_hs *hs;
+    /* our Request, or the peer's (passive); pd only until RTS */
+    struct rnic_mpa_rr req;
+    struct rnic_iw_mpa_hs *hs;  /* NULL from RTS on */
     struct rnic_mpa_neg neg;
     uint16_t pdata_len;
 
     /* Full operation */
     struct rnic_mpa_tx tx;
     struct rnic_mpa_rx rx;
-    uint8_t *rxbuf;             /* [RNIC_IW_RX_ULPDU_MAX] */
-    uint8_t *txbuf;             /* [RNIC_IW_TX_BUF] one FPDU */
-    uint8_t *pbuf;              /* [RNIC_IW_TX_BUF] its payload (markers) */
+    /* [RNIC_IW_RX_ULPDU_MAX]: only while an FPDU arrives in pieces */
+    uint8_t *rxbuf;
+    /* [RNIC_IW_TX_BUF] one FPDU and its payload: only with markers on TX */
+    uint8_t *txbuf;
+    uint8_t *pbuf;
     uint32_t emss, mulpdu;
     struct rnic_iw_qp *iq;      /* protocol state of the bound QP */
 
@@ -241,7 +244,19 @@ void rnic_iw_conn_free(struct rnic_dev *d, struct rnic_iw_conn *c);
 /* Free c's slot and memory now (reset, or once no dispatch runs). */
 void rnic_iw_conn_release(struct rnic_dev *d, struct rnic_iw_conn *c);
 void rnic_iw_steer_conn(struct rnic_dev *d, struct rnic_iw_conn *c, bool add);
-
+/* The MPA exchange is over: give its state back. */
+void rnic_iw_mpa_done(struct rnic_dev *d, struct rnic_iw_conn *c);
+/*
+ * Before rnic_mpa_rx_feed of data: take the partial-FPDU buffer unless the
+ * FPDU at the head is whole in data (the deframer then reads it in place).
+ * false: no memory.
+ */
+bool rnic_iw_rx_buf_get(struct rnic_dev *d, struct rnic_iw_conn *c,
+                        const uint8_t *data, size_t len);
+/* After the FPDUs of a delivery: give it back unless an FPDU is open. */
+void rnic_iw_rx_buf_put(struct rnic_dev *d, struct rnic_iw_conn *c);
+/* The FPDU buffers of a connection that sends markers; false: no memory. */
+bool rnic_iw_tx_bufs(struct rnic_dev *d, struct rnic_iw_conn *c);
 
 /* iw_cm.c: TCP events of a connection and timers */
 void *rnic_iw_cm_accept(struct rnic_dev *d, struct rnic_iw_eng *e,

@@ -374,6 +374,7 @@ static void rx_reply(struct rnic_dev *d, struct rnic_iw_conn *c,
         rnic_iw_send_rtr(d, qp, c->neg.rtr);
     }
     rnic_iw_cm_event(d, c, RNIC_CM_CONNECT_REPLY, 0, rep.pd, rep.pd_len);
+    rnic_iw_mpa_done(d, c);
     if (c->zombie || qp->iw != c->iq) {
         return;
     }

@@ -336,6 +336,7 @@ static unsigned cmd_accept(struct rnic_dev *d,
     c->loc = loc;
     c->iq->rfc7306 = cmd->mpa_flags & RNIC_MPA_RFC7306;
     rnic_mpa_responder_neg(&c->req, &rep, &c->neg);
+    rnic_iw_mpa_done(d, c);
     rnic_iw_conn_full_op(c);
     rnic_iw_conn_set_ird_ord(c);
     rnic_iw_trace_mpa(d, c, RNIC_TRACE_MPA_ACCEPTED, 0, c->neg.rev,

@@ -4,9 +4,7 @@
  * tuple, and the release deferred to the end of the device's dispatch.
  */
 #include "iw.h"
-
-static void rnic_iw_conn_bufs_free(struct rnic_dev *d,
-                                   struct rnic_iw_conn *c);
+#include "wire/net.h"
 
 struct rnic_iw_conn *rnic_iw_conn_alloc(struct rnic_dev *d)
 {
@@ -28,12 +26,8 @@ struct rnic_iw_conn *rnic_iw_conn_alloc(struct rnic_dev *d)
         return NULL;
     }
     c->hs = rnic_mem_alloc(&d->mem, RNIC_MEM_MPA, sizeof(*c->hs));
-    c->rxbuf = rnic_mem_alloc(&d->mem, RNIC_MEM_RX_FPDU,
-                              RNIC_IW_RX_ULPDU_MAX);
-    c->txbuf = rnic_mem_alloc(&d->mem, RNIC_MEM_MARKERS, RNIC_IW_TX_BUF);
-    c->pbuf = rnic_mem_alloc(&d->mem, RNIC_MEM_MARKERS, RNIC_IW_TX_BUF);
-    if (!c->hs || !c->rxbuf || !c->txbuf || !c->pbuf) {
-        rnic_iw_conn_bufs_free(d, c);
+    if (!c->hs) {
+        rnic_mem_free(&d->mem, RNIC_MEM_CONN, c, sizeof(*c));
         return NULL;
     }
     c->id = id;
@@ -69,17 +63,55 @@ void rnic_iw_conn_release(struct rnic_dev *d, struct rnic_iw_conn *c)
         iw->nzombie--;
     }
     rnic_iw_qp_destroy(d, c->iq);
-    rnic_iw_conn_bufs_free(d, c);
-}
-
-static void rnic_iw_conn_bufs_free(struct rnic_dev *d,
-                                   struct rnic_iw_conn *c)
-{
-    rnic_mem_free(&d->mem, RNIC_MEM_MPA, c->hs, sizeof(*c->hs));
+    rnic_iw_mpa_done(d, c);
     rnic_mem_free(&d->mem, RNIC_MEM_RX_FPDU, c->rxbuf, RNIC_IW_RX_ULPDU_MAX);
     rnic_mem_free(&d->mem, RNIC_MEM_MARKERS, c->txbuf, RNIC_IW_TX_BUF);
     rnic_mem_free(&d->mem, RNIC_MEM_MARKERS, c->pbuf, RNIC_IW_TX_BUF);
     rnic_mem_free(&d->mem, RNIC_MEM_CONN, c, sizeof(*c));
+}
+
+void rnic_iw_mpa_done(struct rnic_dev *d, struct rnic_iw_conn *c)
+{
+    rnic_mem_free(&d->mem, RNIC_MEM_MPA, c->hs, sizeof(*c->hs));
+    c->hs = NULL;
+    c->req.pd = NULL;
+}
+
+bool rnic_iw_rx_buf_get(struct rnic_dev *d, struct rnic_iw_conn *c,
+                        const uint8_t *data, size_t len)
+{
+    if (c->rxbuf) {
+        return true;
+    }
+    /* the deframer's fast path: one whole FPDU at the head, no marker */
+    if (!c->rx.markers && !c->rx.in_fpdu && len >= 2 &&
+        rnic_mpa_fpdu_len(rnic_get16(data)) <= len) {
+        return true;
+    }
+    c->rxbuf = rnic_mem_alloc(&d->mem, RNIC_MEM_RX_FPDU, RNIC_IW_RX_ULPDU_MAX);
+    c->rx.buf = c->rxbuf;
+    return c->rxbuf != NULL;
+}
+
+void rnic_iw_rx_buf_put(struct rnic_dev *d, struct rnic_iw_conn *c)
+{
+    if (!c->rxbuf || c->rx.markers || c->rx.in_fpdu) {
+        return;
+    }
+    rnic_mem_free(&d->mem, RNIC_MEM_RX_FPDU, c->rxbuf, RNIC_IW_RX_ULPDU_MAX);
+    c->rxbuf = NULL;
+    c->rx.buf = NULL;
+}
+
+bool rnic_iw_tx_bufs(struct rnic_dev *d, struct rnic_iw_conn *c)
+{
+    if (!c->txbuf) {
+        c->txbuf = rnic_mem_alloc(&d->mem, RNIC_MEM_MARKERS, RNIC_IW_TX_BUF);
+    }
+    if (!c->pbuf) {
+        c->pbuf = rnic_mem_alloc(&d->mem, RNIC_MEM_MARKERS, RNIC_IW_TX_BUF);
+    }
+    return c->txbuf && c->pbuf;
 }
 
 /*

@@ -13,8 +13,13 @@ void rnic_iw_rx_stream(struct rnic_dev *d, struct rnic_iw_conn *c,
 
     while (len && !c->zombie && qp && qp->iw == iq) {
         struct rnic_mpa_rx_ev ev;
-        size_t n = rnic_mpa_rx_feed(&c->rx, data, len, &ev);
+        size_t n;
 
+        if (!rnic_iw_rx_buf_get(d, c, data, len)) {
+            rnic_iw_conn_abort(d, c, RNIC_CM_RESET, RNIC_IW_ST_ECONNABORTED);
+            return;
+        }
+        n = rnic_mpa_rx_feed(&c->rx, data, len, &ev);
         data += n;
         len -= n;
         if (ev.type == RNIC_MPA_RX_ERROR) {
@@ -34,6 +39,7 @@ void rnic_iw_rx_stream(struct rnic_dev *d, struct rnic_iw_conn *c,
         }
         rnic_iw_rx_ulpdu(d, qp, ev.ulpdu, ev.len);
     }
+    rnic_iw_rx_buf_put(d, c);
     if (!c->zombie && qp && qp->iw == iq) {
         rnic_iw_tx_pump(d, qp);
         rnic_iw_conn_maybe_fin(d, c);

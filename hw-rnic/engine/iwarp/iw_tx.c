@@ -87,6 +87,9 @@ bool rnic_iw_send_fpdu(struct rnic_dev *d, struct rnic_iw_conn *c,
         return n && rnic_tcp_sendv(c->tc, v, 4, rnic_iw_now(d)) ==
                     RNIC_TCP_OK;
     }
+    if (!rnic_iw_tx_bufs(d, c)) {
+        return false;
+    }
     n = rnic_mpa_fpdu_build(&c->tx, c->txbuf, RNIC_IW_TX_BUF, hdr, hlen,
                             payload, plen);
     return n && rnic_tcp_send(c->tc, c->txbuf, n, rnic_iw_now(d)) ==
@@ -128,6 +131,9 @@ static int send_fpdu_gather(struct rnic_dev *d, struct rnic_qp *qp,
         return 0;
     }
     if (c->tx.markers) {
+        if (!rnic_iw_tx_bufs(d, c)) {
+            return 0;
+        }
         *err = (enum rnic_mr_err)gather(&gc, 0, c->pbuf, plen);
         if (*err) {
             return -1;

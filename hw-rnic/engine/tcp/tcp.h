@@ -165,8 +165,9 @@ struct rnic_tcp_stats {
     uint64_t rx_ack_deferred;
     /*
      * Host memory held now: by connections (send rings and their record
-     * ends, out-of-order storage once used) and by the engine itself
-     * (connection pool, demux hash, timer heap, listeners).
+     * ends, taken at the first send and given back when all is acked;
+     * out-of-order storage, while something is held) and by the engine
+     * itself (connection pool, demux hash, timer heap, listeners).
      */
     uint64_t mem_conn_bytes, mem_engine_bytes;
 };

@@ -233,6 +233,9 @@ int rnic_tcp_reserve(struct rnic_tcp_conn *c, size_t len,
     if (len > rnic_tcp_send_space(c)) {
         return RNIC_TCP_EAGAIN;
     }
+    if (!tcp_sb_get(c)) {
+        return RNIC_TCP_EAGAIN;
+    }
     uint32_t pos = (c->sb_head + c->sb_len) % c->sb_size;
     size_t k = c->sb_size - pos;
     if (k > len) {

@@ -40,7 +40,11 @@ void tcp_mem_free(struct rnic_tcp *t, uint64_t *count, void *p, size_t n)
     }
 }
 
-/* The send ring and its record ends, taken when the connection opens. */
+/*
+ * An idle connection holds no buffer: the send ring and its record ends are
+ * taken when the first record is queued and given back when the last byte
+ * is acknowledged (tcp_sb_ack); out-of-order storage likewise (tcp_reass.c).
+ */
 bool tcp_sb_get(struct rnic_tcp_conn *c)
 {
     struct rnic_tcp *t = c->t;
@@ -61,7 +65,21 @@ bool tcp_sb_get(struct rnic_tcp_conn *c)
     return true;
 }
 
-/* Buffers are allocated here, at open time, never per segment. */
+void tcp_sb_put_if_empty(struct rnic_tcp_conn *c)
+{
+    struct rnic_tcp *t = c->t;
+    if (!c->sb || c->sb_len || c->rec_cnt) {
+        return;
+    }
+    tcp_mem_free(t, &t->st.mem_conn_bytes, c->sb, c->sb_size);
+    tcp_mem_free(t, &t->st.mem_conn_bytes, c->rec,
+                 sizeof(uint32_t) * c->rec_cap);
+    /* the heads stay: the next ring is used from the same offsets */
+    c->sb = NULL;
+    c->rec = NULL;
+}
+
+/* Buffers come on demand (tcp_sb_get), never per segment. */
 struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t)
 {
     struct rnic_tcp_conn *c = t->free;
@@ -74,12 +92,6 @@ struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t)
     c->live = true;
     c->sb_size = t->cfg.sndbuf;
     c->rec_cap = t->cfg.max_records;
-    if (!tcp_sb_get(c)) {
-        c->live = false;
-        c->hnext = t->free;
-        t->free = c;
-        return NULL;
-    }
     c->heap_idx = UINT32_MAX;
     c->mtu = t->cfg.mtu;
     c->rcv_buf = t->cfg.rcvbuf;

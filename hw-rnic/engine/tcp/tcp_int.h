@@ -82,16 +82,17 @@ struct rnic_tcp_conn {
     /*
      * send buffer: ring of bytes starting at sequence sb_seq, plus record ends
      */
-    uint8_t *sb;
+    uint8_t *sb;                        /* NULL while nothing is queued */
     uint32_t sb_size, sb_head, sb_len, sb_seq;
     /* ring of record end sequence numbers */
-    uint32_t *rec;
+    uint32_t *rec;                      /* with sb */
     uint32_t rec_cap, rec_head, rec_cnt;
 
     /* receive sequence space */
     uint32_t irs, rcv_nxt, rcv_adv, rcv_buf, rcv_unread;
     uint32_t fin_rcv_seq;
-    uint8_t *ob;                        /* out-of-order ring of rcv_buf bytes */
+    /* out-of-order ring of rcv_buf bytes, while something is held */
+    uint8_t *ob;
     uint32_t ob_head;                   /* ring index of sequence rcv_nxt */
     struct tcp_range ooo[TCP_OOO_MAX];
     int n_ooo;
@@ -190,8 +191,10 @@ struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t);
 /* Counted memory (st.mem_*_bytes): NULL without memory, zeroed. */
 void *tcp_mem_alloc(struct rnic_tcp *t, uint64_t *count, size_t n);
 void tcp_mem_free(struct rnic_tcp *t, uint64_t *count, void *p, size_t n);
-/* The send ring and record ends; false: no memory. */
+/* The send ring and record ends, taken at the first send; false: no memory. */
 bool tcp_sb_get(struct rnic_tcp_conn *c);
+/* Give them back once nothing is queued. */
+void tcp_sb_put_if_empty(struct rnic_tcp_conn *c);
 void tcp_conn_set_state(struct rnic_tcp_conn *c, int state);
 /* -> CLOSED, notify, free */
 void tcp_conn_drop(struct rnic_tcp_conn *c, int err);

@@ -326,6 +326,7 @@ void tcp_sb_ack(struct rnic_tcp_conn *c, uint32_t ack)
         c->rec_head = (c->rec_head + 1) % c->rec_cap;
         c->rec_cnt--;
     }
+    tcp_sb_put_if_empty(c);
     if (!c->user_gone && c->t->ops->acked) {
         c->t->ops->acked(c->t->opaque, c, c->user, n);
     }

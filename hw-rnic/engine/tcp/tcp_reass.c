@@ -100,6 +100,11 @@ void tcp_ooo_deliver(struct rnic_tcp_conn *c)
             }
         }
     }
+    if (!c->n_ooo && c->ob) {
+        /* nothing held any more: give the ring back until the next hole */
+        tcp_mem_free(c->t, &c->t->st.mem_conn_bytes, c->ob, c->rcv_buf);
+        c->ob = NULL;
+    }
     if (c->fin_rcvd_ooo && !c->dead && c->rcv_nxt == c->fin_rcv_seq) {
         c->fin_rcvd_ooo = false;
         tcp_fin_arrived(c);
