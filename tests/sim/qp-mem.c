@@ -96,6 +96,7 @@ static int run(unsigned n, uint64_t max_per_qp, bool markers)
     o.rq_log = 4;
     o.cq_log = 5;
     o.mem_size = (16ull << 20) + (uint64_t)n * 64 * 4096;
+    o.batch = 128;                      /* simdev: backlog 64, CM EQ 256 */
     o.cfg = &cfg;
     if (!sp_init(&sp, &o, n) || !sp_connect(&sp)) {
         printf("%u QPs: FAIL: %s\n", n, sp.err);

@@ -107,6 +107,7 @@ static bool create_end(struct simpair *sp, int side, unsigned q)
 struct conn_wait {
     struct simpair *sp;
     unsigned established[2];
+    unsigned want;                      /* connections asked for so far */
     bool failed;
 };
 
@@ -206,8 +207,8 @@ static bool conn_done(void *ctx)
     if (!w->failed) {
         handle_cm(w);
     }
-    return w->failed || (w->established[0] == w->sp->o.nqp &&
-                         w->established[1] == w->sp->o.nqp);
+    return w->failed || (w->established[0] == w->want &&
+                         w->established[1] == w->want);
 }
 
 bool sp_connect(struct simpair *sp)
@@ -237,6 +238,14 @@ bool sp_connect(struct simpair *sp)
     }
     for (q = 0; q < sp->o.nqp; q++) {
         struct rnic_cmd_cm_connect c;
+
+        if (q && sp->o.batch && q % sp->o.batch == 0) {
+            /* the listener's backlog and CM EQ take a batch at a time */
+            w.want = q;
+            if (!sl_run(&sp->sl, conn_done, &w, 60 * SL_SEC) || w.failed) {
+                break;
+            }
+        }
         uint8_t pd[RNIC_MPA_MAX_PDATA];
         uint16_t len;
 
@@ -259,7 +268,9 @@ bool sp_connect(struct simpair *sp)
             return fail(sp, "A QP %u: %s", q, sp->sd[0]->err);
         }
     }
-    if (!sl_run(&sp->sl, conn_done, &w, 60 * SL_SEC) || w.failed) {
+    w.want = sp->o.nqp;
+    if (w.failed || !sl_run(&sp->sl, conn_done, &w, 60 * SL_SEC) ||
+        w.failed) {
         if (!w.failed) {
             fail(sp, "connect: %u/%u established at A, %u at B after 60 s "
                  "simulated", w.established[0], sp->o.nqp, w.established[1]);
@@ -272,6 +283,7 @@ bool sp_connect(struct simpair *sp)
 struct close_wait {
     struct simpair *sp;
     unsigned closed[2];
+    unsigned want;
     bool failed;
 };
 
@@ -293,8 +305,8 @@ static bool close_done(void *ctx)
             w->closed[side]++;
         }
     }
-    return w->failed || (w->closed[0] == w->sp->o.nqp &&
-                         w->closed[1] == w->sp->o.nqp);
+    return w->failed || (w->closed[0] == w->want &&
+                         w->closed[1] == w->want);
 }
 
 bool sp_disconnect(struct simpair *sp)
@@ -303,12 +315,20 @@ bool sp_disconnect(struct simpair *sp)
     unsigned q;
 
     for (q = 0; q < sp->o.nqp; q++) {
+        if (q && sp->o.batch && q % sp->o.batch == 0) {
+            w.want = q;
+            if (!sl_run(&sp->sl, close_done, &w, 120 * SL_SEC) || w.failed) {
+                break;
+            }
+        }
         if (sd_cm_simple(sp->sd[0], RNIC_CMD_CM_DISCONNECT,
                          sp->end[q][0].conn_id)) {
             return fail(sp, "A: %s", sp->sd[0]->err);
         }
     }
-    if (!sl_run(&sp->sl, close_done, &w, 120 * SL_SEC) || w.failed) {
+    w.want = sp->o.nqp;
+    if (w.failed || !sl_run(&sp->sl, close_done, &w, 120 * SL_SEC) ||
+        w.failed) {
         if (!w.failed) {
             fail(sp, "disconnect: CLOSED %u/%u at A, %u at B", w.closed[0],
                  sp->o.nqp, w.closed[1]);

@@ -24,6 +24,7 @@ struct sp_opts {
     bool srq;                           /* receivers use one SRQ per device */
     uint16_t mtu;
     uint64_t mem_size;                  /* guest memory per device */
+    unsigned batch;                     /* (dis)connect this many at a time */
     struct rnic_dev_config *cfg;        /* NULL: defaults */
 };
 

@@ -172,7 +172,8 @@ struct rnic_iw_qp {
     uint32_t tx_msn[4];         /* last MSN sent per QN */
     bool tx_turn;               /* fairness between SQ and responses */
     bool stopped;               /* a local error: fetch nothing more */
-    struct rnic_iw_wc *wc;      /* [wc_cap]: the SQ's depth */
+    /* [wc_cap]: the SQ's depth; the rings are NULL while empty */
+    struct rnic_iw_wc *wc;
     uint32_t wc_cap;
 
     struct rnic_iw_orq *orq;    /* [orq_cap] ring */
@@ -315,6 +316,9 @@ void rnic_iw_rx_stream(struct rnic_dev *d, struct rnic_iw_conn *c,
 struct rnic_iw_qp *rnic_iw_qp_new(struct rnic_dev *d, struct rnic_qp *qp,
                                   struct rnic_iw_conn *c);
 void rnic_iw_qp_destroy(struct rnic_dev *d, struct rnic_iw_qp *iq);
+/* The ORQ / IRQ ring of iq, taken on first use; false: no memory. */
+bool rnic_iw_orq_get(struct rnic_dev *d, struct rnic_iw_qp *iq);
+bool rnic_iw_irq_get(struct rnic_dev *d, struct rnic_iw_qp *iq);
 /* Send what the TCP window allows: responses and SQ WQEs, interleaved. */
 void rnic_iw_tx_pump(struct rnic_dev *d, struct rnic_qp *qp);
 /* One FPDU carrying hdr + payload; false if TCP has no room for it. */

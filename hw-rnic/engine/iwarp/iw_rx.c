@@ -271,11 +271,11 @@ static void rx_read_resp(struct rnic_dev *d, struct rnic_qp *qp,
                          size_t len)
 {
     struct rnic_iw_qp *iq = qp->iw;
-    struct rnic_iw_orq *o = &iq->orq[iq->orq_head];
+    struct rnic_iw_orq *o = iq->orq_cnt ? &iq->orq[iq->orq_head] : NULL;
     uint32_t idx;
     uint64_t got;
 
-    if (!iq->orq_cnt || o->atomic) {
+    if (!o || o->atomic) {
         rnic_iw_terminate(d, qp, rdmap(RNIC_RDMAP_ETYPE_REMOTE_OPERATION,
                                        RNIC_RDMAP_EC_UNEXPECTED_OPCODE, false),
                           u, len);
@@ -356,7 +356,8 @@ static bool req_admit(struct rnic_dev *d, struct rnic_qp *qp,
         return false;
     }
     /* One more than IRD while the RTR Read is answered. */
-    if (iq->irq_cnt >= (iq->ird ? iq->ird : 1) || iq->irq_cnt >= iq->irq_cap) {
+    if (iq->irq_cnt >= (iq->ird ? iq->ird : 1) || iq->irq_cnt >= iq->irq_cap ||
+        !rnic_iw_irq_get(d, iq)) {
         rnic_iw_terminate(d, qp, rdmap(RNIC_RDMAP_ETYPE_REMOTE_OPERATION,
                                        RNIC_RDMAP_EC_CATASTROPHIC_STREAM, rr),
                           u, len);
@@ -488,7 +489,7 @@ static void rx_atomic_resp(struct rnic_dev *d, struct rnic_qp *qp,
                            size_t len)
 {
     struct rnic_iw_qp *iq = qp->iw;
-    struct rnic_iw_orq *o = &iq->orq[iq->orq_head];
+    struct rnic_iw_orq *o = iq->orq_cnt ? &iq->orq[iq->orq_head] : NULL;
     uint64_t le = rnic_st64(m->u.aresp.orig);
     uint32_t idx;
 
@@ -497,7 +498,7 @@ static void rx_atomic_resp(struct rnic_dev *d, struct rnic_qp *qp,
                                           false), u, len);
         return;
     }
-    if (!iq->orq_cnt || !o->atomic) {
+    if (!o || !o->atomic) {
         rnic_iw_terminate(d, qp, rdmap(RNIC_RDMAP_ETYPE_REMOTE_OPERATION,
                                        RNIC_RDMAP_EC_UNEXPECTED_OPCODE, false),
                           u, len);

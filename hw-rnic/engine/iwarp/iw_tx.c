@@ -22,20 +22,11 @@ struct rnic_iw_qp *rnic_iw_qp_new(struct rnic_dev *d, struct rnic_qp *qp,
     if (!iq) {
         return NULL;
     }
+    /* The rings come on first use (rnic_iw_*_get), not here. */
     iq->wc_cap = qp->sq.ring.depth ? qp->sq.ring.depth : 1;
-    iq->wc = rnic_mem_alloc(&d->mem, RNIC_MEM_IW_QP,
-                            iq->wc_cap * sizeof(*iq->wc));
     /* One more of each for the RTR Read of RFC 6581. */
     iq->orq_cap = d->cfg.max_ord + 1;
     iq->irq_cap = d->cfg.max_ird + 1;
-    iq->orq = rnic_mem_alloc(&d->mem, RNIC_MEM_IW_QP,
-                             iq->orq_cap * sizeof(*iq->orq));
-    iq->irq = rnic_mem_alloc(&d->mem, RNIC_MEM_IW_QP,
-                             iq->irq_cap * sizeof(*iq->irq));
-    if (!iq->wc || !iq->orq || !iq->irq) {
-        rnic_iw_qp_destroy(d, iq);
-        return NULL;
-    }
     iq->conn = c;
     iq->sq_next = qp->sq_done;
     for (i = 0; i < 4; i++) {
@@ -45,6 +36,59 @@ struct rnic_iw_qp *rnic_iw_qp_new(struct rnic_dev *d, struct rnic_qp *qp,
     c->qpn = qp->qpn;
     qp->iw = iq;
     return iq;
+}
+
+bool rnic_iw_orq_get(struct rnic_dev *d, struct rnic_iw_qp *iq)
+{
+    if (!iq->orq) {
+        iq->orq = rnic_mem_alloc(&d->mem, RNIC_MEM_IW_QP,
+                                 iq->orq_cap * sizeof(*iq->orq));
+    }
+    return iq->orq != NULL;
+}
+
+bool rnic_iw_irq_get(struct rnic_dev *d, struct rnic_iw_qp *iq)
+{
+    if (!iq->irq) {
+        iq->irq = rnic_mem_alloc(&d->mem, RNIC_MEM_IW_QP,
+                                 iq->irq_cap * sizeof(*iq->irq));
+    }
+    return iq->irq != NULL;
+}
+
+static bool wc_get(struct rnic_dev *d, struct rnic_iw_qp *iq)
+{
+    if (!iq->wc) {
+        iq->wc = rnic_mem_alloc(&d->mem, RNIC_MEM_IW_QP,
+                                iq->wc_cap * sizeof(*iq->wc));
+    }
+    return iq->wc != NULL;
+}
+
+/*
+ * At the start of a pump no entry of these rings is referenced: the empty
+ * ones go back, so an idle QP holds none of them.
+ */
+static void rings_trim(struct rnic_dev *d, struct rnic_qp *qp,
+                       struct rnic_iw_qp *iq)
+{
+    if (iq->wc && qp->sq_done == iq->sq_next) {
+        rnic_mem_free(&d->mem, RNIC_MEM_IW_QP, iq->wc,
+                      iq->wc_cap * sizeof(*iq->wc));
+        iq->wc = NULL;
+    }
+    if (iq->orq && !iq->orq_cnt) {
+        rnic_mem_free(&d->mem, RNIC_MEM_IW_QP, iq->orq,
+                      iq->orq_cap * sizeof(*iq->orq));
+        iq->orq = NULL;
+        iq->orq_head = 0;
+    }
+    if (iq->irq && !iq->irq_cnt) {
+        rnic_mem_free(&d->mem, RNIC_MEM_IW_QP, iq->irq,
+                      iq->irq_cap * sizeof(*iq->irq));
+        iq->irq = NULL;
+        iq->irq_head = 0;
+    }
 }
 
 void rnic_iw_qp_destroy(struct rnic_dev *d, struct rnic_iw_qp *iq)
@@ -418,7 +462,9 @@ static int tx_request(struct rnic_dev *d, struct rnic_qp *qp)
         }
     }
     hl = rnic_rdmap_hdr_encode(&m, hdr, sizeof(hdr));
-    if (!rnic_iw_send_fpdu(d, iq->conn, hdr, hl, NULL, 0)) {
+    /* the ORQ entry must exist before the request leaves */
+    if (!rnic_iw_orq_get(d, iq) ||
+        !rnic_iw_send_fpdu(d, iq->conn, hdr, hl, NULL, 0)) {
         return 0;
     }
     iq->tx_msn[RNIC_RDMAP_QN_READ_REQ]++;
@@ -462,7 +508,8 @@ void rnic_iw_send_rtr(struct rnic_dev *d, struct rnic_qp *qp, uint8_t rtr)
         m.ddp.msn = ++iq->tx_msn[RNIC_RDMAP_QN_READ_REQ];
         m.u.rr.src_stag = 1;
         hl = rnic_rdmap_hdr_encode(&m, hdr, sizeof(hdr));
-        if (rnic_iw_send_fpdu(d, iq->conn, hdr, hl, NULL, 0)) {
+        if (rnic_iw_orq_get(d, iq) &&
+            rnic_iw_send_fpdu(d, iq->conn, hdr, hl, NULL, 0)) {
             orq_push(iq)->rtr = true;
         }
     }
@@ -505,6 +552,9 @@ static int sq_start(struct rnic_dev *d, struct rnic_qp *qp)
     if (!sts && !(w->hdr.flags & RNIC_WQE_INLINE) &&
         iq->cur_sgl.total > UINT32_MAX) {
         sts = RNIC_WC_LOC_LEN_ERR;
+    }
+    if (!wc_get(d, iq)) {
+        return 0;
     }
     iq->wc[idx & (qp->sq.ring.depth - 1)].hdr = w->hdr;
     iq->wc[idx & (qp->sq.ring.depth - 1)].done = false;
@@ -632,6 +682,7 @@ void rnic_iw_tx_pump(struct rnic_dev *d, struct rnic_qp *qp)
         return;
     }
     c = iq->conn;
+    rings_trim(d, qp, iq);
     while (budget-- && qp->iw == iq && !c->zombie &&
            (c->state == IWC_RTS || c->state == IWC_CLOSING)) {
         bool resp = iq->irq_cnt > 0;
