@@ -93,6 +93,7 @@ static void deliver(struct ring *r, struct side *to, uint64_t now)
     while (r->tail != r->head) {
         uint32_t i = r->tail % SLOTS;
         rnic_tcp_input(to->eng, r->buf + (size_t)i * r->stride, r->len[i], now);
+        rnic_tcp_deliver(to->eng);
         r->tail++;
     }
 }
@@ -170,7 +171,9 @@ static int run(uint64_t total, uint16_t mtu, bool csum, bool copy, struct result
         if ((++iter & 63) == 0) {
             now = now_ns();
             rnic_tcp_tick(A.eng, now);
+            rnic_tcp_deliver(A.eng);
             rnic_tcp_tick(B.eng, now);
+            rnic_tcp_deliver(B.eng);
         }
     }
     res->secs = (double)(now_ns() - t0) / 1e9;

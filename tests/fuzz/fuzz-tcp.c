@@ -170,6 +170,7 @@ static void op_segment(struct fz *f, uint8_t op)
     uint16_t cs = rnic_csum_fold(rnic_csum_add(sum, th, l4));
     rnic_put16(th + 16, (fix & 4) ? (uint16_t)(cs ^ 1) : cs);
     rnic_tcp_input(f->eng, frame, 34 + l4, f->now);
+    rnic_tcp_deliver(f->eng);
 }
 
 static void op_raw(struct fz *f)
@@ -183,6 +184,7 @@ static void op_raw(struct fz *f)
         memcpy(buf, f->mac, n >= 6 ? 6 : n);
     }
     rnic_tcp_input(f->eng, buf, n, f->now);
+    rnic_tcp_deliver(f->eng);
     free(buf);
 }
 
@@ -291,6 +293,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 2:
             f->now += (uint64_t)(rd16(f) & 0x3fff) * 1000000ull;
             rnic_tcp_tick(f->eng, f->now);
+            rnic_tcp_deliver(f->eng);
             break;
         default:
             op_app(f, op);
@@ -301,6 +304,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i < 200 && rnic_tcp_next_deadline(f->eng) != UINT64_MAX; i++) {
         f->now = rnic_tcp_next_deadline(f->eng) + 1;
         rnic_tcp_tick(f->eng, f->now);
+        rnic_tcp_deliver(f->eng);
     }
     rnic_tcp_free(f->eng);
     return 0;

@@ -408,10 +408,12 @@ int main(int argc, char **argv)
             if (!rnic_tcp_input(p->eng, buf, (size_t)n, now)) {
                 arp_input(p, buf, (size_t)n);
             }
+            rnic_tcp_deliver(p->eng);
             pump(p, now);
         }
         if (rnic_tcp_next_deadline(p->eng) <= now) {
             rnic_tcp_tick(p->eng, now);
+            rnic_tcp_deliver(p->eng);
         }
         pump(p, now);
     }

@@ -154,6 +154,7 @@ static bool port_deliver(void *o, const uint8_t *f, size_t len)
     struct rawpeer *p = o;
 
     rnic_tcp_input(p->t, f, len, p->sl->now);
+    rnic_tcp_deliver(p->t);
     return true;
 }
 
@@ -167,6 +168,7 @@ static void port_tick(void *o)
     struct rawpeer *p = o;
 
     rnic_tcp_tick(p->t, p->sl->now);
+    rnic_tcp_deliver(p->t);
 }
 
 bool rp_send(struct rawpeer *p, const uint8_t *buf, size_t len)

@@ -672,6 +672,7 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
                 printf("%10.6f deliver %zu bytes to %c\n", (double)s->now / SEC, e.len, 'A' + e.dst);
             }
             rnic_tcp_input(s->eng[e.dst], e.frame, e.len, s->now);
+            rnic_tcp_deliver(s->eng[e.dst]);
             free(e.frame);
             s->burst++;
         }
@@ -679,6 +680,7 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
         for (int e = 0; e < 2; e++) {
             if (rnic_tcp_next_deadline(s->eng[e]) <= s->now) {
                 rnic_tcp_tick(s->eng[e], s->now);
+                rnic_tcp_deliver(s->eng[e]);
             }
         }
         for (int i = 0; i < s->nconn; i++) {
@@ -703,11 +705,13 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
             while (s->nheap && s->heap[0].at <= s->now) {
                 struct ev e = heap_pop(s);
                 rnic_tcp_input(s->eng[e.dst], e.frame, e.len, s->now);
+                rnic_tcp_deliver(s->eng[e.dst]);
                 free(e.frame);
             }
             burst_end(s, true);
             for (int e = 0; e < 2; e++) {
                 rnic_tcp_tick(s->eng[e], s->now);
+                rnic_tcp_deliver(s->eng[e]);
             }
         }
         for (int e = 0; e < 2; e++) {

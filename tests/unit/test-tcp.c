@@ -255,12 +255,14 @@ static void inject(uint16_t sport, uint16_t dport, uint8_t flags, uint32_t seq, 
     H.in_frame = f;
     H.in_len = 34 + l4;
     rnic_tcp_input(H.t, f, 34 + l4, H.now);
+    rnic_tcp_deliver(H.t);
 }
 
 static void advance(uint64_t ns)
 {
     H.now += ns;
     rnic_tcp_tick(H.t, H.now);
+    rnic_tcp_deliver(H.t);
 }
 
 /* Passive open on port 80 from peer port 5000, peer ISN 1000. Returns engine ISN. */

@@ -142,6 +142,7 @@ void rnic_iw_timer(struct rnic_dev *d)
     for (i = 0; i < iw->neng; i++) {
         rnic_tcp_tick(iw->eng[i].tcp, now);
     }
+    rnic_iw_pull(d);
     for (i = 0; i < iw->nlive; i++) {
         struct rnic_iw_conn *c = iw->live[i];
 

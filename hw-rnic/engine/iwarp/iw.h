@@ -237,6 +237,7 @@ void rnic_iw_conn_mtu(struct rnic_dev *d, struct rnic_tcp_conn *tc,
                       uint16_t mss);
 /* The TCP engines' upcalls into this layer. */
 void rnic_iw_eng_ops(struct rnic_tcp_ops *ops);
+void rnic_iw_pull(struct rnic_dev *d);
 
 /* iw_conn.c: connection slots */
 struct rnic_iw_conn *rnic_iw_conn_alloc(struct rnic_dev *d);

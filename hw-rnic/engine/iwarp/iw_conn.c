@@ -157,6 +157,7 @@ void rnic_iw_dispatch_end(struct rnic_dev *d)
     if (!iw->neng && !iw->nlive) {
         return;
     }
+    rnic_iw_pull(d);
     /* backwards: a release moves the last one into the hole */
     for (i = iw->nlive; iw->nzombie && i-- > 0;) {
         if (iw->live[i]->zombie) {

@@ -91,21 +91,6 @@ static void eng_peer_closed(void *opaque, struct rnic_tcp_conn *c, void *user)
     rnic_iw_cm_peer_closed(e->d, user);
 }
 
-static void eng_closed(void *opaque, struct rnic_tcp_conn *c, void *user,
-                       int err)
-{
-    struct rnic_iw_eng *e = opaque;
-    struct rnic_iw_conn *ic = user;
-
-    if (ic) {
-        struct rnic_tcp_info ti;
-
-        rnic_tcp_get_info(c, &ti);
-        ic->tc = NULL;
-        rnic_iw_cm_closed(e->d, ic, err, ti.state == RNIC_TCP_TIME_WAIT);
-    }
-}
-
 /* The offload TCP's kinds are passed on as the trace's. */
 _Static_assert(RNIC_TCP_REXMIT_RTO == (int)RNIC_TRACE_REXMIT_RTO &&
                RNIC_TCP_REXMIT_SYN == (int)RNIC_TRACE_REXMIT_SYN &&
@@ -132,6 +117,43 @@ static void eng_rexmit(void *opaque, struct rnic_tcp_conn *c, void *user,
     rnic_trace_ev(&e->d->host, &ev);
 }
 
+/*
+ * A connection's TCP is finished: the event the engine queued, taken after
+ * the call into TCP returned.
+ */
+static void eng_closed(struct rnic_dev *d, const struct rnic_tcp_event *ev)
+{
+    struct rnic_iw_conn *ic = ev->user;
+
+    ic->tc = NULL;
+    rnic_iw_cm_closed(d, ic, ev->err, ev->time_wait);
+}
+
+/*
+ * Take what the TCP engines queued for this layer.  Called by the dispatch
+ * after each call into TCP (frame, timers, batch end) and at its end, never
+ * from inside TCP; what the handlers ask of TCP may queue more, taken here.
+ */
+void rnic_iw_pull(struct rnic_dev *d)
+{
+    struct rnic_iw *iw = d->iw;
+    struct rnic_tcp_event ev;
+    bool more = true;
+    uint32_t i;
+
+    while (more) {
+        more = false;
+        for (i = 0; i < iw->neng; i++) {
+            while (rnic_tcp_pull(iw->eng[i].tcp, &ev)) {
+                more = true;
+                if (ev.events & RNIC_TCP_EV_CLOSED) {
+                    eng_closed(d, &ev);
+                }
+            }
+        }
+    }
+}
+
 /* The TCP engines' upcalls into this layer. */
 void rnic_iw_eng_ops(struct rnic_tcp_ops *ops)
 {
@@ -142,7 +164,6 @@ void rnic_iw_eng_ops(struct rnic_tcp_ops *ops)
     ops->acked = eng_acked;
     ops->emss = eng_emss;
     ops->peer_closed = eng_peer_closed;
-    ops->closed = eng_closed;
     ops->rexmit = eng_rexmit;
 }
 
@@ -308,5 +329,6 @@ void rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len,
     }
     if (e) {
         rnic_tcp_input(e->tcp, frame, len, rnic_iw_now(d));
+        rnic_iw_pull(d);
     }
 }

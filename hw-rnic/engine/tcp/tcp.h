@@ -5,8 +5,11 @@
  *
  * Inputs: Ethernet frames (rnic_tcp_input), time (now_ns passed to every
  * call), and requests from the upper layer (connect/listen/send/close).
- * Outputs: frames, timer requests and upper-layer events, all through the
- * ops table. No clock, no threads, no global state: same inputs, same outputs.
+ * Outputs: frames and timer requests through the ops table, and events for
+ * the upper layer, some still through the ops table and some queued on the
+ * connection for the upper layer to take with rnic_tcp_pull() once the call
+ * into the engine has returned. No clock, no threads, no global state: same
+ * inputs, same outputs.
  *
  * The sender is record-aware: rnic_tcp_send() takes one whole record (an MPA
  * FPDU later) and the segmenter never splits a record that fits the EMSS
@@ -16,10 +19,11 @@
  * payload straight from the frame to ops->recv (no copy); out-of-order data
  * is held and delivered once the gap fills.
  *
- * Connection handles stay valid until ops->closed has returned for them (or
- * rnic_tcp_abort was called). Callbacks may call the per-connection API
- * (send, recv_done, close, abort); they must not call rnic_tcp_input() or
- * rnic_tcp_tick() (queue frames and feed them after the call returns).
+ * Connection handles stay valid until the upper layer took their
+ * RNIC_TCP_EV_CLOSED event (or called rnic_tcp_abort). Callbacks may call the
+ * per-connection API (send, recv_done, close, abort); they must not call
+ * rnic_tcp_input() or rnic_tcp_tick() (queue frames and feed them after the
+ * call returns).
  *
  * Not implemented: IPv6 (the address type is ready), urgent data (URG is
  * ignored), SYN cookies (the backlog bounds embryonic connections), ECN.
@@ -80,8 +84,8 @@ struct rnic_tcp_ops {
     /* The peer sent FIN after all its data: no more recv calls. */
     void (*peer_closed)(void *opaque, struct rnic_tcp_conn *c, void *user);
     /*
-     * The connection is finished for the upper layer: err 0 for an orderly
-     * close, or RNIC_TCP_E*. The handle is invalid once this returns.
+     * Called by rnic_tcp_deliver() only, never by the engine itself: the
+     * RNIC_TCP_EV_CLOSED event of rnic_tcp_pull().
      */
     void (*closed)(void *opaque, struct rnic_tcp_conn *c, void *user, int err);
     /*
@@ -271,6 +275,40 @@ void rnic_tcp_abort(struct rnic_tcp_conn *c, uint64_t now_ns);
 void rnic_tcp_set_mtu(struct rnic_tcp_conn *c, uint16_t mtu);
 /* The local MAC changed (the port's address): used for frames from now on. */
 void rnic_tcp_set_mac(struct rnic_tcp *t, const uint8_t *mac);
+
+/*
+ * Events a connection queued for the upper layer: the engine never calls up
+ * for them, the upper layer takes them with rnic_tcp_pull() after its call
+ * into the engine (input, tick, batch end, any API call) has returned.
+ */
+enum {
+    /*
+     * The connection is finished for the upper layer: err 0 for an orderly
+     * close, or RNIC_TCP_E*; time_wait: TCP still answers the peer from
+     * TIME_WAIT. The last event: the handle is invalid once it is taken.
+     */
+    RNIC_TCP_EV_CLOSED = 1u << 0,
+};
+
+struct rnic_tcp_event {
+    struct rnic_tcp_conn *conn; /* invalid after RNIC_TCP_EV_CLOSED */
+    void *user;                 /* rnic_tcp_set_user's, never NULL */
+    unsigned events;            /* RNIC_TCP_EV_* */
+    int err;                    /* RNIC_TCP_EV_CLOSED */
+    bool time_wait;             /* RNIC_TCP_EV_CLOSED */
+};
+
+/*
+ * Take the events of the next connection that has some, in the order they
+ * were queued; false when none is left. A connection whose user is NULL gets
+ * none. Not from inside a call into the engine.
+ */
+bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev);
+/*
+ * For embedders that like callbacks: take every event and hand it to the
+ * ops table (ops->closed). Not from inside a callback.
+ */
+void rnic_tcp_deliver(struct rnic_tcp *t);
 
 void rnic_tcp_set_user(struct rnic_tcp_conn *c, void *user);
 void rnic_tcp_get_info(const struct rnic_tcp_conn *c,

@@ -350,6 +350,8 @@ int rnic_tcp_close(struct rnic_tcp_conn *c, uint64_t now_ns)
 
 void rnic_tcp_abort(struct rnic_tcp_conn *c, uint64_t now_ns)
 {
+    /* an event not taken yet goes too: the handle is the caller's no more */
+    c->user = NULL;
     if (c->dead) {
         return;
     }

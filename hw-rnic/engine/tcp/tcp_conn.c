@@ -133,15 +133,16 @@ void tcp_conn_set_state(struct rnic_tcp_conn *c, int state)
     c->state = (uint8_t)state;
 }
 
+/* The upper layer's last event: it takes it with rnic_tcp_pull. */
 void tcp_conn_notify_closed(struct rnic_tcp_conn *c, int err)
 {
     if (c->user_gone) {
         return;
     }
     c->user_gone = true;
-    if (c->t->ops->closed) {
-        c->t->ops->closed(c->t->opaque, c, c->user, err);
-    }
+    c->ev_err = err;
+    c->ev_time_wait = c->state == RNIC_TCP_TIME_WAIT;
+    tcp_conn_event(c, RNIC_TCP_EV_CLOSED);
 }
 
 /*
@@ -216,7 +217,10 @@ void tcp_leave(struct rnic_tcp *t)
     while (t->dead) {
         struct rnic_tcp_conn *c = t->dead;
         t->dead = c->dnext;
-        conn_free(c);
+        /* rnic_tcp_pull frees it with its last event */
+        if (!c->in_ready) {
+            conn_free(c);
+        }
     }
     tcp_report_deadline(t);
 }

@@ -63,6 +63,7 @@ struct rnic_tcp_conn {
     struct rnic_tcp *t;
     struct rnic_tcp_conn *hnext;        /* demux chain / free list */
     struct rnic_tcp_conn *dnext;        /* deferred-free list */
+    struct rnic_tcp_conn *rnext;        /* t->ready: events to take */
     struct rnic_tcp_listener *lis;      /* SYN_RCVD child of this listener */
     void *user;
     uint8_t state;
@@ -103,6 +104,12 @@ struct rnic_tcp_conn {
     /* octets still ACKed every 2nd segment (cfg.ack_batch) */
     uint32_t quick_left;
     bool ack_queued;                    /* in t->ackq */
+
+    /* events for rnic_tcp_pull (RNIC_TCP_EV_*), queued on t->ready */
+    bool in_ready;
+    bool ev_time_wait;
+    uint8_t ev;
+    int ev_err;
 
     /* options */
     uint16_t peer_mss, mtu;
@@ -147,6 +154,8 @@ struct rnic_tcp {
     /* >0 while inside an API call: defer frees */
     int depth;
     struct rnic_tcp_conn *dead;
+    /* connections with events for rnic_tcp_pull, oldest first */
+    struct rnic_tcp_conn *ready, *ready_tail;
     uint8_t *scratch;
     uint16_t ip_id;
     uint32_t eph_next;
@@ -201,6 +210,7 @@ void tcp_conn_drop(struct rnic_tcp_conn *c, int err);
 void tcp_conn_enter_time_wait(struct rnic_tcp_conn *c);
 void tcp_conn_notify_closed(struct rnic_tcp_conn *c, int err);
 void tcp_conn_update_emss(struct rnic_tcp_conn *c);
+void tcp_conn_event(struct rnic_tcp_conn *c, unsigned ev);
 void tcp_enter(struct rnic_tcp *t, uint64_t now);
 void tcp_leave(struct rnic_tcp *t);
 

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Events for the upper layer: queued on the connection while the engine
+ * works, taken by the upper layer (rnic_tcp_pull) once its call into the
+ * engine has returned, so the upper layer never runs inside the engine.
+ */
+#include "tcp_int.h"
+
+void tcp_conn_event(struct rnic_tcp_conn *c, unsigned ev)
+{
+    struct rnic_tcp *t = c->t;
+
+    c->ev |= (uint8_t)ev;
+    if (c->in_ready) {
+        return;
+    }
+    c->in_ready = true;
+    c->rnext = NULL;
+    if (t->ready_tail) {
+        t->ready_tail->rnext = c;
+    } else {
+        t->ready = c;
+    }
+    t->ready_tail = c;
+}
+
+bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev)
+{
+    struct rnic_tcp_conn *c;
+
+    while ((c = t->ready)) {
+        t->ready = c->rnext;
+        if (!t->ready) {
+            t->ready_tail = NULL;
+        }
+        c->in_ready = false;
+        ev->conn = c;
+        ev->user = c->user;
+        ev->events = c->ev;
+        ev->err = c->ev_err;
+        ev->time_wait = c->ev_time_wait;
+        c->ev = 0;
+        if (c->dead) {
+            /* tcp_leave kept it for this event: its last */
+            tcp_enter(t, t->now);
+            c->dnext = t->dead;
+            t->dead = c;
+            tcp_leave(t);
+        }
+        if (ev->events && ev->user) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void rnic_tcp_deliver(struct rnic_tcp *t)
+{
+    struct rnic_tcp_event ev;
+
+    while (rnic_tcp_pull(t, &ev)) {
+        if ((ev.events & RNIC_TCP_EV_CLOSED) && t->ops->closed) {
+            t->ops->closed(t->opaque, ev.conn, ev.user, ev.err);
+        }
+    }
+}
