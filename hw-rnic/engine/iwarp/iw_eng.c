@@ -50,25 +50,6 @@ static void eng_recv(void *opaque, struct rnic_tcp_conn *c, void *user,
     rnic_tcp_recv_done(c, len, rnic_iw_now(e->d));
 }
 
-static void eng_acked(void *opaque, struct rnic_tcp_conn *c, void *user,
-                      uint32_t bytes)
-{
-    struct rnic_iw_eng *e = opaque;
-    struct rnic_iw_conn *ic = user;
-    struct rnic_qp *qp;
-
-    (void)c;
-    (void)bytes;
-    if (!ic || ic->zombie || ic->qpn == RNIC_IW_NO_QP) {
-        return;
-    }
-    qp = rnic_qp_get(e->d, ic->qpn);
-    if (qp && qp->iw) {
-        rnic_iw_tx_pump(e->d, qp);
-        rnic_iw_conn_maybe_fin(e->d, ic);
-    }
-}
-
 static void eng_emss(void *opaque, struct rnic_tcp_conn *c, void *user,
                      uint32_t emss)
 {
@@ -117,6 +98,21 @@ static void eng_rexmit(void *opaque, struct rnic_tcp_conn *c, void *user,
     rnic_trace_ev(&e->d->host, &ev);
 }
 
+/* Acknowledged send space: the SQ and responses may go on, then the FIN. */
+static void eng_acked(struct rnic_dev *d, struct rnic_iw_conn *ic)
+{
+    struct rnic_qp *qp;
+
+    if (ic->qpn == RNIC_IW_NO_QP) {
+        return;
+    }
+    qp = rnic_qp_get(d, ic->qpn);
+    if (qp && qp->iw) {
+        rnic_iw_tx_pump(d, qp);
+        rnic_iw_conn_maybe_fin(d, ic);
+    }
+}
+
 /*
  * A connection's TCP is finished: the event the engine queued, taken after
  * the call into TCP returned.
@@ -146,8 +142,11 @@ void rnic_iw_pull(struct rnic_dev *d)
         for (i = 0; i < iw->neng; i++) {
             while (rnic_tcp_pull(iw->eng[i].tcp, &ev)) {
                 more = true;
+                /* a finished connection sends nothing more */
                 if (ev.events & RNIC_TCP_EV_CLOSED) {
                     eng_closed(d, &ev);
+                } else if (ev.events & RNIC_TCP_EV_ACKED) {
+                    eng_acked(d, ev.user);
                 }
             }
         }
@@ -161,7 +160,6 @@ void rnic_iw_eng_ops(struct rnic_tcp_ops *ops)
     ops->accept = eng_accept;
     ops->connected = eng_connected;
     ops->recv = eng_recv;
-    ops->acked = eng_acked;
     ops->emss = eng_emss;
     ops->peer_closed = eng_peer_closed;
     ops->rexmit = eng_rexmit;

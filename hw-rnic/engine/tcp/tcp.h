@@ -75,7 +75,7 @@ struct rnic_tcp_ops {
      */
     void (*recv)(void *opaque, struct rnic_tcp_conn *c, void *user,
                  const uint8_t *data, size_t len);
-    /* bytes of sent records were acknowledged; send space is free again. */
+    /* rnic_tcp_deliver only: RNIC_TCP_EV_ACKED with its bytes. */
     void (*acked)(void *opaque, struct rnic_tcp_conn *c, void *user,
                   uint32_t bytes);
     /* Effective send MSS (max payload per segment) set or changed. */
@@ -288,6 +288,11 @@ enum {
      * TIME_WAIT. The last event: the handle is invalid once it is taken.
      */
     RNIC_TCP_EV_CLOSED = 1u << 0,
+    /*
+     * Bytes of sent records were acknowledged (acked counts them since the
+     * last time taken): send space is free again.
+     */
+    RNIC_TCP_EV_ACKED = 1u << 1,
 };
 
 struct rnic_tcp_event {
@@ -295,18 +300,21 @@ struct rnic_tcp_event {
     void *user;                 /* rnic_tcp_set_user's, never NULL */
     unsigned events;            /* RNIC_TCP_EV_* */
     int err;                    /* RNIC_TCP_EV_CLOSED */
+    uint32_t acked;             /* RNIC_TCP_EV_ACKED */
     bool time_wait;             /* RNIC_TCP_EV_CLOSED */
 };
 
 /*
  * Take the events of the next connection that has some, in the order they
  * were queued; false when none is left. A connection whose user is NULL gets
- * none. Not from inside a call into the engine.
+ * none. Not from inside a call into the engine. Output that input owed a
+ * connection (ACKs, queued data, FIN) is sent at the next call, after the
+ * upper layer acted on the events: call until it returns false.
  */
 bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev);
 /*
  * For embedders that like callbacks: take every event and hand it to the
- * ops table (ops->closed). Not from inside a callback.
+ * ops table (ops->acked, ops->closed). Not from inside a callback.
  */
 void rnic_tcp_deliver(struct rnic_tcp *t);
 

@@ -254,7 +254,11 @@ void rnic_tcp_commit(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns)
     c->rec_cnt++;
     struct rnic_tcp *t = c->t;
     tcp_enter(t, now_ns);
-    if (c->state >= RNIC_TCP_ESTABLISHED) {
+    /*
+     * Input owes c output that rnic_tcp_pull sends next: what the upper
+     * layer queues meanwhile leaves with it, packed into full segments.
+     */
+    if (c->state >= RNIC_TCP_ESTABLISHED && !c->out_owed) {
         tcp_output(c);
     }
     tcp_leave(t);

@@ -123,6 +123,10 @@ static void conn_free(struct rnic_tcp_conn *c)
     c->rec = NULL;
     c->ob = NULL;
     c->ack_queued = false;              /* a stale t->ackq entry skips it */
+    c->out_owed = false;
+    if (t->out_next == c) {
+        t->out_next = NULL;
+    }
     c->hnext = t->free;
     t->free = c;
     t->st.conns_now--;

@@ -24,10 +24,31 @@ void tcp_conn_event(struct rnic_tcp_conn *c, unsigned ev)
     t->ready_tail = c;
 }
 
+void tcp_conn_output_owed(struct rnic_tcp_conn *c)
+{
+    c->out_owed = true;
+    tcp_conn_event(c, 0);
+}
+
+/* What input owed c goes out now, with what the upper layer queued since. */
+static void owed_output(struct rnic_tcp_conn *c)
+{
+    struct rnic_tcp *t = c->t;
+
+    c->out_owed = false;
+    tcp_enter(t, t->now);
+    tcp_output(c);
+    tcp_leave(t);
+}
+
 bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev)
 {
-    struct rnic_tcp_conn *c;
+    struct rnic_tcp_conn *c = t->out_next;
 
+    t->out_next = NULL;
+    if (c && c->out_owed) {
+        owed_output(c);
+    }
     while ((c = t->ready)) {
         t->ready = c->rnext;
         if (!t->ready) {
@@ -39,7 +60,9 @@ bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev)
         ev->events = c->ev;
         ev->err = c->ev_err;
         ev->time_wait = c->ev_time_wait;
+        ev->acked = c->ev_acked;
         c->ev = 0;
+        c->ev_acked = 0;
         if (c->dead) {
             /* tcp_leave kept it for this event: its last */
             tcp_enter(t, t->now);
@@ -48,7 +71,11 @@ bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev)
             tcp_leave(t);
         }
         if (ev->events && ev->user) {
+            t->out_next = c->out_owed ? c : NULL;
             return true;
+        }
+        if (c->out_owed) {
+            owed_output(c);
         }
     }
     return false;
@@ -59,6 +86,9 @@ void rnic_tcp_deliver(struct rnic_tcp *t)
     struct rnic_tcp_event ev;
 
     while (rnic_tcp_pull(t, &ev)) {
+        if ((ev.events & RNIC_TCP_EV_ACKED) && t->ops->acked) {
+            t->ops->acked(t->opaque, ev.conn, ev.user, ev.acked);
+        }
         if ((ev.events & RNIC_TCP_EV_CLOSED) && t->ops->closed) {
             t->ops->closed(t->opaque, ev.conn, ev.user, ev.err);
         }

@@ -293,9 +293,6 @@ static void ack_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
         c->nrexmit = 0;
         tcp_cc_ack(c, acked, prev);
         tcp_sb_ack(c, s->ack);
-        if (c->dead) {
-            return;
-        }
         tcp_timer_clear(c, T_REXMT);
         /* RFC 6298 5.3: restart for what remains */
         tcp_rexmt_arm(c);
@@ -492,14 +489,14 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
             tcp_conn_enter_time_wait(c);
         } else {
             /* data before our FIN may still be queued */
-            tcp_output(c);
+            tcp_conn_output_owed(c);
         }
         return;
     case RNIC_TCP_LAST_ACK:
         if (fin_acked) {
             tcp_conn_drop(c, RNIC_TCP_OK);
         } else {
-            tcp_output(c);
+            tcp_conn_output_owed(c);
         }
         return;
     case RNIC_TCP_TIME_WAIT:
@@ -561,7 +558,8 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
             c->ack_now = true;
         }
     }
-    tcp_output(c);
+    /* after the upper layer took the events: its data carries the ACK */
+    tcp_conn_output_owed(c);
 }
 
 void tcp_input_segment(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip,

@@ -108,8 +108,10 @@ struct rnic_tcp_conn {
     /* events for rnic_tcp_pull (RNIC_TCP_EV_*), queued on t->ready */
     bool in_ready;
     bool ev_time_wait;
+    bool out_owed;                      /* tcp_output after the pull */
     uint8_t ev;
     int ev_err;
+    uint32_t ev_acked;
 
     /* options */
     uint16_t peer_mss, mtu;
@@ -156,6 +158,8 @@ struct rnic_tcp {
     struct rnic_tcp_conn *dead;
     /* connections with events for rnic_tcp_pull, oldest first */
     struct rnic_tcp_conn *ready, *ready_tail;
+    /* the connection rnic_tcp_pull returned last, if it owes output */
+    struct rnic_tcp_conn *out_next;
     uint8_t *scratch;
     uint16_t ip_id;
     uint32_t eph_next;
@@ -211,6 +215,7 @@ void tcp_conn_enter_time_wait(struct rnic_tcp_conn *c);
 void tcp_conn_notify_closed(struct rnic_tcp_conn *c, int err);
 void tcp_conn_update_emss(struct rnic_tcp_conn *c);
 void tcp_conn_event(struct rnic_tcp_conn *c, unsigned ev);
+void tcp_conn_output_owed(struct rnic_tcp_conn *c);
 void tcp_enter(struct rnic_tcp *t, uint64_t now);
 void tcp_leave(struct rnic_tcp *t);
 

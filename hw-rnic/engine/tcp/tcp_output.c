@@ -327,8 +327,9 @@ void tcp_sb_ack(struct rnic_tcp_conn *c, uint32_t ack)
         c->rec_cnt--;
     }
     tcp_sb_put_if_empty(c);
-    if (!c->user_gone && c->t->ops->acked) {
-        c->t->ops->acked(c->t->opaque, c, c->user, n);
+    if (!c->user_gone) {
+        c->ev_acked += n;
+        tcp_conn_event(c, RNIC_TCP_EV_ACKED);
     }
 }
 
