@@ -32,14 +32,6 @@ static void *eng_accept(void *opaque, struct rnic_tcp_listener *l,
     return rnic_iw_cm_accept(e->d, e, (uint32_t)(uintptr_t)listen_user - 1, c);
 }
 
-static void eng_connected(void *opaque, struct rnic_tcp_conn *c, void *user)
-{
-    struct rnic_iw_eng *e = opaque;
-
-    (void)c;
-    rnic_iw_cm_connected(e->d, user);
-}
-
 static void eng_recv(void *opaque, struct rnic_tcp_conn *c, void *user,
                      const uint8_t *data, size_t len)
 {
@@ -145,7 +137,13 @@ void rnic_iw_pull(struct rnic_dev *d)
                 /* a finished connection sends nothing more */
                 if (ev.events & RNIC_TCP_EV_CLOSED) {
                     eng_closed(d, &ev);
-                } else if (ev.events & RNIC_TCP_EV_ACKED) {
+                    continue;
+                }
+                /* the MPA Request, then what the ACK let go */
+                if (ev.events & RNIC_TCP_EV_CONNECTED) {
+                    rnic_iw_cm_connected(d, ev.user);
+                }
+                if (ev.events & RNIC_TCP_EV_ACKED) {
                     eng_acked(d, ev.user);
                 }
             }
@@ -158,7 +156,6 @@ void rnic_iw_eng_ops(struct rnic_tcp_ops *ops)
 {
     ops->tx = eng_tx;
     ops->accept = eng_accept;
-    ops->connected = eng_connected;
     ops->recv = eng_recv;
     ops->emss = eng_emss;
     ops->peer_closed = eng_peer_closed;

@@ -66,7 +66,7 @@ struct rnic_tcp_ops {
     void *(*accept)(void *opaque, struct rnic_tcp_listener *l,
                     void *listen_user,
                     struct rnic_tcp_conn *c);
-    /* Active open completed. */
+    /* rnic_tcp_deliver only: RNIC_TCP_EV_CONNECTED. */
     void (*connected)(void *opaque, struct rnic_tcp_conn *c, void *user);
     /*
      * In-order payload; data points into the received frame or the reassembly
@@ -262,8 +262,8 @@ size_t rnic_tcp_send_space(const struct rnic_tcp_conn *c);
  */
 void rnic_tcp_recv_done(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns);
 /*
- * Orderly close: FIN after queued data. ops->closed follows when both sides are
- * done.
+ * Orderly close: FIN after queued data. RNIC_TCP_EV_CLOSED follows when both
+ * sides are done.
  */
 int rnic_tcp_close(struct rnic_tcp_conn *c, uint64_t now_ns);
 /*
@@ -293,6 +293,8 @@ enum {
      * last time taken): send space is free again.
      */
     RNIC_TCP_EV_ACKED = 1u << 1,
+    /* Active open completed (taken before ACKED and CLOSED). */
+    RNIC_TCP_EV_CONNECTED = 1u << 2,
 };
 
 struct rnic_tcp_event {
@@ -314,7 +316,8 @@ struct rnic_tcp_event {
 bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev);
 /*
  * For embedders that like callbacks: take every event and hand it to the
- * ops table (ops->acked, ops->closed). Not from inside a callback.
+ * ops table (ops->connected, ops->acked, ops->closed). Not from inside a
+ * callback.
  */
 void rnic_tcp_deliver(struct rnic_tcp *t);
 

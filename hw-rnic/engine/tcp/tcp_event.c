@@ -86,6 +86,9 @@ void rnic_tcp_deliver(struct rnic_tcp *t)
     struct rnic_tcp_event ev;
 
     while (rnic_tcp_pull(t, &ev)) {
+        if ((ev.events & RNIC_TCP_EV_CONNECTED) && t->ops->connected) {
+            t->ops->connected(t->opaque, ev.conn, ev.user);
+        }
         if ((ev.events & RNIC_TCP_EV_ACKED) && t->ops->acked) {
             t->ops->acked(t->opaque, ev.conn, ev.user, ev.acked);
         }

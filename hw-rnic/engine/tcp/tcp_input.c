@@ -137,11 +137,9 @@ static bool established(struct rnic_tcp_conn *c)
         tcp_conn_update_emss(c);
     } else {
         tcp_conn_update_emss(c);
-        if (t->ops->connected) {
-            t->ops->connected(t->opaque, c, c->user);
-        }
+        tcp_conn_event(c, RNIC_TCP_EV_CONNECTED);
     }
-    return !c->dead;
+    return true;
 }
 
 static void syn_sent_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
@@ -178,9 +176,9 @@ static void syn_sent_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
         }
         c->snd_una = s->ack;
         c->ack_now = true;
-        if (established(c)) {
-            tcp_output(c);
-        }
+        /* the upper layer's first record may carry the ACK */
+        established(c);
+        tcp_conn_output_owed(c);
     } else {
         /* simultaneous open */
         tcp_conn_set_state(c, RNIC_TCP_SYN_RCVD);
