@@ -5,7 +5,9 @@
  * name one page, and the device 2 MiB of host memory plus a DMA per entry.
  * Through the admin queue only: the device-wide page-list budget
  * (max-mr-pages, default 2^21 entries = 16 MiB) answers NO_RESOURCES, and
- * one processing pass loads at most one maximal page list.
+ * one processing pass loads at most one maximal page list.  The page arrays
+ * of CQ, QP and SRQ rings draw on the same budget: many large rings whose
+ * lists all name one page must not hold host memory beyond it either.
  */
 #include <string.h>
 #include <unistd.h>
@@ -214,9 +216,182 @@ static void test_pass_bound(void)
     h_free(h);
 }
 
+/*
+ * Rings against the budget: a small budget (1024 entries) and ring page
+ * lists that all name one guest page, so the guest spends one list page
+ * per ring while the device would hold 256 entries.
+ */
+#define RING_BUDGET     1024u
+#define CQ_LOG          15      /* 2^15 x 32 B CQEs = 256 pages */
+#define CQ_PAGES        256u
+
+static uint64_t ring_list;      /* one page of 512 entries, all one page */
+
+static void ring_lists(struct harness *h)
+{
+    uint64_t data = h_alloc(h, 1);
+    uint32_t i;
+
+    ring_list = h_alloc(h, 1);
+    for (i = 0; i < RNIC_PBL_PER_PAGE; i++) {
+        memcpy(h->mem + ring_list + 8 * i, &data, 8);
+    }
+}
+
+static void ring_pbl(struct rnic_pbl *p, uint32_t pages)
+{
+    memset(p, 0, sizeof(*p));
+    p->addr = ring_list;
+    p->nentries = pages;
+    p->page_shift = RNIC_PAGE_SHIFT;
+    p->levels = 1;
+}
+
+static uint64_t held(struct harness *h)
+{
+    return h->dev.rdma->mr_pages;
+}
+
+static unsigned ring_cq(struct harness *h, uint32_t cqn)
+{
+    struct rnic_admin_cmd c;
+    struct t_cq cq;
+
+    t_cq_cmd(h, &c, &cq, cqn, T_COMP_EQ, 0, 1);
+    c.u.create_cq.log_depth = CQ_LOG;
+    ring_pbl(&c.u.create_cq.ring, CQ_PAGES);
+    return h_cmd(h, &c);
+}
+
+/* SQ of 2^sq_log 256-byte WQEs, RQ of 2^rq_log 128-byte ones (0: SRQ 0). */
+static unsigned ring_qp(struct harness *h, uint32_t qpn, unsigned sq_log,
+                        unsigned rq_log)
+{
+    bool srq = !rq_log;
+    struct rnic_admin_cmd c;
+    struct t_qp qp;
+
+    t_qp_cmd(h, &c, &qp, qpn, 0, 0, 0, 1, srq ? 0 : RNIC_NO_SRQ, 1, 1);
+    c.u.create_qp.sq_log_depth = (uint8_t)sq_log;
+    ring_pbl(&c.u.create_qp.sq,
+             rnic_ring_pages_needed(1u << sq_log, RNIC_SQ_WQE_SIZE));
+    if (!srq) {
+        c.u.create_qp.rq_log_depth = (uint8_t)rq_log;
+        ring_pbl(&c.u.create_qp.rq,
+                 rnic_ring_pages_needed(1u << rq_log, RNIC_RQ_WQE_SIZE));
+    }
+    return h_cmd(h, &c);
+}
+
+static unsigned ring_srq(struct harness *h, uint32_t srqn, unsigned log)
+{
+    struct rnic_admin_cmd c = t_mk(RNIC_CMD_CREATE_SRQ);
+
+    c.u.create_srq.srqn = srqn;
+    c.u.create_srq.log_depth = (uint8_t)log;
+    c.u.create_srq.max_sge = RNIC_RQ_MAX_SGE;
+    ring_pbl(&c.u.create_srq.ring,
+             rnic_ring_pages_needed(1u << log, RNIC_RQ_WQE_SIZE));
+    return h_cmd(h, &c);
+}
+
+static unsigned alloc_mr(struct harness *h, uint32_t index, uint32_t pages)
+{
+    struct rnic_admin_cmd c = t_mk(RNIC_CMD_ALLOC_MR);
+
+    c.u.alloc_mr.stag = RNIC_STAG(index, 0);
+    c.u.alloc_mr.max_pages = pages;
+    return h_cmd(h, &c);
+}
+
+static void test_ring_budget(void)
+{
+    struct rnic_dev_config cfg;
+    struct harness *h;
+    unsigned ok = 0, refused = 0, sts;
+    uint32_t i;
+
+    rnic_dev_config_default(&cfg);
+    cfg.max_mr_pages = RING_BUDGET;
+    h = h_new(&cfg);
+    CHECK(h_enable(h, 5, 5));
+    h_create_eq(h, T_COMP_EQ, 6, 0);
+    CHECK_EQ(t_create_pd(h, 0, 0), RNIC_STS_OK);
+    ring_lists(h);
+
+    /* 8 CQs of 256 pages: 4 fit, the rest are refused like an MR. */
+    for (i = 0; i < 8; i++) {
+        sts = ring_cq(h, i);
+        if (sts == RNIC_STS_OK) {
+            ok++;
+        } else {
+            CHECK_EQ(sts, RNIC_STS_NO_RESOURCES);
+            refused++;
+        }
+    }
+    printf("CREATE_CQ of %u pages, budget %u: %u accepted, %u "
+           "NO_RESOURCES, %llu entries held\n", CQ_PAGES, RING_BUDGET, ok,
+           refused, (unsigned long long)held(h));
+    CHECK_EQ(ok, RING_BUDGET / CQ_PAGES);
+    CHECK_EQ(held(h), (uint64_t)RING_BUDGET);
+    /* An MR finds no room behind the rings. */
+    CHECK_EQ(alloc_mr(h, 0, 1), RNIC_STS_NO_RESOURCES);
+
+    /* Destroying CQs gives their pages back. */
+    for (i = 2; i < 8; i++) {
+        if (h->dev.rdma->cq[i].live) {
+            CHECK_EQ(t_cmd_obj(h, RNIC_CMD_DESTROY_CQ, i), RNIC_STS_OK);
+        }
+    }
+    CHECK_EQ(held(h), 2 * CQ_PAGES);
+
+    /* SRQ of 4096 WQEs (128 pages), a QP on it (SQ 4096: 256 pages). */
+    CHECK_EQ(ring_srq(h, 0, 12), RNIC_STS_OK);
+    CHECK_EQ(ring_qp(h, 0, 12, 0), RNIC_STS_OK);
+    CHECK_EQ(held(h), 2 * CQ_PAGES + 128 + 256);
+    /* SQ (64 pages) fits the 128 left, SQ + RQ (192) does not. */
+    CHECK_EQ(ring_qp(h, 1, 10, 12), RNIC_STS_NO_RESOURCES);
+    CHECK_EQ(held(h), 2 * CQ_PAGES + 128 + 256);
+    CHECK_EQ(ring_qp(h, 1, 10, 10), RNIC_STS_OK);       /* 64 + 32 */
+    CHECK_EQ(held(h), 2 * CQ_PAGES + 128 + 256 + 96);
+    CHECK_EQ(ring_srq(h, 1, 12), RNIC_STS_NO_RESOURCES);
+    /* MRs share what is left: 32 entries. */
+    CHECK_EQ(alloc_mr(h, 0, 33), RNIC_STS_NO_RESOURCES);
+    CHECK_EQ(alloc_mr(h, 0, 32), RNIC_STS_OK);
+    CHECK_EQ(held(h), (uint64_t)RING_BUDGET);
+    CHECK_EQ(ring_cq(h, 2), RNIC_STS_NO_RESOURCES);
+
+    /* Everything destroyed: the budget is whole again. */
+    CHECK_EQ(t_cmd_obj(h, RNIC_CMD_DESTROY_QP, 0), RNIC_STS_OK);
+    CHECK_EQ(t_cmd_obj(h, RNIC_CMD_DESTROY_QP, 1), RNIC_STS_OK);
+    CHECK_EQ(t_cmd_obj(h, RNIC_CMD_DESTROY_SRQ, 0), RNIC_STS_OK);
+    CHECK_EQ(t_cmd_obj(h, RNIC_CMD_DESTROY_CQ, 0), RNIC_STS_OK);
+    CHECK_EQ(t_cmd_obj(h, RNIC_CMD_DESTROY_CQ, 1), RNIC_STS_OK);
+    CHECK_EQ(t_cmd_obj(h, RNIC_CMD_DEREG_MR, RNIC_STAG(0, 0)), RNIC_STS_OK);
+    CHECK_EQ(held(h), 0);
+
+    /* A device reset returns what live rings and MRs held. */
+    for (i = 0; i < 4; i++) {
+        CHECK_EQ(ring_cq(h, i), RNIC_STS_OK);
+    }
+    CHECK_EQ(ring_cq(h, 4), RNIC_STS_NO_RESOURCES);
+    rnic_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
+    h_run(h);
+    CHECK_EQ(held(h), 0);
+    CHECK(h_enable(h, 5, 5));
+    h_create_eq(h, T_COMP_EQ, 6, 0);
+    CHECK_EQ(t_create_pd(h, 0, 0), RNIC_STS_OK);
+    for (i = 0; i < 4; i++) {
+        CHECK_EQ(ring_cq(h, i), RNIC_STS_OK);
+    }
+    CHECK_EQ(held(h), (uint64_t)RING_BUDGET);
+    h_free(h);                  /* fini frees the live rings (ASan) */
+}
+
 int main(void)
 {
     test_budget();
     test_pass_bound();
+    test_ring_budget();
     return t_report("test-dev-mr-budget");
 }
