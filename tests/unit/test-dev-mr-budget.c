@@ -249,7 +249,7 @@ static void ring_pbl(struct rnic_pbl *p, uint32_t pages)
 
 static uint64_t held(struct harness *h)
 {
-    return h->dev.rdma->mr_pages;
+    return h->dev.rdma->pbl_pages;
 }
 
 static unsigned ring_cq(struct harness *h, uint32_t cqn)

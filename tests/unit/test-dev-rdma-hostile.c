@@ -391,7 +391,7 @@ static void check_tables(struct harness *h)
     struct rnic_rdma *r = d->rdma;
     uint32_t pd_users[8] = { 0 }, uctx_users[8] = { 0 };
     uint32_t cq_users[16] = { 0 }, srq_users[8] = { 0 }, eq_users[64] = { 0 };
-    uint64_t mr_pages = 0;
+    uint64_t pbl_pages = 0;
     uint32_t i;
 
     for (i = 0; i < d->cfg.max_qp; i++) {
@@ -412,6 +412,7 @@ static void check_tables(struct harness *h)
         } else {
             CHECK(qp->rq.pidx - qp->rq.cidx <= qp->rq.ring.depth);
         }
+        pbl_pages += qp->sq.ring.npages + qp->rq.ring.npages;
         pd_users[qp->pdn]++;
         uctx_users[qp->uctx]++;
     }
@@ -419,6 +420,7 @@ static void check_tables(struct harness *h)
         if (r->srq[i].live) {
             CHECK_EQ(r->srq[i].users, srq_users[i]);
             CHECK_EQ(d->pd_owner[r->srq[i].pdn], r->srq[i].uctx + 1);
+            pbl_pages += r->srq[i].wq.ring.npages;
             pd_users[r->srq[i].pdn]++;
             uctx_users[r->srq[i].uctx]++;
         }
@@ -430,6 +432,7 @@ static void check_tables(struct harness *h)
             CHECK_EQ(cq->users, cq_users[i]);
             CHECK(d->eq[cq->eqn].live);
             CHECK(cq->pidx - cq->cidx <= cq->ring.depth);
+            pbl_pages += cq->ring.npages;
             eq_users[cq->eqn]++;
             uctx_users[cq->uctx]++;
         }
@@ -454,14 +457,14 @@ static void check_tables(struct harness *h)
                 CHECK(mr->page_shift >= RNIC_PAGE_SHIFT);
                 CHECK_EQ(mr->npages, last - first + 1);
             }
-            mr_pages += mr->fast_reg ? mr->max_pages : mr->npages;
+            pbl_pages += mr->fast_reg ? mr->max_pages : mr->npages;
             pd_users[mr->pdn]++;
             uctx_users[mr->uctx]++;
         }
     }
-    /* the page-list budget counts exactly what the MRs hold */
-    CHECK_EQ(r->mr_pages, mr_pages);
-    CHECK(mr_pages <= d->cfg.max_mr_pages);
+    /* the page-list budget counts exactly what the MRs and rings hold */
+    CHECK_EQ(r->pbl_pages, pbl_pages);
+    CHECK(pbl_pages <= d->cfg.max_mr_pages);
     for (i = 0; i < d->cfg.max_pd; i++) {
         CHECK_EQ(r->pd_users[i], pd_users[i]);
     }

@@ -75,13 +75,18 @@ unsigned rnic_ring_load_pbl(struct rnic_ring *r, const struct rnic_host *h,
 
 unsigned rnic_ring_load_large(struct rnic_ring *r, const struct rnic_host *h,
                               const struct rnic_pbl *pbl, uint32_t depth,
-                              uint32_t entry_size)
+                              uint32_t entry_size, uint64_t max_pages)
 {
+    uint32_t need = rnic_ring_pages_needed(depth, entry_size);
+
     memset(r, 0, sizeof(*r));
     if (!ring_shape_ok(depth, entry_size) || pbl->rsvd ||
         pbl->page_shift != RNIC_PAGE_SHIFT ||
-        rnic_ld32(pbl->nentries) != rnic_ring_pages_needed(depth, entry_size)) {
+        rnic_ld32(pbl->nentries) != need) {
         return RNIC_STS_BAD_PARAM;
+    }
+    if (need > max_pages) {
+        return RNIC_STS_NO_RESOURCES;
     }
     return ring_fill(r, h, rnic_ld64(pbl->addr), pbl->levels, depth,
                      entry_size);

@@ -47,11 +47,12 @@ unsigned rnic_ring_load_pbl(struct rnic_ring *r, const struct rnic_host *h,
 
 /*
  * A work queue's or CQ's ring: 4 KiB pages as for a device ring, but any
- * number of them, listed at level 1 or 2.
+ * number of them, listed at level 1 or 2.  A ring of more than max_pages
+ * pages (what is left of the caller's budget) is RNIC_STS_NO_RESOURCES.
  */
 unsigned rnic_ring_load_large(struct rnic_ring *r, const struct rnic_host *h,
                               const struct rnic_pbl *pbl, uint32_t depth,
-                              uint32_t entry_size);
+                              uint32_t entry_size, uint64_t max_pages);
 
 /* Release the page array and zero r (a zeroed ring is fine too). */
 void rnic_ring_free(struct rnic_ring *r);

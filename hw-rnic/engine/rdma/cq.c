@@ -53,8 +53,8 @@ unsigned rnic_cq_create(struct rnic_dev *d, const struct rnic_cmd_create_cq *c)
     if (rnic_dma_read(&d->host, dbrec, &probe, sizeof(probe))) {
         return RNIC_STS_DMA_ERROR;
     }
-    sts = rnic_ring_load_large(&cq->ring, &d->host, &c->ring,
-                               1u << c->log_depth, RNIC_CQE_SIZE);
+    sts = rnic_rdma_ring_load(d, &cq->ring, &c->ring, 1u << c->log_depth,
+                              RNIC_CQE_SIZE);
     if (sts) {
         return sts;
     }
@@ -82,7 +82,7 @@ void rnic_cq_free(struct rnic_dev *d, uint32_t cqn)
     }
     rnic_rdma_release(d, UINT32_MAX, cq->uctx);
     rnic_rdma_unlatch(d, RNIC_DBK_CQ, cqn);
-    rnic_ring_free(&cq->ring);
+    rnic_rdma_ring_free(d, &cq->ring);
     memset(cq, 0, sizeof(*cq));
 }
 

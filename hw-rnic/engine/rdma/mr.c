@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Memory regions: REG_MR / ALLOC_MR / DEREG_MR, fast-register and
- * invalidate, STag checks and page-by-page copies to and from guest memory.
+ * invalidate, STag checks and page-by-page copies to and from guest memory;
+ * the device-wide page-list budget MRs share with the CQ/QP/SRQ rings.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +44,34 @@ static uint32_t mr_charge(const struct rnic_mr *mr)
     return mr->fast_reg ? mr->max_pages : mr->npages;
 }
 
-/* n more entries fit the budget (max-mr-pages). */
+/* Entries left in the budget (max-mr-pages) of MRs and rings together. */
+static uint64_t budget_left(struct rnic_dev *d)
+{
+    return d->cfg.max_mr_pages - d->rdma->pbl_pages;
+}
+
 static bool mr_budget_ok(struct rnic_dev *d, uint32_t n)
 {
-    return d->rdma->mr_pages + n <= d->cfg.max_mr_pages;
+    return n <= budget_left(d);
+}
+
+unsigned rnic_rdma_ring_load(struct rnic_dev *d, struct rnic_ring *r,
+                             const struct rnic_pbl *pbl, uint32_t depth,
+                             uint32_t entry_size)
+{
+    unsigned sts = rnic_ring_load_large(r, &d->host, pbl, depth, entry_size,
+                                        budget_left(d));
+
+    if (!sts) {
+        d->rdma->pbl_pages += r->npages;
+    }
+    return sts;
+}
+
+void rnic_rdma_ring_free(struct rnic_dev *d, struct rnic_ring *r)
+{
+    d->rdma->pbl_pages -= r->npages;
+    rnic_ring_free(r);
 }
 
 static bool page_shift_ok(uint32_t shift)
@@ -145,7 +170,7 @@ unsigned rnic_mr_reg(struct rnic_dev *d, const struct rnic_cmd_reg_mr *c)
     mr->page_shift = mr->phys ? 0 : c->pages.page_shift;
     mr->npages = npages;
     mr->pages = pages;
-    d->rdma->mr_pages += npages;
+    d->rdma->pbl_pages += npages;
     rnic_rdma_hold(d, pdn, uctx);
     return RNIC_STS_OK;
 }
@@ -189,7 +214,7 @@ unsigned rnic_mr_alloc(struct rnic_dev *d, const struct rnic_cmd_alloc_mr *c)
     mr->uctx = uctx;
     mr->max_pages = max_pages;
     mr->pages = pages;
-    d->rdma->mr_pages += max_pages;
+    d->rdma->pbl_pages += max_pages;
     rnic_rdma_hold(d, pdn, uctx);
     return RNIC_STS_OK;
 }
@@ -199,7 +224,7 @@ void rnic_mr_free(struct rnic_dev *d, uint32_t index)
     struct rnic_mr *mr = &d->rdma->mr[index];
 
     rnic_rdma_release(d, mr->pdn, mr->uctx);
-    d->rdma->mr_pages -= mr_charge(mr);
+    d->rdma->pbl_pages -= mr_charge(mr);
     free(mr->pages);
     memset(mr, 0, sizeof(*mr));
 }

@@ -101,16 +101,16 @@ unsigned rnic_qp_create(struct rnic_dev *d, const struct rnic_cmd_create_qp *c)
         }
     }
     memset(&q, 0, sizeof(q));
-    sts = rnic_ring_load_large(&q.sq.ring, &d->host, &c->sq,
-                               1u << c->sq_log_depth, RNIC_SQ_WQE_SIZE);
+    sts = rnic_rdma_ring_load(d, &q.sq.ring, &c->sq, 1u << c->sq_log_depth,
+                              RNIC_SQ_WQE_SIZE);
     if (sts) {
         return sts;
     }
     if (!has_srq) {
-        sts = rnic_ring_load_large(&q.rq.ring, &d->host, &c->rq,
-                                   1u << c->rq_log_depth, RNIC_RQ_WQE_SIZE);
+        sts = rnic_rdma_ring_load(d, &q.rq.ring, &c->rq,
+                                  1u << c->rq_log_depth, RNIC_RQ_WQE_SIZE);
         if (sts) {
-            rnic_ring_free(&q.sq.ring);
+            rnic_rdma_ring_free(d, &q.sq.ring);
             return sts;
         }
     }
@@ -242,8 +242,8 @@ void rnic_qp_free(struct rnic_dev *d, uint32_t qpn)
     rnic_rdma_unlatch(d, RNIC_DBK_SQ, qpn);
     rnic_rdma_unlatch(d, RNIC_DBK_RQ, qpn);
     rnic_mem_count(&d->mem, RNIC_MEM_QP_RING, qp_ring_bytes(qp), -1);
-    rnic_ring_free(&qp->sq.ring);
-    rnic_ring_free(&qp->rq.ring);
+    rnic_rdma_ring_free(d, &qp->sq.ring);
+    rnic_rdma_ring_free(d, &qp->rq.ring);
     memset(qp, 0, sizeof(*qp));
 }
 

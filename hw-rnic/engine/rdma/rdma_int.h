@@ -45,7 +45,8 @@ struct rnic_rdma {
     struct rnic_mr *mr;         /* [max_mr] */
     uint32_t *pd_users;         /* [max_pd] SRQs, QPs and MRs in the PD */
     uint32_t *uctx_users;       /* [max_uctx + 1] CQs/SRQs/QPs/MRs */
-    uint64_t mr_pages;          /* page-list entries held, <= max_mr_pages */
+    /* Page-list entries MRs and CQ/QP/SRQ rings hold, <= max_mr_pages. */
+    uint64_t pbl_pages;
     struct rnic_db_latch *latch[RNIC_DBK_NUM];
     uint32_t nobj[RNIC_DBK_NUM];
     /* Latched doorbells in arrival order: kind << 24 | object. */
@@ -98,6 +99,15 @@ unsigned rnic_mr_reg(struct rnic_dev *d, const struct rnic_cmd_reg_mr *c);
 unsigned rnic_mr_alloc(struct rnic_dev *d, const struct rnic_cmd_alloc_mr *c);
 unsigned rnic_mr_dereg(struct rnic_dev *d, uint32_t stag);
 void rnic_mr_free(struct rnic_dev *d, uint32_t index);
+/*
+ * The ring of a CQ, QP or SRQ, its page array charged against the budget
+ * MRs draw on (max-mr-pages): NO_RESOURCES if it does not fit.  Free it
+ * with rnic_rdma_ring_free(), which gives the pages back.
+ */
+unsigned rnic_rdma_ring_load(struct rnic_dev *d, struct rnic_ring *r,
+                             const struct rnic_pbl *pbl, uint32_t depth,
+                             uint32_t entry_size);
+void rnic_rdma_ring_free(struct rnic_dev *d, struct rnic_ring *r);
 /* Fast-register WQE (wq.c calls it from rnic_sq_local_wr). */
 unsigned rnic_mr_fast_reg(struct rnic_dev *d, struct rnic_qp *qp,
                           const struct rnic_wqe_reg_mr *w);

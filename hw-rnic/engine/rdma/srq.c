@@ -36,8 +36,8 @@ unsigned rnic_srq_create(struct rnic_dev *d,
         sts = rnic_rdma_check_pd(d, pdn, uctx);
     }
     if (!sts) {
-        sts = rnic_ring_load_large(&srq->wq.ring, &d->host, &c->ring,
-                                   depth, RNIC_RQ_WQE_SIZE);
+        sts = rnic_rdma_ring_load(d, &srq->wq.ring, &c->ring, depth,
+                                  RNIC_RQ_WQE_SIZE);
     }
     if (sts) {
         return sts;
@@ -80,7 +80,7 @@ void rnic_srq_free(struct rnic_dev *d, uint32_t srqn)
 
     rnic_rdma_release(d, srq->pdn, srq->uctx);
     rnic_rdma_unlatch(d, RNIC_DBK_SRQ, srqn);
-    rnic_ring_free(&srq->wq.ring);
+    rnic_rdma_ring_free(d, &srq->wq.ring);
     memset(srq, 0, sizeof(*srq));
 }
 
