@@ -52,10 +52,10 @@
 #define SLOTS           16              /* target MiBs */
 #define CHUNKS          17              /* source MiBs (coprime with SLOTS) */
 #define RAM_LO          0x200000ull     /* rings, lists: the bump allocator */
-#define RAM_HI          0x1000000ull
-#define SRC             0x2000000ull    /* 18 MiB at 32 MiB */
+#define RAM_HI          0x7800000ull    /* 120 MiB: room for idle QPs */
+#define SRC             0x8000000ull    /* 18 MiB at 128 MiB */
 #define SRC_PAGES       9
-#define DST             0x4000000ull    /* 16 MiB at 64 MiB */
+#define DST             0xa000000ull    /* 16 MiB at 160 MiB */
 #define DST_PAGES       8
 #define BAR0            0xe0000000ull
 #define BAR2            0xe1000000ull
@@ -72,7 +72,8 @@
 #define FLUSH_ID        0xf1005ull
 #define STALL_S         20.0
 #define MAX_RUNS        32
-#define MAX_MTUS        4
+#define MAX_CFGS        6
+#define MAX_IDLE        4000
 
 static const uint8_t ip_a[4] = { 10, 0, 0, 1 }, ip_b[4] = { 10, 0, 0, 2 };
 static const uint8_t mac_a[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x0a };
@@ -93,6 +94,7 @@ struct side {
 static char qemu[4096], bios[64], logdir[512], wire_path[108];
 static uint8_t *src_copy;           /* what A's source MR holds */
 static uint64_t writes_total;       /* Writes posted over all runs */
+static unsigned idle_conns;         /* of the configuration being run */
 
 static double now_s(void)
 {
@@ -301,7 +303,7 @@ static void clock_sync(struct side *s)
 static void start(struct side *s, const char *name, bool server,
                   const char *mac)
 {
-    char netdev[256], dev[128], log[700];
+    char netdev[256], dev[160], log[700];
     const char *argv[] = {
         "-machine", "q35", "-nodefaults", "-display", "none", "-m", "256M",
         "-bios", bios, "-netdev", netdev, "-device", dev, NULL
@@ -311,6 +313,10 @@ static void start(struct side *s, const char *name, bool server,
              "addr.path=%s", server ? "on" : "off",
              server ? "" : "reconnect-ms=50,", wire_path);
     snprintf(dev, sizeof(dev), "rnic,netdev=n0,addr=04.0,mac=%s", mac);
+    if (idle_conns) {
+        snprintf(dev + strlen(dev), sizeof(dev) - strlen(dev),
+                 ",max-qp=%u,max-conn=%u", idle_conns + 16, idle_conns + 16);
+    }
     snprintf(log, sizeof(log), "%s/rnic-devbench-%s.log", logdir, name);
     memset(s, 0, sizeof(*s));
     s->name = name;
@@ -414,11 +420,85 @@ static void wait_link(struct side *s)
     fail("QEMU %s: the stream wire never came up", s->name);
 }
 
-/* Both QEMUs up, one QP pair connected at mtu, MRs registered. */
-static void pair_up(struct side *a, struct side *b, unsigned mtu)
+/* A's QP qpn to B's listener, B accepting on its QP of the same number. */
+static void connect_qp(struct side *a, struct side *b, uint32_t qpn)
 {
     struct rnic_eqe e;
     uint32_t conn = 0;
+
+    check(rd_connect(&a->d, qpn, ip_a, ip_b, PORT, mac_b, &conn),
+          "CM_CONNECT");
+    if (!wait_cm(b, RNIC_CM_CONNECT_REQUEST, &e)) {
+        fail("%s", "no CONNECT_REQUEST at B");
+    }
+    check(rd_accept(&b->d, e.obj, qpn), "CM_ACCEPT");
+    if (!wait_cm(a, RNIC_CM_CONNECT_REPLY, &e) ||
+        !wait_cm(b, RNIC_CM_ESTABLISHED, &e)) {
+        fail("%s", "the connection was not established");
+    }
+}
+
+/*
+ * n more QP pairs from qpn first on, connected a listen backlog at a time:
+ * B accepts each request on the next of its QPs (idle ones: any pairing).
+ */
+static void connect_idle(struct side *a, struct side *b, uint32_t first,
+                         unsigned n)
+{
+    struct rd_qp qp;
+    struct rnic_eqe e;
+    unsigned i, accepted = 0, replies = 0, est = 0;
+    uint32_t conn;
+    double t0 = now_s();
+
+    for (i = 0; i < n; i++) {
+        /* small rings: they only have to exist */
+        check(rd_create_qp(&a->d, &qp, first + i, 0, CQN, 2, 2),
+              "CREATE_QP (idle)");
+        check(rd_create_qp(&b->d, &qp, first + i, 0, CQN, 2, 2),
+              "CREATE_QP (idle)");
+        check(rd_connect(&a->d, first + i, ip_a, ip_b, PORT, mac_b, &conn),
+              "CM_CONNECT (idle)");
+    }
+    while (replies < n || est < n) {
+        bool got = false;
+
+        while (rd_poll_eq(&b->d, &b->cm, &e)) {
+            got = true;
+            if (e.type == RNIC_EQE_CM && e.code == RNIC_CM_CONNECT_REQUEST) {
+                check(rd_accept(&b->d, e.obj, first + accepted++),
+                      "CM_ACCEPT (idle)");
+            } else if (e.type == RNIC_EQE_CM &&
+                       e.code == RNIC_CM_ESTABLISHED) {
+                est++;
+            }
+        }
+        while (rd_poll_eq(&a->d, &a->cm, &e)) {
+            got = true;
+            if (e.type == RNIC_EQE_CM && e.code == RNIC_CM_CONNECT_REPLY) {
+                replies++;
+            } else if (e.type == RNIC_EQE_CM) {
+                fprintf(stderr, "rnic-devbench: CM event %u at A\n", e.code);
+                fail("%s", "an idle connection failed");
+            }
+        }
+        if (!got) {
+            if (now_s() - t0 > STALL_S) {
+                fail("%s", "idle connections not established in 20 s");
+            }
+            rd_step(a->q);
+            rd_step(b->q);
+        }
+    }
+}
+
+/*
+ * Both QEMUs up, idle_conns idle QP pairs connected and then the measured
+ * one, at mtu; MRs registered.
+ */
+static void pair_up(struct side *a, struct side *b, unsigned mtu)
+{
+    unsigned i;
 
     unlink(wire_path);
     start(a, "A", true, "52:54:00:00:00:0a");
@@ -434,16 +514,15 @@ static void pair_up(struct side *a, struct side *b, unsigned mtu)
     qt_memset(b->q, DST, 0, SLOTS * MIB);
     writes_total = 0;
     check(rd_listen(&b->d, 0, ip_b, PORT), "CM_LISTEN");
-    check(rd_connect(&a->d, QPN, ip_a, ip_b, PORT, mac_b, &conn),
-          "CM_CONNECT");
-    if (!wait_cm(b, RNIC_CM_CONNECT_REQUEST, &e)) {
-        fail("%s", "no CONNECT_REQUEST at B");
+    for (i = 0; i < idle_conns; i += 8) {
+        connect_idle(a, b, QPN + 1 + i, idle_conns - i < 8 ? idle_conns - i
+                                                           : 8);
     }
-    check(rd_accept(&b->d, e.obj, QPN), "CM_ACCEPT");
-    if (!wait_cm(a, RNIC_CM_CONNECT_REPLY, &e) ||
-        !wait_cm(b, RNIC_CM_ESTABLISHED, &e)) {
-        fail("%s", "the connection was not established");
+    if (idle_conns && (rd_qp_state(&a->d, QPN + idle_conns) != RNIC_QPS_RTS ||
+                       rd_qp_state(&b->d, QPN + idle_conns) != RNIC_QPS_RTS)) {
+        fail("%s", "the last idle QPs are not in RTS");
     }
+    connect_qp(a, b, QPN);
     if (rd_qp_state(&a->d, QPN) != RNIC_QPS_RTS ||
         rd_qp_state(&b->d, QPN) != RNIC_QPS_RTS) {
         fail("%s", "QPs not in RTS");
@@ -669,23 +748,32 @@ static void runs_list(const double *v, int n, char *buf, size_t len)
     }
 }
 
+struct cfg {
+    unsigned mtu, idle;
+};
+
 int main(int argc, char **argv)
 {
-    double seconds = 4, quick_mib = 0;
-    int runs = 3, nmtu = 0, i, m;
-    unsigned mtus[MAX_MTUS], max_mtu;
+    double seconds = 4, quick_mib = 0, base_cpu = 0, base_gbps = 0;
+    int runs = 3, ncfg = 0, i, m;
+    unsigned max_mtu, idle = 0;
+    struct cfg cfgs[MAX_CFGS];
     bool anchors = true;
     char load0[64], load1[64], id[16], list[512];
     struct side a, b;
 
+    setvbuf(stdout, NULL, _IOLBF, 0);
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
             seconds = atof(argv[++i]);
         } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
             runs = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--mtu") && i + 1 < argc &&
-                   nmtu < MAX_MTUS) {
-            mtus[nmtu++] = (unsigned)atoi(argv[++i]);
+                   ncfg < MAX_CFGS - 1) {
+            cfgs[ncfg++].mtu = (unsigned)atoi(argv[++i]);
+            cfgs[ncfg - 1].idle = 0;
+        } else if (!strcmp(argv[i], "--idle-conns") && i + 1 < argc) {
+            idle = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--quick") && i + 1 < argc) {
             quick_mib = atof(argv[++i]);
             anchors = false;
@@ -693,11 +781,13 @@ int main(int argc, char **argv)
             anchors = false;
         } else {
             fprintf(stderr, "usage: %s [--seconds S] [--runs N] [--mtu M]... "
-                    "[--no-anchors] | --quick MIB\n", argv[0]);
+                    "[--idle-conns N] [--no-anchors] | --quick MIB\n",
+                    argv[0]);
             return 2;
         }
     }
-    if (runs < 1 || runs > MAX_RUNS || seconds <= 0 || quick_mib < 0) {
+    if (runs < 1 || runs > MAX_RUNS || seconds <= 0 || quick_mib < 0 ||
+        idle > MAX_IDLE) {
         return 2;
     }
     if (quick_mib) {
@@ -724,11 +814,16 @@ int main(int argc, char **argv)
     start(&a, "probe", true, "52:54:00:00:00:0c");
     max_mtu = rd_reg(&a.d, RNIC_REG_MAX_MTU);
     quit(&a);
-    if (!nmtu) {
-        mtus[nmtu++] = 1500;
+    if (!ncfg) {
+        cfgs[ncfg++] = (struct cfg){ 1500, 0 };
         if (max_mtu > 1500) {
-            mtus[nmtu++] = max_mtu;
+            cfgs[ncfg++] = (struct cfg){ max_mtu, 0 };
         }
+    }
+    if (idle) {
+        /* the first MTU again, idle connections beside the measured one */
+        cfgs[ncfg] = cfgs[0];
+        cfgs[ncfg++].idle = idle;
     }
     loadavg(load0, sizeof(load0));
     printf("rnic-devbench: two QEMUs (-accel qtest, QEMU %s) over -netdev "
@@ -742,14 +837,21 @@ int main(int argc, char **argv)
                "medians; host load %s at the start\n", DEPTH, runs, seconds,
                load0);
     }
-    for (m = 0; m < nmtu; m++) {
+    for (m = 0; m < ncfg; m++) {
         double g[MAX_RUNS], cpu[MAX_RUNS], ca[MAX_RUNS], cb[MAX_RUNS];
         double ch[MAX_RUNS], wb[MAX_RUNS], wi[MAX_RUNS], wbc[MAX_RUNS];
         double tcp[MAX_RUNS], mc[MAX_RUNS];
-        unsigned frame = mtus[m] + 14;
-        double med, wire_busy = 0, wire_idle = 0, t, mcpy = 0;
+        unsigned mtu = cfgs[m].mtu, frame = mtu + 14;
+        double med, medcpu, wire_busy = 0, wire_idle = 0, t, mcpy = 0, t0;
+        bool anchor = anchors && !cfgs[m].idle;
 
-        pair_up(&a, &b, mtus[m]);
+        idle_conns = cfgs[m].idle;
+        t0 = now_s();
+        pair_up(&a, &b, mtu);
+        if (idle_conns) {
+            printf("  %u idle connections beside the measured one, set up "
+                   "in %.1f s\n", idle_conns, now_s() - t0);
+        }
         for (i = 0; i < runs; i++) {
             struct run r = run_writes(&a, &b, seconds,
                                       (uint64_t)quick_mib);
@@ -760,7 +862,7 @@ int main(int argc, char **argv)
             cb[i] = r.cpu_b / (r.bytes / 1e9);
             cpu[i] = ca[i] + cb[i];
             ch[i] = r.cpu_harness / (r.bytes / 1e9);
-            if (anchors) {
+            if (anchor) {
                 struct anchor_result x = anchor_wire(frame, 1.0, 2);
 
                 wb[i] = x.gbps;
@@ -772,16 +874,30 @@ int main(int argc, char **argv)
         }
         pair_down(&a, &b);
         med = anchor_median(g, runs);
+        medcpu = anchor_median(cpu, runs);
         runs_list(g, runs, list, sizeof(list));
-        printf("  MTU %5u: %6.3f GB/s (%.2f Gb/s; runs %s), QEMU CPU %.2f "
+        printf("  MTU %5u%s: %6.3f GB/s (%.2f Gb/s; runs %s), QEMU CPU %.2f "
                "s/GB (A %.2f + B %.2f), harness %.2f s/GB, data verified\n",
-               mtus[m], med, med * 8, list, anchor_median(cpu, runs),
-               anchor_median(ca, runs), anchor_median(cb, runs),
+               mtu, idle_conns ? ", idle conns" : "", med, med * 8, list,
+               medcpu, anchor_median(ca, runs), anchor_median(cb, runs),
                anchor_median(ch, runs));
-        printf("RESULT device mtu=%u gbps=%.4f cpu_s_per_gb=%.3f runs=%d "
-               "seconds=%.1f\n", mtus[m], med, anchor_median(cpu, runs),
-               runs, quick_mib ? 0 : seconds);
-        if (!anchors) {
+        printf("RESULT device mtu=%u idle=%u gbps=%.4f cpu_s_per_gb=%.3f "
+               "runs=%d seconds=%.1f\n", mtu, idle_conns, med, medcpu, runs,
+               quick_mib ? 0 : seconds);
+        if (m == 0) {
+            base_cpu = medcpu;
+            base_gbps = med;
+        }
+        if (idle_conns) {
+            /* the same MTU, so the same frames per GB: CPU per GB is the
+             * per-frame cost up to a constant */
+            printf("    with %u idle connections / with none (MTU %u, this "
+                   "run): CPU per GB %.3f, GB/s %.3f\n", idle_conns, mtu,
+                   medcpu / base_cpu, med / base_gbps);
+            printf("RESULT idle conns=%u mtu=%u cpu_ratio=%.4f gbps_ratio=%.4f"
+                   "\n", idle_conns, mtu, medcpu / base_cpu, med / base_gbps);
+        }
+        if (!anchor) {
             continue;
         }
         wire_busy = anchor_median(wb, runs);
@@ -798,7 +914,7 @@ int main(int argc, char **argv)
                med / t, med / mcpy);
         printf("RESULT wire frame=%u busy=2 gbps=%.4f\n", frame, wire_busy);
         printf("RESULT wire frame=%u busy=0 gbps=%.4f\n", frame, wire_idle);
-        printf("RESULT tcp mtu=%u gbps=%.4f\n", mtus[m], t);
+        printf("RESULT tcp mtu=%u gbps=%.4f\n", mtu, t);
         printf("RESULT memcpy gbps=%.3f\n", mcpy);
     }
     loadavg(load1, sizeof(load1));
