@@ -11,7 +11,6 @@ measured" and why.  Ratios are formed only from figures of this run.
 """
 import json
 import re
-import statistics
 import sys
 
 
@@ -37,7 +36,7 @@ def results(text):
 
 
 def devbench(text):
-    d = {'device': {}, 'wire_busy': {}, 'wire_idle': {}, 'tcp': {}, 'memcpy': [], 'load': None, 'idle': None}
+    d = {'device': {}, 'wire_busy': {}, 'wire_idle': {}, 'tcp': {}, 'memcpy': {}, 'load': None, 'idle': None}
     for kind, kv in results(text):
         if kind == 'device' and kv.get('idle', '0') == '0':
             d['device'][int(kv['mtu'])] = (float(kv['gbps']), float(kv['cpu_s_per_gb']))
@@ -49,7 +48,7 @@ def devbench(text):
         elif kind == 'tcp':
             d['tcp'][int(kv['mtu'])] = float(kv['gbps'])
         elif kind == 'memcpy':
-            d['memcpy'].append(float(kv['gbps']))
+            d['memcpy'][int(kv.get('mtu', 0))] = float(kv['gbps'])     # 0: any MTU
         elif kind == 'load':
             d['load'] = '%s -> %s' % (kv['start'], kv['end'])
     return d
@@ -105,7 +104,7 @@ def main():
     ub = user_bench(log['user-rdma-vs-siw'][1]) if not missing('user-rdma-vs-siw') else {}
     ib = iwarp_bench(log['iwarp-bench'][1]) if not missing('iwarp-bench') else None
     dv_load = 'load %s' % dv['load'] if dv and dv['load'] else ''
-    ub_load = 'load %s' % ub['load'] if ub.get('load') else ''
+    ub_load = 'load at rnic, siw, end: %s' % ub['load'] if ub.get('load') else ''
 
     # W: the guests' ib_write_bw over the wire pump with two busy threads.
     frames = sorted(dv['wire_busy']) if dv else []
@@ -119,7 +118,7 @@ def main():
         if not why and ub.get('mtu', 1500) + 14 != frame:
             why = ('not measured: the guests ran at MTU %d, Wire(%d) is MTU %d '
                    '(RNIC_BENCH_MTU=%d for this row)' % (ub.get('mtu', 1500), frame, frame - 14, frame - 14))
-        fig = why or ('%.3f = %.2f Gb/s / %.2f Gb/s (ib_write_bw -R 64 KiB x 300 iterations, not -D 10; %s; %s)' % (
+        fig = why or ('%.3f = %.2f Gb/s / %.2f Gb/s (ib_write_bw -R 64 KiB x 300 iterations, not -D 10; guests: %s; pump: %s)' % (
             ub['bw_rnic'] / (8 * dv['wire_busy'][frame]), ub['bw_rnic'], 8 * dv['wire_busy'][frame], ub_load, dv_load))
         row('W', 'rnic ib_write_bw / Wire(F), 2 busy threads, %s' % label, fig, '>= 0.5')
 
@@ -165,7 +164,6 @@ def main():
     if why:
         row('D', 'device only (two QEMUs, -accel qtest)', why, '-')
     else:
-        mc = statistics.median(dv['memcpy']) if dv['memcpy'] else 0
         for mtu, (g, cpu) in sorted(dv['device'].items()):
             f = mtu + 14
             parts = ['%.3f GB/s, %.2f CPU s/GB' % (g, cpu)]
@@ -174,8 +172,9 @@ def main():
                     f, g / dv['wire_idle'][f], g / dv['wire_busy'][f]))
             if mtu in dv['tcp']:
                 parts.append('/ TCP %.3f' % (g / dv['tcp'][mtu]))
+            mc = dv['memcpy'].get(mtu, dv['memcpy'].get(0))
             if mc:
-                parts.append('/ memcpy %.4f' % (g / mc))
+                parts.append('/ hot memcpy %.4f' % (g / mc))
             row('D', 'device only, 1 MiB Writes 16 deep, MTU %d' % mtu, ', '.join(parts) + ' (%s)' % dv_load, '-')
 
     print('\nissue 18 goal table (this run; medians; ratios only of figures of this run)')

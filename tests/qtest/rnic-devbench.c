@@ -924,7 +924,7 @@ int main(int argc, char **argv)
         printf("RESULT wire frame=%u busy=2 gbps=%.4f\n", frame, wire_busy);
         printf("RESULT wire frame=%u busy=0 gbps=%.4f\n", frame, wire_idle);
         printf("RESULT tcp mtu=%u gbps=%.4f\n", mtu, t);
-        printf("RESULT memcpy gbps=%.3f\n", mcpy);
+        printf("RESULT memcpy mtu=%u gbps=%.3f\n", mtu, mcpy);
     }
     loadavg(load1, sizeof(load1));
     printf("RESULT load start=%.*s end=%.*s\n", (int)strcspn(load0, " "),
