@@ -62,7 +62,7 @@ double anchor_median(double *v, int n)
 struct pump {
     int fd;
     size_t frame;
-    volatile int stop;
+    volatile int stop;      /* volatile: set by the main thread */
     uint64_t bytes;         /* received, atomically updated */
     double cpu_s;           /* the thread's CPU time at its end */
 };
@@ -70,7 +70,7 @@ struct pump {
 static void *spin(void *arg)
 {
     struct pump *p = arg;
-    volatile uint64_t n = 0;
+    volatile uint64_t n = 0;    /* volatile: the loop must not vanish */
 
     while (!p->stop) {
         n++;
@@ -273,15 +273,20 @@ struct anchor_result anchor_tcp(double seconds)
 
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) ||
-        listen(l, 1) || getsockname(l, (struct sockaddr *)&sa, &sl) ||
-        (c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
-        connect(c, (struct sockaddr *)&sa, sizeof(sa)) ||
-        (a = accept(l, NULL, NULL)) < 0) {
+    if (l >= 0 && !bind(l, (struct sockaddr *)&sa, sizeof(sa)) &&
+        !listen(l, 1) && !getsockname(l, (struct sockaddr *)&sa, &sl)) {
+        c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    }
+    if (c >= 0 && !connect(c, (struct sockaddr *)&sa, sizeof(sa))) {
+        a = accept(l, NULL, NULL);
+    }
+    if (a < 0) {
         perror("anchor_tcp");
     } else {
-        /* The receiver ends first; shutting it makes the sender's write
-         * fail instead of blocking on a full socket. */
+        /*
+         * Time-outs, so that a thread blocked on a full or empty socket
+         * sees the stop flag once the other one has ended.
+         */
         struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
 
         setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));

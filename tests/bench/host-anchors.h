@@ -24,8 +24,8 @@
 
 struct anchor_result {
     double gbps;            /* GB/s */
-    double cpu_s_per_gb;    /* CPU seconds of the pump's own threads per GB
-                             * (busy threads excluded); 0 for memcpy */
+    /* CPU seconds of the pump's threads per GB (busy ones excluded) */
+    double cpu_s_per_gb;    /* 0 for memcpy */
 };
 
 /* frame: bytes per frame (e.g. 1514); busy: spinning threads beside it. */

@@ -582,7 +582,9 @@ static unsigned poll_cq(struct side *s, struct rnic_cqe *out, unsigned max)
     n = n < max ? n : max;
     qt_memread(s->q, cq->ring + (uint64_t)idx * RNIC_CQE_SIZE, out,
                n * sizeof(*out));
-    for (i = 0; i < n && (out[i].owner & RNIC_CQE_PHASE) == phase; i++) {
+    i = 0;
+    while (i < n && (out[i].owner & RNIC_CQE_PHASE) == phase) {
+        i++;
     }
     if (i) {
         cq->cons += i;
@@ -898,8 +900,10 @@ int main(int argc, char **argv)
             base_gbps = med;
         }
         if (idle_conns) {
-            /* the same MTU, so the same frames per GB: CPU per GB is the
-             * per-frame cost up to a constant */
+            /*
+             * The same MTU, so the same frames per GB: CPU per GB is the
+             * per-frame cost up to a constant.
+             */
             printf("    with %u idle connections / with none (MTU %u, this "
                    "run): CPU per GB %.3f, GB/s %.3f\n", idle_conns, mtu,
                    medcpu / base_cpu, med / base_gbps);
