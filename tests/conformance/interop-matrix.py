@@ -23,7 +23,9 @@ import os
 import subprocess
 import sys
 import time
-import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report  # noqa: E402  (the JUnit XML, as image-matrix.py writes it)
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 BASE_PORT = 18600
@@ -161,22 +163,11 @@ def judge(cell, sides, conn):
 
 def write_junit(path, rows, seconds, capture_ok, lab_rc):
     """rows: (cell, siw, server, expect, capture, verdict) as in the table."""
-    cases = [('cell.' + r[0], None if r[5] == 'PASS' else r[5],
-              'siw %s, %s serves, expect %s; capture: %s' % (r[1], r[2], r[3], r[4])) for r in rows]
-    cases.append(('pcap-check', None if capture_ok else 'malformed packet or bad CRC in the capture', ''))
-    cases.append(('lab', None if lab_rc == 0 else 'lab.py exited %d' % lab_rc, ''))
-    suite = ET.Element('testsuite', name='rnic-siw-conformance', tests=str(len(cases)),
-                       failures=str(sum(1 for c in cases if c[1])), errors='0', skipped='0',
-                       time='%.1f' % seconds)
-    for name, failure, out in cases:
-        case = ET.SubElement(suite, 'testcase', classname='interop-matrix', name=name)
-        if failure:
-            ET.SubElement(case, 'failure', message=failure)
-        if out:
-            ET.SubElement(case, 'system-out').text = out
-    tree = ET.ElementTree(suite)
-    ET.indent(tree)
-    tree.write(path, encoding='utf-8', xml_declaration=True)
+    cases = [('cell.' + r[0], 'siw %s, %s serves, expect %s; capture: %s' % r[1:5],
+              None if r[5] == 'PASS' else r[5][len('FAIL: '):]) for r in rows]
+    cases.append(('pcap-check', '', None if capture_ok else 'malformed packet or bad CRC in the capture'))
+    cases.append(('lab', '', None if lab_rc == 0 else 'lab.py exited %d' % lab_rc))
+    report.write_junit(path, 'rnic-siw-conformance', 'interop-matrix', cases, seconds)
 
 
 def cell_port(name):
