@@ -12,6 +12,9 @@ bootloader), a small virtio disk with the test (serial "rnictest"; no 9p) and
 firmware paths. Results come back on the serial console.
 
   pair.py --a trixie --b trixie --wire one-host
+
+tests/conformance/image-matrix.py boots its pair through run_pair() below, with
+its cells on the test disk and guest 1's wire captured.
 """
 import argparse
 import fcntl
@@ -100,8 +103,9 @@ def prune_runs(root, current, keep=8):
         shutil.rmtree(d, ignore_errors=True)
 
 
-def test_disk(path, env):
-    """A tar archive as a raw disk: run.sh (the pair test) and its environment."""
+def test_disk(path, env, extra=None):
+    """A tar archive as a raw disk: run.sh (the pair test), its environment and
+    the extra files (name: bytes) pair-test.sh picks up (conformance cells)."""
     with tarfile.open(path, 'w') as t:
         def add(name, data, mode=0o644):
             info = tarfile.TarInfo(name)
@@ -112,6 +116,8 @@ def test_disk(path, env):
         with open(os.path.join(HERE, 'guest', 'pair-test.sh'), 'rb') as f:
             add('pair-test.sh', f.read(), 0o755)
         add('run.sh', b'. /run/rnic-test/env\nexec bash /run/rnic-test/pair-test.sh\n', 0o755)
+        for name, data in (extra or {}).items():
+            add(name, data)
 
 
 class Guest:
@@ -158,45 +164,26 @@ class Guest:
         self.thread.join(2)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--a', required=True, help='release of guest 1 (server): bookworm or trixie')
-    ap.add_argument('--b', required=True, help='release of guest 2 (client)')
-    ap.add_argument('--wire', choices=('one-host', 'two-hosts'), default='one-host',
-                    help="the manual's -netdev stream pair over a unix socket (one host) or TCP (two hosts)")
-    ap.add_argument('--kit', default=os.environ.get('RNIC_GUEST_KIT'),
-                    help='guest kit directory (default: ./rnic guest-kit builds it from this tree)')
-    ap.add_argument('--timeout', type=float, default=420)
-    ap.add_argument('--nvme-mib', type=int, default=32)
-    ap.add_argument('--build-only', action='store_true', help='build (or find) the images and stop')
-    ap.add_argument('--out', help='run directory (default: a new one under $RNIC_CACHE/image-runs)')
-    a = ap.parse_args()
-
+def prepare(a_suite, b_suite, kit=None):
+    """The kit (built from this tree unless given) and both releases' images:
+    {release: image directory}."""
     if not os.access(QEMU, os.X_OK):
         die('no QEMU at %s: run ./rnic setup' % QEMU)
-    qemu_img = QEMU_IMG if os.access(QEMU_IMG, os.X_OK) else shutil.which('qemu-img')
-    if not qemu_img:
-        die('no qemu-img (%s): run ./rnic setup' % QEMU_IMG)
-    kit = a.kit
     if not kit:
         # The kit of this tree, as a user builds it (seconds when warm).
         kit = os.path.join(CACHE, 'images', 'kit')
         subprocess.run([os.path.join(TOP, 'rnic'), 'guest-kit', kit], check=True, stdout=subprocess.DEVNULL)
     images = {}
-    for s in (a.a, a.b):
+    for s in (a_suite, b_suite):
         if s not in images:
             images[s] = build_image(s, kit)
-    if a.build_only:
-        if {a.a, a.b} == {'bookworm', 'trixie'}:
-            prune_images(images.values())
-        return
+    return images
 
-    out = a.out or os.path.join(CACHE, 'image-runs', time.strftime('%Y%m%d-%H%M%S-') + str(os.getpid()))
-    out = os.path.abspath(out)
-    os.makedirs(out, exist_ok=True)
-    prune_runs(os.path.dirname(out), out)
+
+def manual_commands(wire, out):
+    """The manual's two command lines for WIRE, placeholders replaced; the MACs."""
     blocks = manual_blocks(MANUAL)
-    names = {'one-host': ('one-host-vm1', 'one-host-vm2'), 'two-hosts': ('two-hosts-a', 'two-hosts-b')}[a.wire]
+    names = {'one-host': ('one-host-vm1', 'one-host-vm2'), 'two-hosts': ('two-hosts-a', 'two-hosts-b')}[wire]
     port = str(free_port())
     subst = {  # the manual's placeholders (whole strings, one pass per token)
         'qemu-system-x86_64': QEMU,
@@ -216,7 +203,28 @@ def main():
         macs.append(mac.group(1))
         cmds.append(cmd)
     print('image: command lines from %s (%s, %s)' % (MANUAL, names[0], names[1]))
+    return cmds, macs
 
+
+def capture_args(cmd, pcap):
+    """What the harness adds to capture a guest's rnic wire: QEMU's filter-dump
+    on the netdev the manual's -device rnic uses."""
+    netdev = re.search(r'rnic,(?:[^ ]*,)?netdev=([^, ]+)', ' '.join(cmd))
+    if not netdev:
+        die('no -device rnic,netdev=... in %s' % shlex.join(cmd))
+    return ['-object', 'filter-dump,id=rnicwire,netdev=%s,file=%s' % (netdev.group(1), pcap)]
+
+
+def run_pair(a_suite, b_suite, images, wire, out, timeout, nvme_mib=32, extra=None, capture=None):
+    """One boot of the pair under the VM lock, guest/pair-test.sh in each (plus
+    EXTRA files on both test disks); CAPTURE: pcap path of guest 1's wire.
+    Returns (guests, seconds)."""
+    qemu_img = QEMU_IMG if os.access(QEMU_IMG, os.X_OK) else shutil.which('qemu-img')
+    if not qemu_img:
+        die('no qemu-img (%s): run ./rnic setup' % QEMU_IMG)
+    os.makedirs(out, exist_ok=True)
+    prune_runs(os.path.dirname(out), out)
+    cmds, macs = manual_commands(wire, out)
     guests = []
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda signum, frame: sys.exit(128 + signum))
@@ -226,43 +234,79 @@ def main():
     print('image: took %s after %.0f s' % (LOCK, time.time() - t_lock))
     t0 = time.time()
     try:
-        for i, (suite, cmd) in enumerate(zip((a.a, a.b), cmds), 1):
+        for i, (suite, cmd) in enumerate(zip((a_suite, b_suite), cmds), 1):
             img = images[suite]
             disk = os.path.join(out, 'vm%d.qcow2' % i)
             subprocess.run([qemu_img, 'create', '-q', '-f', 'qcow2', '-b', os.path.join(img, 'disk.raw'),
                             '-F', 'raw', disk], check=True)
             env = {'ROLE': 'server' if i == 1 else 'client', 'IP': '10.0.0.%d' % i,
-                   'PEER': '10.0.0.%d' % (3 - i), 'PEER_MAC': macs[2 - i], 'NVME_MIB': str(a.nvme_mib)}
+                   'PEER': '10.0.0.%d' % (3 - i), 'PEER_MAC': macs[2 - i], 'NVME_MIB': str(nvme_mib)}
             tdisk = os.path.join(out, 'test%d.tar' % i)
-            test_disk(tdisk, env)
+            test_disk(tdisk, env, extra)
             full = cmd + ['-kernel', os.path.join(img, 'vmlinuz'), '-initrd', os.path.join(img, 'initrd.img'),
                           # No login on the console while the test writes to it
                           # (agetty's vhangup would cut the test's output off).
+                          # The test disk may take longer than systemd's 90 s to
+                          # show up in a TCG guest on a loaded host: waiting for a
+                          # device is a start job (systemd 252, Debian 12) or has
+                          # its own default (254 on, Debian 13).
                           '-append', 'root=LABEL=rnicroot rw console=ttyS0 quiet net.ifnames=0 panic=-1 rnic_image.test '
-                          'systemd.mask=serial-getty@ttyS0.service',
+                          'systemd.mask=serial-getty@ttyS0.service systemd.default_timeout_start_sec=600 '
+                          'systemd.default_device_timeout_sec=600',
                           '-drive', 'file=%s,format=raw,if=none,id=rnictest,readonly=on' % tdisk,
                           '-device', 'virtio-blk-pci,drive=rnictest,serial=rnictest', '-no-reboot']
+            if capture and i == 1:
+                full += capture_args(cmd, capture)
             for d in FIRMWARE_DIRS:
                 full += ['-L', d]
             with open(os.path.join(out, 'vm%d.cmd' % i), 'w') as f:
                 f.write(shlex.join(full) + '\n')
             guests.append(Guest('vm%d-%s' % (i, suite), full, os.path.join(out, 'vm%d.log' % i)))
-        deadline = t0 + a.timeout
+        deadline = t0 + timeout
         for g in guests:
             try:
                 g.p.wait(max(0.1, deadline - time.time()))
             except subprocess.TimeoutExpired:
-                print('image: %s timed out after %.0f s' % (g.name, a.timeout))
+                print('image: %s timed out after %.0f s' % (g.name, timeout))
     finally:
         for g in guests:
             g.stop()
         lock.close()
-    took = time.time() - t0
-    ok = len(guests) == 2
     for g in guests:
         g.thread.join(2)
+    return guests, time.time() - t0
+
+
+def guest_ok(g):
+    """The guest's own verdict: exit 0, every check ok, and all of them ran."""
+    return g.rc == 0 and len(g.checks) >= 10 and all(c.endswith(' ok') for c in g.checks)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--a', required=True, help='release of guest 1 (server): bookworm or trixie')
+    ap.add_argument('--b', required=True, help='release of guest 2 (client)')
+    ap.add_argument('--wire', choices=('one-host', 'two-hosts'), default='one-host',
+                    help="the manual's -netdev stream pair over a unix socket (one host) or TCP (two hosts)")
+    ap.add_argument('--kit', default=os.environ.get('RNIC_GUEST_KIT'),
+                    help='guest kit directory (default: ./rnic guest-kit builds it from this tree)')
+    ap.add_argument('--timeout', type=float, default=420)
+    ap.add_argument('--nvme-mib', type=int, default=32)
+    ap.add_argument('--build-only', action='store_true', help='build (or find) the images and stop')
+    ap.add_argument('--out', help='run directory (default: a new one under $RNIC_CACHE/image-runs)')
+    a = ap.parse_args()
+
+    images = prepare(a.a, a.b, a.kit)
+    if a.build_only:
+        if {a.a, a.b} == {'bookworm', 'trixie'}:
+            prune_images(images.values())
+        return
+    out = os.path.abspath(a.out or new_run_dir())
+    guests, took = run_pair(a.a, a.b, images, a.wire, out, a.timeout, a.nvme_mib)
+    ok = len(guests) == 2
+    for g in guests:
+        ok = ok and guest_ok(g)
         bad = [c for c in g.checks if not c.endswith(' ok')]
-        ok = ok and g.rc == 0 and not bad and len(g.checks) >= 10
         print('image: %s: boot to test %s s, rc=%s, %d checks, failed: %s' % (
             g.name, '%.1f' % g.boot_s if g.boot_s else '-', g.rc, len(g.checks), ', '.join(bad) or 'none'))
         for c in g.checks:
@@ -272,6 +316,10 @@ def main():
     print('image: %s %s<->%s (%s) in %.1f s; logs in %s' % (
         'passed' if ok else 'FAILED', a.a, a.b, a.wire, took, out))
     sys.exit(0 if ok else 1)
+
+
+def new_run_dir():
+    return os.path.join(CACHE, 'image-runs', time.strftime('%Y%m%d-%H%M%S-') + str(os.getpid()))
 
 
 if __name__ == '__main__':
