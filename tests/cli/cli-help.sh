@@ -52,6 +52,14 @@ for s in $subs; do
 	fi
 done
 
+# The conformance runners' own help and cell lists need no setup either.
+expect 0 conformance --images --help
+grep -q '^usage: image-matrix.py' "$tmp/out" || fail "./rnic conformance --images --help is not the runner's help"
+expect 0 conformance --images --list
+grep -q '^rev2-crc ' "$tmp/out" || fail "./rnic conformance --images --list lists no cells"
+expect 0 conformance --list
+grep -q '^rev2-crc-rnic-server ' "$tmp/out" || fail "./rnic conformance --list lists no cells"
+
 expect 2 frobnicate
 [ ! -s "$tmp/out" ] || fail "unknown subcommand: usage went to stdout"
 grep -q "unknown subcommand 'frobnicate'" "$tmp/err" || fail "unknown subcommand: no message"

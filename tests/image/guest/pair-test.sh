@@ -4,8 +4,9 @@
 # client, in one boot: the image's own checks (the guest kit installed with
 # dpkg, rnic.ko from DKMS for this kernel, the provider from the system's
 # libibverbs, no 9p mount), then rping -V, ib_write_bw -R, ib_read_lat -R and
-# NVMe-oF over RDMA with fio --verify. Guests talk only over the rnic wire:
-# the client tells the server it is done through a TCP control port.
+# NVMe-oF over RDMA with fio --verify, then the conformance cells if the test
+# disk has them. Guests talk only over the rnic wire: the client tells the
+# server it is done through a TCP control port.
 # Environment (env in the test archive): ROLE, IP, PEER, PEER_MAC, NVME_MIB.
 set -o pipefail
 say() { echo "[$ROLE $(cut -d' ' -f1 /proc/uptime)s] $*"; }
@@ -59,7 +60,8 @@ net_up() {
 	ip addr add "$IP/24" dev "$NETDEV" && ip link set "$NETDEV" up || return 1
 	# A permanent neighbour: no ARP retries from a CPU-starved TCG peer.
 	ip neigh replace "$PEER" lladdr "$PEER_MAC" dev "$NETDEV" nud permanent
-	for i in $(seq 1 60); do ping -c1 -W1 "$PEER" >/dev/null 2>&1 && { say "$NETDEV up, $PEER answers"; return 0; }; done
+	# The peer may boot minutes later on a loaded host (TCG): wait up to ~5 min.
+	for i in $(seq 1 300); do ping -c1 -W1 "$PEER" >/dev/null 2>&1 && { say "$NETDEV up, $PEER answers"; return 0; }; done
 	say "peer $PEER does not answer ping"
 	return 1
 }
@@ -149,6 +151,13 @@ nvme_host() {
 	return $rc
 }
 
+# The conformance cells, when tests/conformance/image-matrix.py put them on the
+# test disk: after the pair's own tests, while the server still serves.
+cells() {
+	[ -f /run/rnic-test/cells.txt ] || return 0
+	. /run/rnic-test/conformance-cells.sh && run_cells
+}
+
 say "$(. /etc/os-release; echo "$PRETTY_NAME"), kernel $(uname -r)"
 check kit-installed kit_installed
 check module-from-dkms module_from_dkms
@@ -161,6 +170,7 @@ if [ "$ROLE" = server ]; then
 	check write-bw-server timeout 300 ib_write_bw -R -d "$DEV" -p 18515 --report_gbits -n 300 -s 65536
 	check read-lat-server timeout 300 ib_read_lat -R -d "$DEV" -p 18516 -n 300 -s 8
 	check nvmeof-target nvme_target
+	cells
 	# Serve until the client reports (the only channel is the rnic wire).
 	msg=$(timeout 600 nc -l "$IP" $CTL_PORT)
 	say "client says: $msg"
@@ -170,7 +180,8 @@ else
 	check write-bw-client perf write_bw 18515 65536 --report_gbits
 	check read-lat-client perf read_lat 18516 8
 	check nvmeof-fio-verify nvme_host
-	for i in $(seq 1 30); do echo client-done | nc -N "$PEER" $CTL_PORT 2>/dev/null && break; sleep 1; done
+	cells
+	for i in $(seq 1 120); do echo client-done | nc -N "$PEER" $CTL_PORT 2>/dev/null && break; sleep 1; done
 fi
 check kernel-clean kernel_clean
 say "$FAILS failed checks"
