@@ -193,13 +193,15 @@ def main():
 
     conns_json = os.path.join(out, 'conns.json')
     if os.path.exists(pcap):
+        t_pc = time.time()
         pc = subprocess.run([sys.executable, os.path.join(HERE, 'pcap-check.py'), '--json', conns_json, pcap],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         with open(os.path.join(out, 'pcap-check.txt'), 'w') as f:
             f.write(pc.stdout)
         summary = pc.stdout.strip().splitlines()[-1] if pc.stdout.strip() else ''
         conns = json.load(open(conns_json))['conns'] if os.path.exists(conns_json) else []
-        cases.append(('pcap-check', 'guest 1 wire, %d iWARP connections' % len(conns),
+        cases.append(('pcap-check', 'guest 1 wire, %.0f MB, %d iWARP connections, %.0f s' % (
+            os.path.getsize(pcap) / 1e6, len(conns), time.time() - t_pc),
                       None if pc.returncode == 0 else re.sub(r'^pcap-check: \S+: ', '', summary) or
                       'pcap-check exited %d' % pc.returncode))
     else:
