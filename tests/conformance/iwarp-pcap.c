@@ -95,21 +95,21 @@ static void seg(struct conv *c, int from, uint8_t flags, const uint8_t *pl, size
                               (uint16_t)(thl + len), ipid++);
     uint8_t *t = f + o;
     memset(t, 0, thl);
-    rnic_put16(t, s->port);
-    rnic_put16(t + 2, d->port);
-    rnic_put32(t + 4, s->seq);
-    rnic_put32(t + 8, (flags & ACK) ? d->seq : 0);
+    rnic_st_be16(t, s->port);
+    rnic_st_be16(t + 2, d->port);
+    rnic_st_be32(t + 4, s->seq);
+    rnic_st_be32(t + 8, (flags & ACK) ? d->seq : 0);
     t[12] = (uint8_t)((thl / 4) << 4);
     t[13] = flags;
-    rnic_put16(t + 14, 65535);
+    rnic_st_be16(t + 14, 65535);
     if (flags & SYN) {
         t[20] = 2;              /* MSS */
         t[21] = 4;
-        rnic_put16(t + 22, EMSS);
+        rnic_st_be16(t + 22, EMSS);
     }
     memcpy(t + thl, pl, len);
     uint32_t sum = rnic_csum_pseudo4(s->ip, d->ip, RNIC_IPPROTO_TCP, (uint16_t)(thl + len));
-    rnic_put16(t + 16, rnic_csum_fold(rnic_csum_add(sum, t, thl + len)));
+    rnic_st_be16(t + 16, rnic_csum_fold(rnic_csum_add(sum, t, thl + len)));
     pcap_frame(f, o + thl + len);
     s->seq += (uint32_t)len + ((flags & (SYN | FIN)) ? 1 : 0);
 }
@@ -376,10 +376,10 @@ static void retry_marker(struct conv *c, uint16_t port, bool icmp)
                      port);
     size_t o = rnic_ip4_build(f, c->e[1].mac, c->e[0].mac, c->e[0].ip, c->e[1].ip,
                               17 /* UDP */, (uint16_t)(8 + n), ipid++);
-    rnic_put16(f + o, 45000);
-    rnic_put16(f + o + 2, 9);
-    rnic_put16(f + o + 4, (uint16_t)(8 + n));
-    rnic_put16(f + o + 6, 0);   /* no UDP checksum (IPv4) */
+    rnic_st_be16(f + o, 45000);
+    rnic_st_be16(f + o + 2, 9);
+    rnic_st_be16(f + o + 4, (uint16_t)(8 + n));
+    rnic_st_be16(f + o + 6, 0);   /* no UDP checksum (IPv4) */
     memcpy(f + o + 8, text, (size_t)n);
     if (!icmp) {
         pcap_frame(f, o + 8 + (size_t)n);
@@ -392,7 +392,7 @@ static void retry_marker(struct conv *c, uint16_t port, bool icmp)
     e[eo] = 3;                  /* destination unreachable */
     e[eo + 1] = 3;              /* port unreachable */
     memcpy(e + eo + 8, f + 14, q);
-    rnic_put16(e + eo + 2, rnic_csum_fold(rnic_csum_add(0, e + eo, 8 + q)));
+    rnic_st_be16(e + eo + 2, rnic_csum_fold(rnic_csum_add(0, e + eo, 8 + q)));
     pcap_frame(e, eo + 8 + q);
 }
 

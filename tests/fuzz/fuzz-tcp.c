@@ -84,11 +84,11 @@ static void fz_tx(void *opaque, uint8_t *frame, size_t len)
     if (doff < 20 || doff > ip.l4_len || len > 14 + 1500) {
         abort();
     }
-    struct tup *t = tup_by_port(f, rnic_get16(th + 2));
+    struct tup *t = tup_by_port(f, rnic_ld_be16(th + 2));
     if (t) {
         uint32_t seglen = (uint32_t)(ip.l4_len - doff) + !!(th[13] & 2) + !!(th[13] & 1);
-        t->eng_nxt = rnic_get32(th + 4) + seglen;
-        t->eng_ack = rnic_get32(th + 8);
+        t->eng_nxt = rnic_ld_be32(th + 4) + seglen;
+        t->eng_ack = rnic_ld_be32(th + 8);
     }
 }
 
@@ -153,22 +153,22 @@ static void op_segment(struct fz *f, uint8_t op)
     rnic_ip4_build(frame, f->mac, f->rmac, f->rip.u.v4, f->ip.u.v4, RNIC_IPPROTO_TCP,
                    (uint16_t)l4, 1);
     uint8_t *th = frame + 34;
-    rnic_put16(th, t->rport);
-    rnic_put16(th + 2, dport);
-    rnic_put32(th + 4, seq);
-    rnic_put32(th + 8, ack);
+    rnic_st_be16(th, t->rport);
+    rnic_st_be16(th + 2, dport);
+    rnic_st_be32(th + 4, seq);
+    rnic_st_be32(th + 8, ack);
     th[12] = (uint8_t)(((20 + olen) / 4) << 4);
     th[13] = flags;
-    rnic_put16(th + 14, win);
-    rnic_put16(th + 16, 0);
-    rnic_put16(th + 18, 0);
+    rnic_st_be16(th + 14, win);
+    rnic_st_be16(th + 16, 0);
+    rnic_st_be16(th + 18, 0);
     memcpy(th + 20, opt, olen);
     for (size_t i = 0; i < plen; i++) {
         th[20 + olen + i] = f->p < f->end ? rd8(f) : (uint8_t)i;
     }
     uint32_t sum = rnic_csum_pseudo4(f->rip.u.v4, f->ip.u.v4, RNIC_IPPROTO_TCP, (uint16_t)l4);
     uint16_t cs = rnic_csum_fold(rnic_csum_add(sum, th, l4));
-    rnic_put16(th + 16, (fix & 4) ? (uint16_t)(cs ^ 1) : cs);
+    rnic_st_be16(th + 16, (fix & 4) ? (uint16_t)(cs ^ 1) : cs);
     rnic_tcp_input(f->eng, frame, 34 + l4, f->now);
     rnic_tcp_deliver(f->eng);
 }

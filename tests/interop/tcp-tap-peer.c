@@ -165,16 +165,16 @@ static const struct rnic_tcp_ops ops = {
 /* ARP: answer requests for our address; everything else is not ours. */
 static void arp_input(struct peer *p, const uint8_t *f, size_t len)
 {
-    if (len < 42 || rnic_get16(f + 12) != RNIC_ETHERTYPE_ARP || rnic_get16(f + 20) != 1 ||
+    if (len < 42 || rnic_ld_be16(f + 12) != RNIC_ETHERTYPE_ARP || rnic_ld_be16(f + 20) != 1 ||
         memcmp(f + 38, p->ip, 4) != 0) {
         return;
     }
     uint8_t r[42];
     memcpy(r, f + 6, 6);
     memcpy(r + 6, p->mac, 6);
-    rnic_put16(r + 12, RNIC_ETHERTYPE_ARP);
+    rnic_st_be16(r + 12, RNIC_ETHERTYPE_ARP);
     memcpy(r + 14, f + 14, 6);          /* htype, ptype, hlen, plen */
-    rnic_put16(r + 20, 2);
+    rnic_st_be16(r + 20, 2);
     memcpy(r + 22, p->mac, 6);
     memcpy(r + 28, p->ip, 4);
     memcpy(r + 32, f + 22, 6);

@@ -183,16 +183,16 @@ static void check_segment(struct sim *s, int eng, const uint8_t *f, size_t len)
         return;
     }
     const uint8_t *th = f + 14 + (f[14] & 0xf) * 4;
-    uint16_t sport = rnic_get16(th), dport = rnic_get16(th + 2);
-    size_t ipl = rnic_get16(f + 16);
+    uint16_t sport = rnic_ld_be16(th), dport = rnic_ld_be16(th + 2);
+    size_t ipl = rnic_ld_be16(f + 16);
     size_t doff = (size_t)(th[12] >> 4) * 4;
     size_t plen = ipl - (size_t)(th - f - 14) - doff;
-    uint32_t seq = rnic_get32(th + 4);
+    uint32_t seq = rnic_ld_be32(th + 4);
     struct side *sd = side_by_port(s, eng, sport, dport);
     if (s->verbose > 1) {
         printf("%10.6f %c>%c %5u>%5u seq %u ack %u len %zu fl %02x win %u\n", (double)s->now / SEC,
-               'A' + eng, 'B' - eng, sport, dport, seq, rnic_get32(th + 8), plen, th[13],
-               rnic_get16(th + 14));
+               'A' + eng, 'B' - eng, sport, dport, seq, rnic_ld_be32(th + 8), plen, th[13],
+               rnic_ld_be16(th + 14));
     }
     if (!sd) {
         return;

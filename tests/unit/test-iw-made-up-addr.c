@@ -71,15 +71,15 @@ static size_t syn(uint8_t *f, const uint8_t *dmac, const uint8_t *dst_ip,
     uint32_t sum;
 
     memset(t, 0, 20);
-    rnic_put16(t, sport);
-    rnic_put16(t + 2, dport);
-    rnic_put32(t + 4, 0x12345678);
+    rnic_st_be16(t, sport);
+    rnic_st_be16(t + 2, dport);
+    rnic_st_be32(t + 4, 0x12345678);
     t[12] = 5 << 4;
     t[13] = 0x02;                       /* SYN */
-    rnic_put16(t + 14, 65535);
+    rnic_st_be16(t + 14, 65535);
     sum = rnic_csum_pseudo4(src_ip, dst_ip, 6, 20);
     sum = rnic_csum_add(sum, t, 20);
-    rnic_put16(t + 16, rnic_csum_fold(sum));
+    rnic_st_be16(t + 16, rnic_csum_fold(sum));
     return h + 20;
 }
 

@@ -38,7 +38,7 @@ static bool corrupt(uint8_t *f, size_t len)
         return false;
     }
     ihl = (size_t)(f[14] & 0xf) * 4;
-    iplen = rnic_get16(f + 16);
+    iplen = rnic_ld_be16(f + 16);
     tcp = f + 14 + ihl;
     thl = (size_t)(tcp[12] >> 4) * 4;
     plen = iplen - ihl - thl;
@@ -49,7 +49,7 @@ static bool corrupt(uint8_t *f, size_t len)
     tcp[16] = tcp[17] = 0;
     sum = rnic_csum_pseudo4(f + 26, f + 30, 6, (uint16_t)(iplen - ihl));
     sum = rnic_csum_add(sum, tcp, iplen - ihl);
-    rnic_put16(tcp + 16, rnic_csum_fold(sum));
+    rnic_st_be16(tcp + 16, rnic_csum_fold(sum));
     return true;
 }
 

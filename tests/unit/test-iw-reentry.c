@@ -191,8 +191,8 @@ static bool tcp_seg(const uint8_t *f, size_t len, uint32_t *seq,
     }
     ihl = (size_t)(f[14] & 0xf) * 4;
     thl = (size_t)(f[14 + ihl + 12] >> 4) * 4;
-    *seq = rnic_get32(f + 14 + ihl + 4);
-    *plen = rnic_get16(f + 16) - ihl - thl;
+    *seq = rnic_ld_be32(f + 14 + ihl + 4);
+    *plen = rnic_ld_be16(f + 16) - ihl - thl;
     return true;
 }
 
@@ -209,17 +209,17 @@ static size_t make_rst(uint8_t *rst, const uint8_t *f, uint32_t seq,
     memcpy(rst, f, 14);
     memcpy(ip, f + 14, 20);
     ip[0] = 0x45;
-    rnic_put16(ip + 2, 40);
+    rnic_st_be16(ip + 2, 40);
     ip[10] = ip[11] = 0;
-    rnic_put16(ip + 10, rnic_csum_fold(rnic_csum_add(0, ip, 20)));
+    rnic_st_be16(ip + 10, rnic_csum_fold(rnic_csum_add(0, ip, 20)));
     memcpy(tcp, ft, 4);                         /* ports */
-    rnic_put32(tcp + 4, seq + (uint32_t)plen);
+    rnic_st_be32(tcp + 4, seq + (uint32_t)plen);
     memcpy(tcp + 8, ft + 8, 4);                 /* ack */
     tcp[12] = 5 << 4;
     tcp[13] = 0x14;                             /* RST | ACK */
     sum = rnic_csum_pseudo4(ip + 12, ip + 16, 6, 20);
     sum = rnic_csum_add(sum, tcp, 20);
-    rnic_put16(tcp + 16, rnic_csum_fold(sum));
+    rnic_st_be16(tcp + 16, rnic_csum_fold(sum));
     return 54;
 }
 

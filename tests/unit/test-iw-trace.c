@@ -374,10 +374,10 @@ static uint32_t drop_first_data(struct p_wire *w)
         }
         ihl = (size_t)(f[14] & 0xf) * 4;
         thl = (size_t)(f[14 + ihl + 12] >> 4) * 4;
-        if (rnic_get16(f + 16) <= ihl + thl) {
+        if (rnic_ld_be16(f + 16) <= ihl + thl) {
             continue;
         }
-        seq = rnic_get32(f + 14 + ihl + 4);
+        seq = rnic_ld_be32(f + 14 + ihl + 4);
         free(w->q[i].data);
         memmove(&w->q[i], &w->q[i + 1], (w->n - i - 1) * sizeof(w->q[0]));
         w->n--;

@@ -104,8 +104,8 @@ static void reip(uint8_t *f)
 {
     uint8_t *ip = f + 14;
     size_t hl = (size_t)(ip[0] & 0xf) * 4;
-    rnic_put16(ip + 10, 0);
-    rnic_put16(ip + 10, rnic_csum_fold(rnic_csum_add(0, ip, hl)));
+    rnic_st_be16(ip + 10, 0);
+    rnic_st_be16(ip + 10, rnic_csum_fold(rnic_csum_add(0, ip, hl)));
 }
 
 static void test_ip4(void)
@@ -127,7 +127,7 @@ static void test_ip4(void)
     /* not IPv4 */
     uint8_t g[200];
     memcpy(g, f, n);
-    rnic_put16(g + 12, RNIC_ETHERTYPE_ARP);
+    rnic_st_be16(g + 12, RNIC_ETHERTYPE_ARP);
     CHECK(rnic_ip4_parse(g, n, &p) == RNIC_IP4_NOT_IP);
     memcpy(g, f, n);
     g[14] = 0x65;
@@ -137,22 +137,22 @@ static void test_ip4(void)
     CHECK(rnic_ip4_parse(g, n, &p) == RNIC_IP4_BAD_HLEN);
     memcpy(g, f, n);
     g[14] = 0x4f;                                       /* 60-byte header, packet 60 bytes */
-    rnic_put16(g + 16, 60);
+    rnic_st_be16(g + 16, 60);
     reip(g);
     CHECK(rnic_ip4_parse(g, 14 + 59, &p) == RNIC_IP4_BAD_HLEN);
     memcpy(g, f, n);
-    rnic_put16(g + 16, 10);                             /* total < header */
+    rnic_st_be16(g + 16, 10);                             /* total < header */
     reip(g);
     CHECK(rnic_ip4_parse(g, n, &p) == RNIC_IP4_BAD_LEN);
     memcpy(g, f, n);
     g[22] ^= 1;                                         /* TTL changed, checksum stale */
     CHECK(rnic_ip4_parse(g, n, &p) == RNIC_IP4_BAD_CSUM);
     memcpy(g, f, n);
-    rnic_put16(g + 20, 0x2000);                         /* MF */
+    rnic_st_be16(g + 20, 0x2000);                         /* MF */
     reip(g);
     CHECK(rnic_ip4_parse(g, n, &p) == RNIC_IP4_FRAGMENT);
     memcpy(g, f, n);
-    rnic_put16(g + 20, 0x0010);                         /* offset 128 */
+    rnic_st_be16(g + 20, 0x0010);                         /* offset 128 */
     reip(g);
     CHECK(rnic_ip4_parse(g, n, &p) == RNIC_IP4_FRAGMENT);
     memcpy(g, f, n);
@@ -162,7 +162,7 @@ static void test_ip4(void)
     /* options are skipped: IHL 6 with a 4-byte NOP option */
     memcpy(g, f, 34);
     g[14] = 0x46;
-    rnic_put16(g + 16, 24 + 40);
+    rnic_st_be16(g + 16, 24 + 40);
     memset(g + 34, 1, 4);
     memset(g + 38, 0xcd, 40);
     reip(g);

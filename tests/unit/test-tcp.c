@@ -167,12 +167,12 @@ static bool parse(int i, struct seg *s)
     }
     const uint8_t *th = ip.l4;
     size_t doff = (size_t)(th[12] >> 4) * 4;
-    s->sport = rnic_get16(th);
-    s->dport = rnic_get16(th + 2);
-    s->seq = rnic_get32(th + 4);
-    s->ack = rnic_get32(th + 8);
+    s->sport = rnic_ld_be16(th);
+    s->dport = rnic_ld_be16(th + 2);
+    s->seq = rnic_ld_be32(th + 4);
+    s->ack = rnic_ld_be32(th + 8);
     s->flags = th[13];
-    s->win = rnic_get16(th + 14);
+    s->win = rnic_ld_be16(th + 14);
     s->data = th + doff;
     s->len = (uint32_t)(ip.l4_len - doff);
     s->mss = s->ws = -1;
@@ -186,15 +186,15 @@ static bool parse(int i, struct seg *s)
             continue;
         }
         uint8_t l = th[o + 1];
-        if (k == 2) s->mss = rnic_get16(th + o + 2);
+        if (k == 2) s->mss = rnic_ld_be16(th + o + 2);
         if (k == 3) s->ws = th[o + 2];
         if (k == 4) s->sackok = true;
-        if (k == 8) { s->has_ts = true; s->tsval = rnic_get32(th + o + 2); s->tsecr = rnic_get32(th + o + 6); }
+        if (k == 8) { s->has_ts = true; s->tsval = rnic_ld_be32(th + o + 2); s->tsecr = rnic_ld_be32(th + o + 6); }
         if (k == 5) {
             s->nsack = (l - 2) / 8;
             for (int j = 0; j < s->nsack && j < 4; j++) {
-                s->sack[j][0] = rnic_get32(th + o + 2 + 8 * j);
-                s->sack[j][1] = rnic_get32(th + o + 6 + 8 * j);
+                s->sack[j][0] = rnic_ld_be32(th + o + 2 + 8 * j);
+                s->sack[j][1] = rnic_ld_be32(th + o + 6 + 8 * j);
             }
         }
         o += l;
@@ -220,38 +220,38 @@ static void inject(uint16_t sport, uint16_t dport, uint8_t flags, uint32_t seq, 
     uint8_t opt[40];
     size_t ol = 0;
     if (o) {
-        if (o->mss >= 0 && (flags & TH_SYN)) { opt[ol++] = 2; opt[ol++] = 4; rnic_put16(opt + ol, (uint16_t)o->mss); ol += 2; }
+        if (o->mss >= 0 && (flags & TH_SYN)) { opt[ol++] = 2; opt[ol++] = 4; rnic_st_be16(opt + ol, (uint16_t)o->mss); ol += 2; }
         if (o->ws >= 0 && (flags & TH_SYN)) { opt[ol++] = 1; opt[ol++] = 3; opt[ol++] = 3; opt[ol++] = (uint8_t)o->ws; }
         if (o->sackok && (flags & TH_SYN)) { opt[ol++] = 1; opt[ol++] = 1; opt[ol++] = 4; opt[ol++] = 2; }
         if (o->ts) { opt[ol++] = 1; opt[ol++] = 1; opt[ol++] = 8; opt[ol++] = 10;
-                     rnic_put32(opt + ol, o->tsval); rnic_put32(opt + ol + 4, o->tsecr); ol += 8; }
+                     rnic_st_be32(opt + ol, o->tsval); rnic_st_be32(opt + ol + 4, o->tsecr); ol += 8; }
         if (o->nsack) { opt[ol++] = 1; opt[ol++] = 1; opt[ol++] = 5; opt[ol++] = (uint8_t)(2 + 8 * o->nsack);
-                        for (int j = 0; j < o->nsack; j++) { rnic_put32(opt + ol, o->sack[j][0]);
-                            rnic_put32(opt + ol + 4, o->sack[j][1]); ol += 8; } }
+                        for (int j = 0; j < o->nsack; j++) { rnic_st_be32(opt + ol, o->sack[j][0]);
+                            rnic_st_be32(opt + ol + 4, o->sack[j][1]); ol += 8; } }
     }
     uint8_t si[4] = { 10, 0, 0, 2 }, di[4] = { 10, 0, 0, 1 };
     size_t l4 = 20 + ol + len;
     rnic_ip4_build(f, MAC_E, MAC_P, si, di, 6, (uint16_t)l4, 1);
     uint8_t *th = f + 34;
-    rnic_put16(th, sport);
-    rnic_put16(th + 2, dport);
-    rnic_put32(th + 4, seq);
-    rnic_put32(th + 8, ack);
+    rnic_st_be16(th, sport);
+    rnic_st_be16(th + 2, dport);
+    rnic_st_be32(th + 4, seq);
+    rnic_st_be32(th + 8, ack);
     th[12] = (uint8_t)(((20 + ol) / 4) << 4);
     if (o && o->doff_override) {
         th[12] = (uint8_t)(o->doff_override << 4);
     }
     th[13] = flags;
-    rnic_put16(th + 14, win);
-    rnic_put16(th + 16, 0);
-    rnic_put16(th + 18, 0);
+    rnic_st_be16(th + 14, win);
+    rnic_st_be16(th + 16, 0);
+    rnic_st_be16(th + 18, 0);
     memcpy(th + 20, opt, ol);
     if (len) {
         memcpy(th + 20 + ol, data, len);
     }
     uint32_t sum = rnic_csum_pseudo4(si, di, 6, (uint16_t)l4);
     uint16_t cs = rnic_csum_fold(rnic_csum_add(sum, th, l4));
-    rnic_put16(th + 16, (o && o->bad_csum) ? (uint16_t)(cs + 1) : cs);
+    rnic_st_be16(th + 16, (o && o->bad_csum) ? (uint16_t)(cs + 1) : cs);
     H.in_frame = f;
     H.in_len = 34 + l4;
     rnic_tcp_input(H.t, f, 34 + l4, H.now);
@@ -1185,7 +1185,7 @@ static void test_limits_and_unlisten(void)
     /* frames that are not ours are left to the embedder */
     uint8_t arp[60] = { 0 };
     memcpy(arp, MAC_E, 6);
-    rnic_put16(arp + 12, RNIC_ETHERTYPE_ARP);
+    rnic_st_be16(arp + 12, RNIC_ETHERTYPE_ARP);
     CHECK(!rnic_tcp_input(H.t, arp, sizeof(arp), H.now));
 }
 

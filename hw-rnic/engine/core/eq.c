@@ -48,8 +48,8 @@ void rnic_eq_post_async(struct rnic_dev *d, uint8_t code, uint32_t obj,
     memset(&e, 0, sizeof(e));
     e.type = RNIC_EQE_ASYNC;
     e.code = code;
-    e.obj = rnic_st32(obj);
-    e.u.async.info = rnic_st32(info);
+    e.obj = rnic_cpu_to_le32(obj);
+    e.u.async.info = rnic_cpu_to_le32(info);
     rnic_eq_post(d, d->async_eqn, &e);
 }
 
@@ -84,7 +84,7 @@ void rnic_eq_doorbell(struct rnic_dev *d, uint32_t eqn)
 
 unsigned rnic_eq_create(struct rnic_dev *d, const struct rnic_cmd_create_eq *c)
 {
-    uint32_t eqn = rnic_ld32(c->eqn);
+    uint32_t eqn = rnic_le32_to_cpu(c->eqn);
     struct rnic_eq eq;
     uint32_t depth;
     unsigned sts;

@@ -13,7 +13,7 @@ unsigned rnic_l2q_create(struct rnic_dev *d, bool rx,
                          const struct rnic_cmd_create_l2q *c)
 {
     struct rnic_l2q *tab = rx ? d->rxq : d->txq;
-    uint32_t qid = rnic_ld32(c->qid), eqn = rnic_ld32(c->eqn);
+    uint32_t qid = rnic_le32_to_cpu(c->qid), eqn = rnic_le32_to_cpu(c->eqn);
     struct rnic_l2q q;
     unsigned sts, i;
 
@@ -82,7 +82,7 @@ static void l2q_event(struct rnic_dev *d, struct rnic_l2q *q, bool rx,
     }
     memset(&e, 0, sizeof(e));
     e.type = rx ? RNIC_EQE_L2_RX : RNIC_EQE_L2_TX;
-    e.obj = rnic_st32(qid);
+    e.obj = rnic_cpu_to_le32(qid);
     q->armed = false;
     q->ev_idx = q->cidx;
     rnic_eq_post(d, q->eqn, &e);
@@ -143,11 +143,11 @@ static uint32_t tx_gather(struct rnic_dev *d, struct rnic_l2q *q,
             *err = RNIC_L2ERR_DMA;
             break;
         }
-        dlen = rnic_ld16(desc.len);
+        dlen = rnic_le16_to_cpu(desc.len);
         if (!*err && (dlen == 0 || total + dlen > max)) {
             *err = RNIC_L2ERR_BAD_DESC;
         }
-        if (!*err && rnic_dma_read(&d->host, rnic_ld64(desc.addr),
+        if (!*err && rnic_dma_read(&d->host, rnic_le64_to_cpu(desc.addr),
                                    d->frame + total, dlen)) {
             *err = RNIC_L2ERR_DMA;
         }
@@ -314,11 +314,13 @@ bool rnic_l2_rx_frame(struct rnic_dev *d, const uint8_t *frame, size_t len)
     slot = rnic_ring_slot(&q->ring, q->cidx);
     if (rnic_dma_read(&d->host, slot, &desc, sizeof(desc))) {
         status |= RNIC_L2_ERR;
-    } else if (len > rnic_l2_max_frame(d) || len > rnic_ld16(desc.buf_len)) {
+    } else if (len > rnic_l2_max_frame(d) ||
+               len > rnic_le16_to_cpu(desc.buf_len)) {
         /* Drop it; the buffer stays posted for the next frame. */
         d->stats.rx_too_long++;
         return true;
-    } else if (rnic_dma_write(&d->host, rnic_ld64(desc.addr), frame, len)) {
+    } else if (rnic_dma_write(&d->host, rnic_le64_to_cpu(desc.addr), frame,
+                              len)) {
         status |= RNIC_L2_ERR;
     }
     if (status & RNIC_L2_ERR) {
@@ -329,7 +331,7 @@ bool rnic_l2_rx_frame(struct rnic_dev *d, const uint8_t *frame, size_t len)
         d->stats.rx_frames++;
         d->stats.rx_bytes += len;
     }
-    plen = rnic_st16((uint16_t)len);
+    plen = rnic_cpu_to_le16((uint16_t)len);
     rnic_dma_write(&d->host, slot + offsetof(struct rnic_l2_rx_desc, pkt_len),
                    &plen, sizeof(plen));
     rnic_dma_write(&d->host, slot + offsetof(struct rnic_l2_rx_desc, status),

@@ -22,7 +22,7 @@ static int copy_list(const struct rnic_host *h, uint64_t src, uint32_t n,
             return -1;
         }
         for (i = 0; i < k; i++) {
-            out[done + i] = rnic_ld64(buf[i]);
+            out[done + i] = rnic_le64_to_cpu(buf[i]);
         }
         done += k;
     }
@@ -55,7 +55,7 @@ unsigned rnic_pbl_copy(const struct rnic_host *h, uint64_t addr,
             if (rnic_dma_read(h, addr + (uint64_t)i * 8, &l2, 8)) {
                 return RNIC_STS_DMA_ERROR;
             }
-            l2 = rnic_ld64(l2);
+            l2 = rnic_le64_to_cpu(l2);
             if (l2 & (RNIC_PAGE_SIZE - 1)) {
                 return RNIC_STS_BAD_PARAM;
             }
@@ -84,9 +84,9 @@ unsigned rnic_pbl_copy(const struct rnic_host *h, uint64_t addr,
 unsigned rnic_pbl_load(const struct rnic_host *h, const struct rnic_pbl *pbl,
                        uint32_t nentries, uint64_t *out)
 {
-    if (pbl->rsvd || rnic_ld32(pbl->nentries) != nentries) {
+    if (pbl->rsvd || rnic_le32_to_cpu(pbl->nentries) != nentries) {
         return RNIC_STS_BAD_PARAM;
     }
-    return rnic_pbl_copy(h, rnic_ld64(pbl->addr), nentries, pbl->levels,
+    return rnic_pbl_copy(h, rnic_le64_to_cpu(pbl->addr), nentries, pbl->levels,
                          pbl->page_shift, out);
 }

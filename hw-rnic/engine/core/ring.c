@@ -68,8 +68,8 @@ unsigned rnic_ring_load_pbl(struct rnic_ring *r, const struct rnic_host *h,
     if (pbl->rsvd) {
         return RNIC_STS_BAD_PARAM;
     }
-    return rnic_ring_load(r, h, rnic_ld64(pbl->addr),
-                          rnic_ld32(pbl->nentries), pbl->levels,
+    return rnic_ring_load(r, h, rnic_le64_to_cpu(pbl->addr),
+                          rnic_le32_to_cpu(pbl->nentries), pbl->levels,
                           pbl->page_shift, depth, entry_size);
 }
 
@@ -82,13 +82,13 @@ unsigned rnic_ring_load_large(struct rnic_ring *r, const struct rnic_host *h,
     memset(r, 0, sizeof(*r));
     if (!ring_shape_ok(depth, entry_size) || pbl->rsvd ||
         pbl->page_shift != RNIC_PAGE_SHIFT ||
-        rnic_ld32(pbl->nentries) != need) {
+        rnic_le32_to_cpu(pbl->nentries) != need) {
         return RNIC_STS_BAD_PARAM;
     }
     if (need > max_pages) {
         return RNIC_STS_NO_RESOURCES;
     }
-    return ring_fill(r, h, rnic_ld64(pbl->addr), pbl->levels, depth,
+    return ring_fill(r, h, rnic_le64_to_cpu(pbl->addr), pbl->levels, depth,
                      entry_size);
 }
 

@@ -63,7 +63,7 @@ static void post_completion(struct rnic_dev *d, struct rnic_admin_cqe *cqe)
 {
     struct rnic_admq *aq = &d->admq;
 
-    cqe->sq_head = rnic_st16((uint16_t)aq->sq_head);
+    cqe->sq_head = rnic_cpu_to_le16((uint16_t)aq->sq_head);
     cqe->flags = 0;
     if (rnic_ring_publish(&aq->cq, &d->host, aq->cq_tail, cqe,
                           offsetof(struct rnic_admin_cqe, flags))) {
@@ -105,9 +105,9 @@ static void take_doorbells(struct rnic_dev *d)
         d->admq_db_tail = aq->sq_tail;
         if (cq_has_room(aq)) {
             memset(&cqe, 0, sizeof(cqe));
-            cqe.tag = rnic_st16(RNIC_ADMIN_TAG_NONE);
+            cqe.tag = rnic_cpu_to_le16(RNIC_ADMIN_TAG_NONE);
             cqe.status = RNIC_STS_RING_OVERFLOW;
-            cqe.result0 = rnic_st32(tail);
+            cqe.result0 = rnic_cpu_to_le32(tail);
             post_completion(d, &cqe);
         }
         return;
@@ -139,7 +139,7 @@ void rnic_admin_process(struct rnic_dev *d)
         /* Copy in first: the guest may rewrite the slot at any time. */
         if (rnic_ring_read(&aq->sq, &d->host, aq->sq_head, &cmd)) {
             sts = RNIC_STS_DMA_ERROR;
-            cqe.tag = rnic_st16(RNIC_ADMIN_TAG_NONE);
+            cqe.tag = rnic_cpu_to_le16(RNIC_ADMIN_TAG_NONE);
         } else {
             cqe.tag = cmd.hdr.tag;
             cqe.opcode = cmd.hdr.opcode;
@@ -149,7 +149,7 @@ void rnic_admin_process(struct rnic_dev *d)
         cqe.status = (uint8_t)sts;
         if (d->host.ops->cmd_done) {
             d->host.ops->cmd_done(d->host.opaque, cqe.opcode,
-                                  rnic_ld16(cqe.tag), sts);
+                                  rnic_le16_to_cpu(cqe.tag), sts);
         }
         post_completion(d, &cqe);
     }
@@ -162,24 +162,25 @@ static unsigned cmd_query_stats(struct rnic_dev *d,
     struct rnic_port_stats out;
     struct rnic_mem_usage mu;
 
-    if (rnic_ld32(c->buf_len) < sizeof(out) || c->rsvd) {
+    if (rnic_le32_to_cpu(c->buf_len) < sizeof(out) || c->rsvd) {
         return RNIC_STS_BAD_PARAM;
     }
     memset(&out, 0, sizeof(out));
-    out.tx_frames = rnic_st64(s->tx_frames);
-    out.tx_bytes = rnic_st64(s->tx_bytes);
-    out.tx_errors = rnic_st64(s->tx_errors);
-    out.rx_frames = rnic_st64(s->rx_frames);
-    out.rx_bytes = rnic_st64(s->rx_bytes);
-    out.rx_no_buffer = rnic_st64(s->rx_no_buffer);
-    out.rx_too_long = rnic_st64(s->rx_too_long);
-    out.rx_filtered = rnic_st64(s->rx_filtered);
-    out.rx_offload = rnic_st64(s->rx_offload);
-    out.rx_errors = rnic_st64(s->rx_errors);
+    out.tx_frames = rnic_cpu_to_le64(s->tx_frames);
+    out.tx_bytes = rnic_cpu_to_le64(s->tx_bytes);
+    out.tx_errors = rnic_cpu_to_le64(s->tx_errors);
+    out.rx_frames = rnic_cpu_to_le64(s->rx_frames);
+    out.rx_bytes = rnic_cpu_to_le64(s->rx_bytes);
+    out.rx_no_buffer = rnic_cpu_to_le64(s->rx_no_buffer);
+    out.rx_too_long = rnic_cpu_to_le64(s->rx_too_long);
+    out.rx_filtered = rnic_cpu_to_le64(s->rx_filtered);
+    out.rx_offload = rnic_cpu_to_le64(s->rx_offload);
+    out.rx_errors = rnic_cpu_to_le64(s->rx_errors);
     rnic_dev_mem_usage(d, &mu);
-    out.conn_mem_bytes = rnic_st64(mu.conn_total);
-    out.tcp_engine_mem_bytes = rnic_st64(mu.tcp_engine);
-    if (rnic_dma_write(&d->host, rnic_ld64(c->buf_addr), &out, sizeof(out))) {
+    out.conn_mem_bytes = rnic_cpu_to_le64(mu.conn_total);
+    out.tcp_engine_mem_bytes = rnic_cpu_to_le64(mu.tcp_engine);
+    if (rnic_dma_write(&d->host, rnic_le64_to_cpu(c->buf_addr), &out,
+                       sizeof(out))) {
         return RNIC_STS_DMA_ERROR;
     }
     return RNIC_STS_OK;
@@ -188,7 +189,7 @@ static unsigned cmd_query_stats(struct rnic_dev *d,
 static unsigned cmd_set_port(struct rnic_dev *d,
                              const struct rnic_cmd_set_port *c)
 {
-    uint32_t mtu = rnic_ld16(c->mtu), flags = rnic_ld32(c->flags);
+    uint32_t mtu = rnic_le16_to_cpu(c->mtu), flags = rnic_le32_to_cpu(c->flags);
 
     if (mtu < RNIC_MIN_MTU || mtu > d->cfg.max_mtu ||
         (flags & ~(RNIC_PORT_PROMISC | RNIC_PORT_ALLMULTI)) ||
@@ -239,7 +240,7 @@ static unsigned cmd_free_uctx(struct rnic_dev *d, uint32_t uctx)
 static unsigned cmd_create_pd(struct rnic_dev *d,
                               const struct rnic_cmd_create_pd *c)
 {
-    uint32_t pdn = rnic_ld32(c->pdn), uctx = rnic_ld32(c->uctx);
+    uint32_t pdn = rnic_le32_to_cpu(c->pdn), uctx = rnic_le32_to_cpu(c->uctx);
 
     if (pdn >= d->cfg.max_pd) {
         return RNIC_STS_BAD_INDEX;
@@ -286,7 +287,7 @@ unsigned rnic_admin_execute(struct rnic_dev *d,
                             struct rnic_admin_cqe *cqe)
 {
     const struct rnic_cmd_obj *obj = &cmd->u.obj;
-    uint32_t id = rnic_ld32(obj->id);
+    uint32_t id = rnic_le32_to_cpu(obj->id);
 
     if (cmd->hdr.flags || cmd->hdr.rsvd) {
         return RNIC_STS_BAD_PARAM;
@@ -312,7 +313,7 @@ unsigned rnic_admin_execute(struct rnic_dev *d,
         return rnic_l2q_destroy(d, cmd->hdr.opcode == RNIC_CMD_DESTROY_RXQ,
                                 id);
     case RNIC_CMD_ALLOC_UCTX:
-        return cmd_alloc_uctx(d, rnic_ld32(cmd->u.alloc_uctx.uctx));
+        return cmd_alloc_uctx(d, rnic_le32_to_cpu(cmd->u.alloc_uctx.uctx));
     case RNIC_CMD_FREE_UCTX:
         return cmd_free_uctx(d, id);
     case RNIC_CMD_CREATE_PD:

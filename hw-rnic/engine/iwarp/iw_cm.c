@@ -44,9 +44,9 @@ void rnic_iw_cm_event(struct rnic_dev *d, struct rnic_iw_conn *c,
     memset(&e, 0, sizeof(e));
     e.type = RNIC_EQE_CM;
     e.code = code;
-    e.obj = rnic_st32(c->id);
-    cm->listen_id = rnic_st32(c->listen_id);
-    cm->qpn = rnic_st32(c->qpn);
+    e.obj = rnic_cpu_to_le32(c->id);
+    cm->listen_id = rnic_cpu_to_le32(c->listen_id);
+    cm->qpn = rnic_cpu_to_le32(c->qpn);
     if (code == RNIC_CM_CONNECT_REQUEST) {
         cm->ird = (uint8_t)(c->req.ird > 255 ? 255 : c->req.ird);
         cm->ord = (uint8_t)(c->req.ord > 255 ? 255 : c->req.ord);
@@ -64,8 +64,8 @@ void rnic_iw_cm_event(struct rnic_dev *d, struct rnic_iw_conn *c,
                         rtr_to_flags(c->neg.rtr) |
                         (c->iq && c->iq->rfc7306 ? RNIC_MPA_RFC7306 : 0);
     }
-    cm->pdata_len = rnic_st16(pdata_len);
-    cm->status = rnic_st16(status);
+    cm->pdata_len = rnic_cpu_to_le16(pdata_len);
+    cm->status = rnic_cpu_to_le16(status);
     cm->tuple = c->tuple;
     rnic_eq_post(d, d->cm_eqn, &e);
 }
@@ -162,8 +162,8 @@ void *rnic_iw_cm_accept(struct rnic_dev *d, struct rnic_iw_eng *e,
     c->tuple.family = RNIC_AF_IPV4;
     memcpy(c->tuple.local_addr, la.u.v4, 4);
     memcpy(c->tuple.remote_addr, ra.u.v4, 4);
-    c->tuple.local_port = rnic_st16(lp);
-    c->tuple.remote_port = rnic_st16(rp);
+    c->tuple.local_port = rnic_cpu_to_le16(lp);
+    c->tuple.remote_port = rnic_cpu_to_le16(rp);
     c->key.family = RNIC_AF_IPV4;
     memcpy(c->key.laddr, la.u.v4, 4);
     memcpy(c->key.raddr, ra.u.v4, 4);

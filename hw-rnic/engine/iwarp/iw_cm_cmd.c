@@ -59,8 +59,8 @@ static unsigned cmd_listen(struct rnic_dev *d,
                            const struct rnic_cmd_cm_listen *c)
 {
     struct rnic_iw *iw = d->iw;
-    uint32_t id = rnic_ld32(c->listen_id), i;
-    uint16_t port = rnic_ld16(c->port);
+    uint32_t id = rnic_le32_to_cpu(c->listen_id), i;
+    uint16_t port = rnic_le16_to_cpu(c->port);
     struct rnic_iw_listener *l;
 
     if (id >= d->cfg.max_listen) {
@@ -87,7 +87,7 @@ static unsigned cmd_listen(struct rnic_dev *d,
     memset(l, 0, sizeof(*l));
     memcpy(l->addr, c->addr, 4);
     l->port = port;
-    l->backlog = rnic_ld32(c->backlog);
+    l->backlog = rnic_le32_to_cpu(c->backlog);
     if (l->backlog == 0 || l->backlog > 1024) {
         l->backlog = l->backlog ? 1024 : 1;
     }
@@ -154,9 +154,10 @@ static unsigned cmd_connect(struct rnic_dev *d,
                             struct rnic_admin_cqe *cqe)
 {
     const struct rnic_tuple *t = &cmd->tuple;
-    uint32_t flags = rnic_ld32(cmd->flags);
-    uint16_t pdlen = rnic_ld16(cmd->pdata_len), mss = rnic_ld16(cmd->mss);
-    uint16_t rport = rnic_ld16(t->remote_port);
+    uint32_t flags = rnic_le32_to_cpu(cmd->flags);
+    uint16_t pdlen = rnic_le16_to_cpu(cmd->pdata_len);
+    uint16_t mss = rnic_le16_to_cpu(cmd->mss);
+    uint16_t rport = rnic_le16_to_cpu(t->remote_port);
     uint16_t room = RNIC_MPA_PD_MAX - (cmd->mpa_rev == 2 ? RNIC_MPA_V2_LEN : 0);
     struct rnic_iw_conn *c;
     struct rnic_iw_eng *e;
@@ -166,7 +167,7 @@ static unsigned cmd_connect(struct rnic_dev *d,
     unsigned sts;
     uint32_t i;
 
-    sts = qp_for_bind(d, rnic_ld32(cmd->qpn), &qp);
+    sts = qp_for_bind(d, rnic_le32_to_cpu(cmd->qpn), &qp);
     if (sts) {
         return sts;
     }
@@ -197,7 +198,7 @@ static unsigned cmd_connect(struct rnic_dev *d,
     }
     rnic_trace_conn_state(&d->host, c->id, c->qpn, RNIC_TRACE_NONE,
                           IWC_SYN_SENT);
-    sts = read_pdata(d, rnic_ld64(cmd->pdata_addr), pdlen, c->hs->pdata,
+    sts = read_pdata(d, rnic_le64_to_cpu(cmd->pdata_addr), pdlen, c->hs->pdata,
                      room);
     e = sts ? NULL : rnic_iw_eng_get(d, t->local_addr, true);
     if (!sts && !e) {
@@ -224,7 +225,7 @@ static unsigned cmd_connect(struct rnic_dev *d,
     }
     c->iq->rfc7306 = cmd->mpa_flags & RNIC_MPA_RFC7306;
     c->tuple = *t;
-    lport = rnic_ld16(t->local_port);
+    lport = rnic_le16_to_cpu(t->local_port);
     rnic_ipaddr_v4(&ra, t->remote_addr[0], t->remote_addr[1],
                    t->remote_addr[2], t->remote_addr[3]);
     c->state = IWC_SYN_SENT;
@@ -237,7 +238,7 @@ static unsigned cmd_connect(struct rnic_dev *d,
         return lport ? RNIC_STS_EXISTS : RNIC_STS_NO_RESOURCES;
     }
     rnic_tcp_get_tuple(c->tc, NULL, &lport, NULL, NULL);
-    c->tuple.local_port = rnic_st16(lport);
+    c->tuple.local_port = rnic_cpu_to_le16(lport);
     c->key.family = RNIC_AF_IPV4;
     memcpy(c->key.laddr, t->local_addr, 4);
     memcpy(c->key.raddr, t->remote_addr, 4);
@@ -245,7 +246,7 @@ static unsigned cmd_connect(struct rnic_dev *d,
     c->key.rport = rport;
     rnic_iw_steer_conn(d, c, true);
     rnic_iw_conn_mtu(d, c->tc, mss);
-    cqe->result0 = rnic_st32(c->id);
+    cqe->result0 = rnic_cpu_to_le32(c->id);
     return RNIC_STS_OK;
 }
 
@@ -270,7 +271,7 @@ static struct rnic_iw_conn *conn_of(struct rnic_dev *d, uint32_t id,
 static unsigned cmd_accept(struct rnic_dev *d,
                            const struct rnic_cmd_cm_accept *cmd)
 {
-    uint16_t pdlen = rnic_ld16(cmd->pdata_len);
+    uint16_t pdlen = rnic_le16_to_cpu(cmd->pdata_len);
     uint8_t buf[RNIC_MPA_RR_MAX], pd[RNIC_MPA_PD_MAX];
     struct rnic_mpa_local loc;
     struct rnic_mpa_rr rep;
@@ -279,7 +280,7 @@ static unsigned cmd_accept(struct rnic_dev *d,
     unsigned sts;
     int n;
 
-    c = conn_of(d, rnic_ld32(cmd->conn_id), &sts);
+    c = conn_of(d, rnic_le32_to_cpu(cmd->conn_id), &sts);
     if (!c) {
         return sts;
     }
@@ -291,10 +292,10 @@ static unsigned cmd_accept(struct rnic_dev *d,
     }
     sts = check_ird_ord(d, cmd->ird, cmd->ord, cmd->mpa_flags);
     if (!sts) {
-        sts = qp_for_bind(d, rnic_ld32(cmd->qpn), &qp);
+        sts = qp_for_bind(d, rnic_le32_to_cpu(cmd->qpn), &qp);
     }
     if (!sts) {
-        sts = read_pdata(d, rnic_ld64(cmd->pdata_addr), pdlen, pd,
+        sts = read_pdata(d, rnic_le64_to_cpu(cmd->pdata_addr), pdlen, pd,
                          RNIC_MPA_PD_MAX - (c->req.enhanced ?
                                             RNIC_MPA_V2_LEN : 0));
     }
@@ -362,14 +363,14 @@ static unsigned cmd_accept(struct rnic_dev *d,
 static unsigned cmd_reject(struct rnic_dev *d,
                            const struct rnic_cmd_cm_reject *cmd)
 {
-    uint16_t pdlen = rnic_ld16(cmd->pdata_len);
+    uint16_t pdlen = rnic_le16_to_cpu(cmd->pdata_len);
     uint8_t buf[RNIC_MPA_RR_MAX], pd[RNIC_MPA_PD_MAX];
     struct rnic_mpa_rr rep;
     struct rnic_iw_conn *c;
     unsigned sts;
     int n;
 
-    c = conn_of(d, rnic_ld32(cmd->conn_id), &sts);
+    c = conn_of(d, rnic_le32_to_cpu(cmd->conn_id), &sts);
     if (!c) {
         return sts;
     }
@@ -379,7 +380,7 @@ static unsigned cmd_reject(struct rnic_dev *d,
     if (cmd->rsvd) {
         return RNIC_STS_BAD_PARAM;
     }
-    sts = read_pdata(d, rnic_ld64(cmd->pdata_addr), pdlen, pd,
+    sts = read_pdata(d, rnic_le64_to_cpu(cmd->pdata_addr), pdlen, pd,
                      RNIC_MPA_PD_MAX - (c->req.enhanced ? RNIC_MPA_V2_LEN : 0));
     if (sts) {
         return sts;
@@ -453,7 +454,7 @@ unsigned rnic_iw_cm_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
     case RNIC_CMD_CM_LISTEN:
         return cmd_listen(d, &cmd->u.cm_listen);
     case RNIC_CMD_CM_DESTROY_LISTEN:
-        return cmd_destroy_listen(d, rnic_ld32(cmd->u.obj.id));
+        return cmd_destroy_listen(d, rnic_le32_to_cpu(cmd->u.obj.id));
     case RNIC_CMD_CM_CONNECT:
         return cmd_connect(d, &cmd->u.cm_connect, cqe);
     case RNIC_CMD_CM_ACCEPT:
@@ -461,9 +462,9 @@ unsigned rnic_iw_cm_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
     case RNIC_CMD_CM_REJECT:
         return cmd_reject(d, &cmd->u.cm_reject);
     case RNIC_CMD_CM_DISCONNECT:
-        return cmd_disconnect(d, rnic_ld32(cmd->u.obj.id));
+        return cmd_disconnect(d, rnic_le32_to_cpu(cmd->u.obj.id));
     case RNIC_CMD_CM_ABORT:
-        return cmd_abort(d, rnic_ld32(cmd->u.obj.id));
+        return cmd_abort(d, rnic_le32_to_cpu(cmd->u.obj.id));
     default:
         return RNIC_STS_BAD_OPCODE;
     }

@@ -85,7 +85,7 @@ bool rnic_iw_rx_buf_get(struct rnic_dev *d, struct rnic_iw_conn *c,
     }
     /* the deframer's fast path: one whole FPDU at the head, no marker */
     if (!c->rx.markers && !c->rx.in_fpdu && len >= 2 &&
-        rnic_mpa_fpdu_len(rnic_get16(data)) <= len) {
+        rnic_mpa_fpdu_len(rnic_ld_be16(data)) <= len) {
         return true;
     }
     c->rxbuf = rnic_mem_alloc(&d->mem, RNIC_MEM_RX_FPDU, RNIC_IW_RX_ULPDU_MAX);

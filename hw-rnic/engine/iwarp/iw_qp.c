@@ -57,7 +57,7 @@ void rnic_iw_qp_query(struct rnic_dev *d, struct rnic_qp *qp,
         return;
     }
     c = qp->iw->conn;
-    attr->conn_id = rnic_st32(c->id);
+    attr->conn_id = rnic_cpu_to_le32(c->id);
     attr->ird = (uint8_t)qp->iw->ird;
     attr->ord = (uint8_t)qp->iw->ord;
     attr->mpa_rev = c->neg.rev;
@@ -70,14 +70,14 @@ void rnic_iw_qp_query(struct rnic_dev *d, struct rnic_qp *qp,
         return;
     }
     rnic_tcp_get_info(c->tc, &ti);
-    attr->tcp.snd_una = rnic_st32(ti.snd_una);
-    attr->tcp.snd_nxt = rnic_st32(ti.snd_nxt);
-    attr->tcp.rcv_nxt = rnic_st32(ti.rcv_nxt);
-    attr->tcp.snd_wnd = rnic_st32(ti.snd_wnd);
-    attr->tcp.rcv_wnd = rnic_st32(ti.rcv_wnd);
-    attr->tcp.mss = rnic_st16((uint16_t)ti.emss);
+    attr->tcp.snd_una = rnic_cpu_to_le32(ti.snd_una);
+    attr->tcp.snd_nxt = rnic_cpu_to_le32(ti.snd_nxt);
+    attr->tcp.rcv_nxt = rnic_cpu_to_le32(ti.rcv_nxt);
+    attr->tcp.snd_wnd = rnic_cpu_to_le32(ti.snd_wnd);
+    attr->tcp.rcv_wnd = rnic_cpu_to_le32(ti.rcv_wnd);
+    attr->tcp.mss = rnic_cpu_to_le16((uint16_t)ti.emss);
     attr->tcp.snd_wscale = (uint8_t)ti.snd_wscale;
     attr->tcp.rcv_wscale = (uint8_t)ti.rcv_wscale;
-    attr->tcp.srtt_us = rnic_st32(ti.srtt_us);
-    attr->tcp.retransmits = rnic_st32((uint32_t)ti.rexmits);
+    attr->tcp.srtt_us = rnic_cpu_to_le32(ti.srtt_us);
+    attr->tcp.retransmits = rnic_cpu_to_le32((uint32_t)ti.rexmits);
 }

@@ -16,11 +16,11 @@ static void post_recv(struct rnic_dev *d, struct rnic_qp *qp, uint64_t wr_id,
     struct rnic_cqe cqe;
 
     memset(&cqe, 0, sizeof(cqe));
-    cqe.wr_id = rnic_st64(wr_id);
-    cqe.byte_len = rnic_st32(byte_len);
+    cqe.wr_id = rnic_cpu_to_le64(wr_id);
+    cqe.byte_len = rnic_cpu_to_le32(byte_len);
     cqe.ex = ex_raw;
-    cqe.qpn = rnic_st32(qp->qpn);
-    cqe.wqe_idx = rnic_st16(wqe_idx);
+    cqe.qpn = rnic_cpu_to_le32(qp->qpn);
+    cqe.wqe_idx = rnic_cpu_to_le16(wqe_idx);
     cqe.opcode = opcode;
     cqe.status = status;
     cqe.flags = flags;
@@ -38,9 +38,9 @@ void rnic_iw_rx_abort(struct rnic_dev *d, struct rnic_qp *qp, uint8_t status,
     }
     iq->rx_active = false;
     memset(&cqe, 0, sizeof(cqe));
-    cqe.wr_id = rnic_st64(iq->rx_wr_id);
-    cqe.qpn = rnic_st32(qp->qpn);
-    cqe.wqe_idx = rnic_st16(iq->rx_wqe_idx);
+    cqe.wr_id = rnic_cpu_to_le64(iq->rx_wr_id);
+    cqe.qpn = rnic_cpu_to_le32(qp->qpn);
+    cqe.wqe_idx = rnic_cpu_to_le16(iq->rx_wqe_idx);
     cqe.opcode = RNIC_WC_RECV;
     cqe.status = status;
     cqe.vendor_err = vendor;
@@ -161,7 +161,7 @@ static void rx_send(struct rnic_dev *d, struct rnic_qp *qp,
             return;
         }
         flags |= RNIC_CQE_F_INV;
-        ex = rnic_st32(m->ddp.ulp_word);
+        ex = rnic_cpu_to_le32(m->ddp.ulp_word);
     }
     if (op == RNIC_RDMAP_SEND_SE || op == RNIC_RDMAP_SEND_SE_INV) {
         flags |= RNIC_CQE_F_SOLICITED;
@@ -318,13 +318,13 @@ static void rx_read_resp(struct rnic_dev *d, struct rnic_qp *qp,
     }
     orq_pop(iq);
     if (o->hdr.opcode == RNIC_WR_READ_INV) {
-        enum rnic_mr_err e = rnic_mr_invalidate(d, rnic_ld32(o->hdr.ex),
+        enum rnic_mr_err e = rnic_mr_invalidate(d, rnic_le32_to_cpu(o->hdr.ex),
                                                 qp->pdn);
 
         if (e) {
             /* The data is placed, but the sink could not be invalidated. */
             rnic_guest_error(&d->host, "READ_INV: sink STag not invalidated",
-                             rnic_ld32(o->hdr.ex), e);
+                             rnic_le32_to_cpu(o->hdr.ex), e);
             rnic_iw_wc_done(d, qp, idx, RNIC_WC_LOC_PROT_ERR, (uint32_t)got);
             return;
         }
@@ -457,7 +457,7 @@ static void rx_atomic_req(struct rnic_dev *d, struct rnic_qp *qp,
         rnic_iw_terminate(d, qp, rnic_iw_mr_cause(e, true), u, len);
         return;
     }
-    orig = rnic_ld64(le);
+    orig = rnic_le64_to_cpu(le);
     switch (a->op) {
     case RNIC_RDMAP_ATOMIC_FETCH_ADD:
         val = masked_add(orig, a->add_swap, a->add_swap_mask);
@@ -470,7 +470,7 @@ static void rx_atomic_req(struct rnic_dev *d, struct rnic_qp *qp,
               (orig & ~a->add_swap_mask) | (a->add_swap & a->add_swap_mask);
         break;
     }
-    le = rnic_st64(val);
+    le = rnic_cpu_to_le64(val);
     e = rnic_mr_write(d, a->stag, qp->pdn, RNIC_ACCESS_REMOTE_ATOMIC, a->to,
                       &le, 8);
     if (e) {
@@ -490,7 +490,7 @@ static void rx_atomic_resp(struct rnic_dev *d, struct rnic_qp *qp,
 {
     struct rnic_iw_qp *iq = qp->iw;
     struct rnic_iw_orq *o = iq->orq_cnt ? &iq->orq[iq->orq_head] : NULL;
-    uint64_t le = rnic_st64(m->u.aresp.orig);
+    uint64_t le = rnic_cpu_to_le64(m->u.aresp.orig);
     uint32_t idx;
 
     if (m->ddp.msn != iq->rx_msn[RNIC_RDMAP_QN_ATOMIC_RESP]) {

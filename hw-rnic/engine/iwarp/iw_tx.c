@@ -286,7 +286,7 @@ static int cur_payload(void *ctx, size_t off, uint8_t *buf, size_t n)
 static uint64_t cur_total(const struct rnic_iw_qp *iq)
 {
     if (iq->cur.hdr.flags & RNIC_WQE_INLINE) {
-        uint16_t n = rnic_ld16(iq->cur.hdr.count);
+        uint16_t n = rnic_le16_to_cpu(iq->cur.hdr.count);
 
         return n > RNIC_SQ_MAX_INLINE ? RNIC_SQ_MAX_INLINE : n;
     }
@@ -380,14 +380,14 @@ static int tx_data_seg(struct rnic_dev *d, struct rnic_qp *qp)
     last = iq->cur_off + n == total;
     if (tagged) {
         hl = rnic_rdmap_seg_tagged(hdr, RNIC_RDMAP_WRITE,
-                                   rnic_ld32(w->op.rdma.rkey),
-                                   rnic_ld64(w->op.rdma.remote_addr) +
+                                   rnic_le32_to_cpu(w->op.rdma.rkey),
+                                   rnic_le64_to_cpu(w->op.rdma.remote_addr) +
                                    iq->cur_off, last);
     } else {
         hl = rnic_rdmap_seg_untagged(hdr, send_op(w), RNIC_RDMAP_QN_SEND,
                                      iq->cur_msn, (uint32_t)iq->cur_off, last,
                                      w->hdr.opcode == RNIC_WR_SEND_INV ?
-                                     rnic_ld32(w->hdr.ex) : 0);
+                                     rnic_le32_to_cpu(w->hdr.ex) : 0);
     }
     switch (send_fpdu_gather(d, qp, hdr, hl, n, cur_payload, &e)) {
     case 0:
@@ -441,8 +441,8 @@ static int tx_request(struct rnic_dev *d, struct rnic_qp *qp)
         m.u.rr.sink_stag = sgl->n ? sgl->sge[0].lkey : 0;
         m.u.rr.sink_to = sgl->n ? sgl->sge[0].addr : 0;
         m.u.rr.size = (uint32_t)sgl->total;
-        m.u.rr.src_stag = rnic_ld32(w->op.rdma.rkey);
-        m.u.rr.src_to = rnic_ld64(w->op.rdma.remote_addr);
+        m.u.rr.src_stag = rnic_le32_to_cpu(w->op.rdma.rkey);
+        m.u.rr.src_to = rnic_le64_to_cpu(w->op.rdma.remote_addr);
     } else {
         bool cs = w->hdr.opcode == RNIC_WR_ATOMIC_CSWAP;
 
@@ -450,15 +450,15 @@ static int tx_request(struct rnic_dev *d, struct rnic_qp *qp)
         m.u.areq.op = cs ? RNIC_RDMAP_ATOMIC_CMP_SWAP :
                            RNIC_RDMAP_ATOMIC_FETCH_ADD;
         m.u.areq.req_id = iq->atomic_req_id + 1;
-        m.u.areq.stag = rnic_ld32(w->op.atomic.rkey);
-        m.u.areq.to = rnic_ld64(w->op.atomic.remote_addr);
+        m.u.areq.stag = rnic_le32_to_cpu(w->op.atomic.rkey);
+        m.u.areq.to = rnic_le64_to_cpu(w->op.atomic.remote_addr);
         if (cs) {
-            m.u.areq.compare = rnic_ld64(w->op.atomic.compare_add);
+            m.u.areq.compare = rnic_le64_to_cpu(w->op.atomic.compare_add);
             m.u.areq.compare_mask = UINT64_MAX;
-            m.u.areq.add_swap = rnic_ld64(w->op.atomic.swap);
+            m.u.areq.add_swap = rnic_le64_to_cpu(w->op.atomic.swap);
             m.u.areq.add_swap_mask = UINT64_MAX;
         } else {
-            m.u.areq.add_swap = rnic_ld64(w->op.atomic.compare_add);
+            m.u.areq.add_swap = rnic_le64_to_cpu(w->op.atomic.compare_add);
         }
     }
     hl = rnic_rdmap_hdr_encode(&m, hdr, sizeof(hdr));

@@ -22,9 +22,9 @@ static uint32_t log2_of(uint32_t pow2)
 
 unsigned rnic_cq_create(struct rnic_dev *d, const struct rnic_cmd_create_cq *c)
 {
-    uint32_t cqn = rnic_ld32(c->cqn), eqn = rnic_ld32(c->eqn);
-    uint32_t uctx = rnic_ld32(c->uctx);
-    uint64_t dbrec = rnic_ld64(c->dbrec_addr);
+    uint32_t cqn = rnic_le32_to_cpu(c->cqn), eqn = rnic_le32_to_cpu(c->eqn);
+    uint32_t uctx = rnic_le32_to_cpu(c->uctx);
+    uint64_t dbrec = rnic_le64_to_cpu(c->dbrec_addr);
     struct rnic_cq *cq;
     uint32_t probe;
     unsigned sts;
@@ -109,7 +109,7 @@ static void cq_event(struct rnic_dev *d, uint32_t cqn, struct rnic_cq *cq)
     cq->arm_solicited = false;
     memset(&e, 0, sizeof(e));
     e.type = RNIC_EQE_COMP;
-    e.obj = rnic_st32(cqn);
+    e.obj = rnic_cpu_to_le32(cqn);
     rnic_eq_post(d, cq->eqn, &e);
 }
 
@@ -136,7 +136,7 @@ static bool cq_has_room(struct rnic_dev *d, struct rnic_cq *cq)
     if (rnic_dma_read(&d->host, cq->dbrec_addr, &rec, sizeof(rec))) {
         return false;
     }
-    rec = rnic_ld32(rec);
+    rec = rnic_le32_to_cpu(rec);
     /* A record beyond what was produced is garbage: treat as no room. */
     if (rec - cq->cidx > cq->pidx - cq->cidx) {
         return false;

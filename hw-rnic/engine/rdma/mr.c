@@ -106,9 +106,11 @@ static unsigned mr_pd(struct rnic_dev *d, uint32_t pdn, uint32_t *uctx)
 
 unsigned rnic_mr_reg(struct rnic_dev *d, const struct rnic_cmd_reg_mr *c)
 {
-    uint32_t stag = rnic_ld32(c->stag), pdn = rnic_ld32(c->pdn);
-    uint32_t access = rnic_ld32(c->access), flags = rnic_ld32(c->flags);
-    uint64_t iova = rnic_ld64(c->iova), length = rnic_ld64(c->length);
+    uint32_t stag = rnic_le32_to_cpu(c->stag), pdn = rnic_le32_to_cpu(c->pdn);
+    uint32_t access = rnic_le32_to_cpu(c->access);
+    uint32_t flags = rnic_le32_to_cpu(c->flags);
+    uint64_t iova = rnic_le64_to_cpu(c->iova);
+    uint64_t length = rnic_le64_to_cpu(c->length);
     uint32_t index = RNIC_STAG_INDEX(stag), uctx, npages = 0;
     uint64_t *pages = NULL;
     struct rnic_mr *mr;
@@ -141,7 +143,7 @@ unsigned rnic_mr_reg(struct rnic_dev *d, const struct rnic_cmd_reg_mr *c)
         }
         npages = pages_for(iova, length, c->pages.page_shift);
         if ((length && !npages) ||
-            rnic_ld32(c->pages.nentries) != npages) {
+            rnic_le32_to_cpu(c->pages.nentries) != npages) {
             return RNIC_STS_BAD_PARAM;
         }
         if (!mr_budget_ok(d, npages)) {
@@ -177,8 +179,8 @@ unsigned rnic_mr_reg(struct rnic_dev *d, const struct rnic_cmd_reg_mr *c)
 
 unsigned rnic_mr_alloc(struct rnic_dev *d, const struct rnic_cmd_alloc_mr *c)
 {
-    uint32_t stag = rnic_ld32(c->stag), pdn = rnic_ld32(c->pdn);
-    uint32_t max_pages = rnic_ld32(c->max_pages);
+    uint32_t stag = rnic_le32_to_cpu(c->stag), pdn = rnic_le32_to_cpu(c->pdn);
+    uint32_t max_pages = rnic_le32_to_cpu(c->max_pages);
     uint32_t index = RNIC_STAG_INDEX(stag), uctx;
     struct rnic_mr *mr;
     uint64_t *pages;
@@ -245,8 +247,10 @@ unsigned rnic_mr_dereg(struct rnic_dev *d, uint32_t stag)
 unsigned rnic_mr_fast_reg(struct rnic_dev *d, struct rnic_qp *qp,
                           const struct rnic_wqe_reg_mr *w)
 {
-    uint32_t stag = rnic_ld32(w->stag), access = rnic_ld32(w->access);
-    uint64_t iova = rnic_ld64(w->iova), length = rnic_ld64(w->length);
+    uint32_t stag = rnic_le32_to_cpu(w->stag);
+    uint32_t access = rnic_le32_to_cpu(w->access);
+    uint64_t iova = rnic_le64_to_cpu(w->iova);
+    uint64_t length = rnic_le64_to_cpu(w->length);
     uint32_t index = RNIC_STAG_INDEX(stag), npages;
     struct rnic_mr *mr;
 

@@ -42,11 +42,11 @@ static bool log_depth_ok(uint8_t log, uint32_t max)
 static unsigned check_shape(struct rnic_dev *d,
                             const struct rnic_cmd_create_qp *c, bool srq)
 {
-    if ((rnic_ld16(c->flags) & ~RNIC_QP_F_SQ_SIG_ALL) ||
+    if ((rnic_le16_to_cpu(c->flags) & ~RNIC_QP_F_SQ_SIG_ALL) ||
         !log_depth_ok(c->sq_log_depth, d->cfg.max_qp_wr) ||
         c->max_send_sge > RNIC_SQ_MAX_SGE ||
         c->max_recv_sge > RNIC_RQ_MAX_SGE ||
-        rnic_ld16(c->max_inline) > RNIC_SQ_MAX_INLINE) {
+        rnic_le16_to_cpu(c->max_inline) > RNIC_SQ_MAX_INLINE) {
         return RNIC_STS_BAD_PARAM;
     }
     if (srq ? (c->rq_log_depth || !rnic_pbl_is_zero(&c->rq)) :
@@ -58,9 +58,10 @@ static unsigned check_shape(struct rnic_dev *d,
 
 unsigned rnic_qp_create(struct rnic_dev *d, const struct rnic_cmd_create_qp *c)
 {
-    uint32_t qpn = rnic_ld32(c->qpn), pdn = rnic_ld32(c->pdn);
-    uint32_t uctx = rnic_ld32(c->uctx), srqn = rnic_ld32(c->srqn);
-    uint32_t scqn = rnic_ld32(c->send_cqn), rcqn = rnic_ld32(c->recv_cqn);
+    uint32_t qpn = rnic_le32_to_cpu(c->qpn), pdn = rnic_le32_to_cpu(c->pdn);
+    uint32_t uctx = rnic_le32_to_cpu(c->uctx), srqn = rnic_le32_to_cpu(c->srqn);
+    uint32_t scqn = rnic_le32_to_cpu(c->send_cqn);
+    uint32_t rcqn = rnic_le32_to_cpu(c->recv_cqn);
     bool has_srq = srqn != RNIC_NO_SRQ;
     struct rnic_rdma *r = d->rdma;
     struct rnic_qp q;
@@ -125,8 +126,8 @@ unsigned rnic_qp_create(struct rnic_dev *d, const struct rnic_cmd_create_qp *c)
     q.srqn = srqn;
     q.max_send_sge = c->max_send_sge;
     q.max_recv_sge = c->max_recv_sge;
-    q.max_inline = rnic_ld16(c->max_inline);
-    q.flags = rnic_ld16(c->flags);
+    q.max_inline = rnic_le16_to_cpu(c->max_inline);
+    q.flags = rnic_le16_to_cpu(c->flags);
     r->qp[qpn] = q;
     r->cq[scqn].users++;
     r->cq[rcqn].users++;
@@ -139,13 +140,14 @@ unsigned rnic_qp_create(struct rnic_dev *d, const struct rnic_cmd_create_qp *c)
 
 unsigned rnic_qp_modify(struct rnic_dev *d, const struct rnic_cmd_modify_qp *c)
 {
-    uint32_t mask = rnic_ld32(c->attr_mask), access = rnic_ld32(c->access);
+    uint32_t mask = rnic_le32_to_cpu(c->attr_mask);
+    uint32_t access = rnic_le32_to_cpu(c->access);
     struct rnic_qp *qp;
 
-    if (rnic_ld32(c->qpn) >= d->cfg.max_qp) {
+    if (rnic_le32_to_cpu(c->qpn) >= d->cfg.max_qp) {
         return RNIC_STS_BAD_INDEX;
     }
-    qp = rnic_qp_get(d, rnic_ld32(c->qpn));
+    qp = rnic_qp_get(d, rnic_le32_to_cpu(c->qpn));
     if (!qp) {
         return RNIC_STS_NOT_FOUND;
     }
@@ -202,27 +204,28 @@ unsigned rnic_qp_query(struct rnic_dev *d, const struct rnic_cmd_query_qp *c)
     struct rnic_qp_attr a;
     struct rnic_qp *qp;
 
-    if (rnic_ld32(c->qpn) >= d->cfg.max_qp) {
+    if (rnic_le32_to_cpu(c->qpn) >= d->cfg.max_qp) {
         return RNIC_STS_BAD_INDEX;
     }
-    qp = rnic_qp_get(d, rnic_ld32(c->qpn));
+    qp = rnic_qp_get(d, rnic_le32_to_cpu(c->qpn));
     if (!qp) {
         return RNIC_STS_NOT_FOUND;
     }
-    if (rnic_ld32(c->buf_len) < sizeof(a)) {
+    if (rnic_le32_to_cpu(c->buf_len) < sizeof(a)) {
         return RNIC_STS_BAD_PARAM;
     }
     memset(&a, 0, sizeof(a));
     a.state = qp->state;
     a.ird = qp->ird;
     a.ord = qp->ord;
-    a.access = rnic_st32(qp->access);
-    a.conn_id = rnic_st32(0xffffffffu);
+    a.access = rnic_cpu_to_le32(qp->access);
+    a.conn_id = rnic_cpu_to_le32(0xffffffffu);
     /* Slots are free again once completed, not merely fetched. */
-    a.sq_cons = rnic_st32(qp->sq_done);
-    a.rq_cons = rnic_st32(qp->rq.cidx);
+    a.sq_cons = rnic_cpu_to_le32(qp->sq_done);
+    a.rq_cons = rnic_cpu_to_le32(qp->rq.cidx);
     rnic_iw_qp_query(d, qp, &a);
-    if (rnic_dma_write(&d->host, rnic_ld64(c->buf_addr), &a, sizeof(a))) {
+    if (rnic_dma_write(&d->host, rnic_le64_to_cpu(c->buf_addr), &a,
+                       sizeof(a))) {
         return RNIC_STS_DMA_ERROR;
     }
     return RNIC_STS_OK;

@@ -170,7 +170,7 @@ unsigned rnic_rdma_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
                          struct rnic_admin_cqe *cqe)
 {
     const struct rnic_cmd_obj *obj = &cmd->u.obj;
-    uint32_t id = rnic_ld32(obj->id);
+    uint32_t id = rnic_le32_to_cpu(obj->id);
 
     (void)cqe;
     switch (cmd->hdr.opcode) {

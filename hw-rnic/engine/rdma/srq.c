@@ -9,8 +9,9 @@
 unsigned rnic_srq_create(struct rnic_dev *d,
                          const struct rnic_cmd_create_srq *c)
 {
-    uint32_t srqn = rnic_ld32(c->srqn), pdn = rnic_ld32(c->pdn);
-    uint32_t uctx = rnic_ld32(c->uctx), limit = rnic_ld16(c->limit);
+    uint32_t srqn = rnic_le32_to_cpu(c->srqn), pdn = rnic_le32_to_cpu(c->pdn);
+    uint32_t uctx = rnic_le32_to_cpu(c->uctx);
+    uint32_t limit = rnic_le16_to_cpu(c->limit);
     struct rnic_srq *srq;
     uint32_t depth;
     unsigned sts;
@@ -57,7 +58,8 @@ unsigned rnic_srq_create(struct rnic_dev *d,
 unsigned rnic_srq_modify(struct rnic_dev *d,
                          const struct rnic_cmd_modify_srq *c)
 {
-    uint32_t srqn = rnic_ld32(c->srqn), limit = rnic_ld16(c->limit);
+    uint32_t srqn = rnic_le32_to_cpu(c->srqn);
+    uint32_t limit = rnic_le16_to_cpu(c->limit);
     struct rnic_srq *srq;
 
     if (srqn >= d->cfg.max_srq) {

@@ -82,9 +82,9 @@ static unsigned load_sges(struct rnic_dev *d, uint32_t pdn,
     for (i = 0; i < n; i++) {
         struct rnic_sge *s = &sgl->sge[i];
 
-        s->addr = rnic_ld64(in[i].addr);
-        s->length = rnic_ld32(in[i].length);
-        s->lkey = rnic_ld32(in[i].lkey);
+        s->addr = rnic_le64_to_cpu(in[i].addr);
+        s->length = rnic_le32_to_cpu(in[i].length);
+        s->lkey = rnic_le32_to_cpu(in[i].lkey);
         sgl->total += s->length;
         /* Zero-length SGEs reach no memory: their lkey does not matter. */
         if (s->length && rnic_mr_check(d, s->lkey, pdn, access, s->addr,
@@ -109,7 +109,7 @@ unsigned rnic_sq_fetch(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
         return RNIC_WC_LOC_QP_OP_ERR;
     }
     s = op_shape(wqe->hdr.opcode);
-    count = rnic_ld16(wqe->hdr.count);
+    count = rnic_le16_to_cpu(wqe->hdr.count);
     inl = wqe->hdr.flags & RNIC_WQE_INLINE;
     if (!s.known || (wqe->hdr.flags & ~WQE_FLAGS_ALL) ||
         (inl && !s.inline_ok) || (!s.data && count)) {
@@ -125,7 +125,7 @@ unsigned rnic_sq_fetch(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
     if (count > qp->max_send_sge || (s.atomic && count != 1)) {
         return RNIC_WC_LOC_QP_OP_ERR;
     }
-    if (s.atomic && rnic_ld32(wqe->data.sge[0].length) != 8) {
+    if (s.atomic && rnic_le32_to_cpu(wqe->data.sge[0].length) != 8) {
         return RNIC_WC_LOC_LEN_ERR;
     }
     return load_sges(d, qp->pdn, wqe->data.sge, count, s.sink, sgl);
@@ -153,8 +153,8 @@ int rnic_rq_take(struct rnic_dev *d, struct rnic_qp *qp, uint64_t *wr_id,
     if (rnic_ring_read(&wq->ring, &d->host, wq->cidx, &wqe)) {
         *status = RNIC_WC_LOC_QP_OP_ERR;
     } else {
-        *wr_id = rnic_ld64(wqe.wr_id);
-        n = rnic_ld16(wqe.num_sge);
+        *wr_id = rnic_le64_to_cpu(wqe.wr_id);
+        n = rnic_le16_to_cpu(wqe.num_sge);
         *status = n > max_sge ? RNIC_WC_LOC_QP_OP_ERR :
                   load_sges(d, qp->pdn, wqe.sge, n, true, sgl);
     }
@@ -175,9 +175,9 @@ static void sq_cqe(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
 
     memset(&cqe, 0, sizeof(cqe));
     cqe.wr_id = wqe->hdr.wr_id;
-    cqe.byte_len = rnic_st32(byte_len);
-    cqe.qpn = rnic_st32(qp->qpn);
-    cqe.wqe_idx = rnic_st16((uint16_t)(idx & (qp->sq.ring.depth - 1)));
+    cqe.byte_len = rnic_cpu_to_le32(byte_len);
+    cqe.qpn = rnic_cpu_to_le32(qp->qpn);
+    cqe.wqe_idx = rnic_cpu_to_le16((uint16_t)(idx & (qp->sq.ring.depth - 1)));
     cqe.opcode = wc_opcode(wqe->hdr.opcode);
     cqe.status = (uint8_t)status;
     rnic_cq_post(d, qp->send_cqn, &cqe);
@@ -203,7 +203,7 @@ unsigned rnic_sq_local_wr(struct rnic_dev *d, struct rnic_qp *qp,
     }
     switch (wqe->hdr.opcode) {
     case RNIC_WR_LOCAL_INV:
-        return rnic_mr_invalidate(d, rnic_ld32(wqe->hdr.ex), qp->pdn) ?
+        return rnic_mr_invalidate(d, rnic_le32_to_cpu(wqe->hdr.ex), qp->pdn) ?
                RNIC_WC_LOC_PROT_ERR : RNIC_WC_SUCCESS;
     case RNIC_WR_REG_MR:
         return rnic_mr_fast_reg(d, qp, &wqe->op.reg_mr);
@@ -238,9 +238,9 @@ static void flush(struct rnic_dev *d, struct rnic_qp *qp)
         }
         memset(&cqe, 0, sizeof(cqe));
         cqe.wr_id = w.rq.wr_id;
-        cqe.qpn = rnic_st32(qp->qpn);
-        cqe.wqe_idx = rnic_st16((uint16_t)(qp->rq.cidx &
-                                           (qp->rq.ring.depth - 1)));
+        cqe.qpn = rnic_cpu_to_le32(qp->qpn);
+        cqe.wqe_idx = rnic_cpu_to_le16((uint16_t)(qp->rq.cidx &
+                                                  (qp->rq.ring.depth - 1)));
         cqe.opcode = RNIC_WC_RECV;
         cqe.status = RNIC_WC_WR_FLUSH_ERR;
         rnic_cq_post(d, qp->recv_cqn, &cqe);

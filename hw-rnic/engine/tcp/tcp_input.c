@@ -633,12 +633,12 @@ bool rnic_tcp_input(struct rnic_tcp *t, const uint8_t *frame, size_t len,
     }
     struct tcp_seg s;
     memset(&s, 0, sizeof(s));
-    s.sport = rnic_get16(th);
-    s.dport = rnic_get16(th + 2);
-    s.seq = rnic_get32(th + 4);
-    s.ack = rnic_get32(th + 8);
+    s.sport = rnic_ld_be16(th);
+    s.dport = rnic_ld_be16(th + 2);
+    s.seq = rnic_ld_be32(th + 4);
+    s.ack = rnic_ld_be32(th + 8);
     s.flags = th[13] & 0x3f;
-    s.wnd = rnic_get16(th + 14);
+    s.wnd = rnic_ld_be16(th + 14);
     s.data = th + doff;
     s.len = (uint32_t)(ip.l4_len - doff);
     s.ip = &ip;

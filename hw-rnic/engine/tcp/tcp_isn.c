@@ -54,8 +54,8 @@ static size_t tuple_bytes(const struct rnic_tcp *t, uint8_t *buf,
     size_t n = raddr->family == RNIC_AF_INET ? 4 : 16;
     memcpy(buf, t->cfg.addr.u.v6, n);
     memcpy(buf + n, raddr->u.v6, n);
-    rnic_put16(buf + 2 * n, lport);
-    rnic_put16(buf + 2 * n + 2, rport);
+    rnic_st_be16(buf + 2 * n, lport);
+    rnic_st_be16(buf + 2 * n + 2, rport);
     return 2 * n + 4;
 }
 

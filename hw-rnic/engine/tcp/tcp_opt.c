@@ -39,7 +39,7 @@ bool tcp_parse_options(struct tcp_seg *s, const uint8_t *o, size_t len)
         case OPT_MSS:
             if (ol == 4 && (s->flags & TH_SYN)) {
                 s->has_mss = true;
-                s->mss = rnic_get16(p);
+                s->mss = rnic_ld_be16(p);
             }
             break;
         case OPT_WS:
@@ -57,8 +57,8 @@ bool tcp_parse_options(struct tcp_seg *s, const uint8_t *o, size_t len)
         case OPT_TS:
             if (ol == 10) {
                 s->has_ts = true;
-                s->tsval = rnic_get32(p);
-                s->tsecr = rnic_get32(p + 4);
+                s->tsval = rnic_ld_be32(p);
+                s->tsecr = rnic_ld_be32(p + 4);
             }
             break;
         case OPT_SACK:
@@ -66,8 +66,8 @@ bool tcp_parse_options(struct tcp_seg *s, const uint8_t *o, size_t len)
                 int n = (ol - 2) / 8;
                 s->nsack = 0;
                 for (int k = 0; k < n && k < 4; k++) {
-                    s->sack[k].s = rnic_get32(p + 8 * k);
-                    s->sack[k].e = rnic_get32(p + 8 * k + 4);
+                    s->sack[k].s = rnic_ld_be32(p + 8 * k);
+                    s->sack[k].e = rnic_ld_be32(p + 8 * k + 4);
                     s->nsack++;
                 }
             }
@@ -93,8 +93,8 @@ static uint8_t *put_ts(struct rnic_tcp_conn *c, uint8_t *p, bool with_nops)
     }
     *p++ = OPT_TS;
     *p++ = 10;
-    rnic_put32(p, tcp_ts_now(c));
-    rnic_put32(p + 4, c->ts_recent);
+    rnic_st_be32(p, tcp_ts_now(c));
+    rnic_st_be32(p + 4, c->ts_recent);
     return p + 8;
 }
 
@@ -111,7 +111,7 @@ size_t tcp_build_options(struct rnic_tcp_conn *c, uint8_t *opt, uint8_t flags,
         bool active = !(flags & TH_ACK);
         *p++ = OPT_MSS;
         *p++ = 4;
-        rnic_put16(p, (uint16_t)(c->mtu - 40));
+        rnic_st_be16(p, (uint16_t)(c->mtu - 40));
         p += 2;
         bool sack = active ? !cfg->no_sack : c->sack_ok;
         bool ts = active ? !cfg->no_timestamps : c->ts_ok;
@@ -156,8 +156,8 @@ size_t tcp_build_options(struct rnic_tcp_conn *c, uint8_t *opt, uint8_t flags,
             *p++ = OPT_SACK;
             *p++ = (uint8_t)(2 + 8 * n);
             for (int i = 0; i < n; i++) {
-                rnic_put32(p, b[i].s);
-                rnic_put32(p + 4, b[i].e);
+                rnic_st_be32(p, b[i].s);
+                rnic_st_be32(p + 4, b[i].e);
                 p += 8;
             }
         }

@@ -175,17 +175,17 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len,
     uint16_t l4len = (uint16_t)(thlen + len);
     rnic_ip4_build(f, c->rmac, t->cfg.mac, t->cfg.addr.u.v4, c->raddr.u.v4,
                    RNIC_IPPROTO_TCP, l4len, t->ip_id++);
-    rnic_put16(th, c->lport);
-    rnic_put16(th + 2, c->rport);
-    rnic_put32(th + 4, seq);
-    rnic_put32(th + 8, (flags & TH_ACK) ? c->rcv_nxt : 0);
+    rnic_st_be16(th, c->lport);
+    rnic_st_be16(th + 2, c->rport);
+    rnic_st_be32(th + 4, seq);
+    rnic_st_be32(th + 8, (flags & TH_ACK) ? c->rcv_nxt : 0);
     th[12] = (uint8_t)((thlen / 4) << 4);
     th[13] = flags | (len ? TH_PSH : 0);
     uint32_t win;
     if (flags & TH_SYN) {
         /* never scaled in SYNs */
         win = c->rcv_buf > 65535 ? 65535 : c->rcv_buf;
-        rnic_put16(th + 14, (uint16_t)win);
+        rnic_st_be16(th + 14, (uint16_t)win);
         c->rcv_adv = c->rcv_nxt + win;
     } else {
         uint8_t ws = c->ws_ok ? c->rcv_ws : 0;
@@ -195,14 +195,14 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len,
         if (field > 65535) {
             field = 65535;
         }
-        rnic_put16(th + 14, (uint16_t)field);
+        rnic_st_be16(th + 14, (uint16_t)field);
         uint32_t adv = c->rcv_nxt + (field << ws);
         if (SEQ_GT(adv, c->rcv_adv)) {
             c->rcv_adv = adv;
         }
     }
-    rnic_put16(th + 16, 0);
-    rnic_put16(th + 18, 0);
+    rnic_st_be16(th + 16, 0);
+    rnic_st_be16(th + 18, 0);
     uint32_t psum = 0;
     if (len) {
         psum = rnic_csum_fold16(copy_payload(c, th + thlen, seq, len));
@@ -212,7 +212,7 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len,
                                          RNIC_IPPROTO_TCP, l4len);
         /* pseudo header + psum stay far below 2^32 */
         sum = rnic_csum_add(sum + psum, th, thlen);
-        rnic_put16(th + 16, rnic_csum_fold(sum));
+        rnic_st_be16(th + 16, rnic_csum_fold(sum));
     }
     /*
      * A retransmission can carry more than was sent before (records queued
@@ -290,21 +290,21 @@ void tcp_send_rst(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip,
     rnic_ip4_build(f, ip->src_mac, t->cfg.mac, t->cfg.addr.u.v4, ip->src,
                    RNIC_IPPROTO_TCP, TCP_HLEN, t->ip_id++);
     memset(th, 0, TCP_HLEN);
-    rnic_put16(th, s->dport);
-    rnic_put16(th + 2, s->sport);
+    rnic_st_be16(th, s->dport);
+    rnic_st_be16(th + 2, s->sport);
     if (s->flags & TH_ACK) {
-        rnic_put32(th + 4, s->ack);
+        rnic_st_be32(th + 4, s->ack);
         th[13] = TH_RST;
     } else {
         uint32_t seglen = s->len + !!(s->flags & TH_SYN) +
             !!(s->flags & TH_FIN);
-        rnic_put32(th + 8, s->seq + seglen);
+        rnic_st_be32(th + 8, s->seq + seglen);
         th[13] = TH_RST | TH_ACK;
     }
     th[12] = 5 << 4;
     uint32_t sum = rnic_csum_pseudo4(t->cfg.addr.u.v4, ip->src,
                                      RNIC_IPPROTO_TCP, TCP_HLEN);
-    rnic_put16(th + 16, rnic_csum_fold(rnic_csum_add(sum, th, TCP_HLEN)));
+    rnic_st_be16(th + 16, rnic_csum_fold(rnic_csum_add(sum, th, TCP_HLEN)));
     t->st.tx_frames++;
     t->st.tx_rst++;
     t->ops->tx(t->opaque, f, RNIC_ETH_HLEN + 40);

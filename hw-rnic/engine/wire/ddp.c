@@ -10,8 +10,8 @@ size_t rnic_ddp_put_tagged(uint8_t *buf, bool last, uint8_t dv,
     buf[0] = (uint8_t)(RNIC_DDP_F_TAGGED | (last ? RNIC_DDP_F_LAST : 0) |
                        (dv & RNIC_DDP_DV_MASK));
     buf[1] = ulp_ctrl;
-    rnic_put32(buf + 2, stag);
-    rnic_put64(buf + 6, to);
+    rnic_st_be32(buf + 2, stag);
+    rnic_st_be64(buf + 6, to);
     return RNIC_DDP_TAGGED_HLEN;
 }
 
@@ -21,10 +21,10 @@ size_t rnic_ddp_put_untagged(uint8_t *buf, bool last, uint8_t dv,
 {
     buf[0] = (uint8_t)((last ? RNIC_DDP_F_LAST : 0) | (dv & RNIC_DDP_DV_MASK));
     buf[1] = ulp_ctrl;
-    rnic_put32(buf + 2, ulp_word);
-    rnic_put32(buf + 6, qn);
-    rnic_put32(buf + 10, msn);
-    rnic_put32(buf + 14, mo);
+    rnic_st_be32(buf + 2, ulp_word);
+    rnic_st_be32(buf + 6, qn);
+    rnic_st_be32(buf + 10, msn);
+    rnic_st_be32(buf + 14, mo);
     return RNIC_DDP_UNTAGGED_HLEN;
 }
 
@@ -75,13 +75,13 @@ size_t rnic_ddp_decode(const uint8_t *buf, size_t len, struct rnic_ddp_hdr *h,
     }
     h->ulp_ctrl = buf[1];
     if (h->tagged) {
-        h->stag = rnic_get32(buf + 2);
-        h->to = rnic_get64(buf + 6);
+        h->stag = rnic_ld_be32(buf + 2);
+        h->to = rnic_ld_be64(buf + 6);
     } else {
-        h->ulp_word = rnic_get32(buf + 2);
-        h->qn = rnic_get32(buf + 6);
-        h->msn = rnic_get32(buf + 10);
-        h->mo = rnic_get32(buf + 14);
+        h->ulp_word = rnic_ld_be32(buf + 2);
+        h->qn = rnic_ld_be32(buf + 6);
+        h->msn = rnic_ld_be32(buf + 10);
+        h->mo = rnic_ld_be32(buf + 14);
     }
     return hlen;
 }

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "be.h"
 #include "iwarp_term.h"
 
 #define RNIC_DDP_TAGGED_HLEN    14
@@ -70,23 +71,6 @@ size_t rnic_ddp_decode(const uint8_t *buf, size_t len, struct rnic_ddp_hdr *h,
 static inline bool rnic_ddp_to_wraps(uint64_t to, uint64_t len)
 {
     return len && to + len - 1 < to;
-}
-
-static inline uint64_t rnic_get64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) {
-        v = v << 8 | p[i];
-    }
-    return v;
-}
-
-static inline void rnic_put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--) {
-        p[i] = (uint8_t)v;
-        v >>= 8;
-    }
 }
 
 #endif

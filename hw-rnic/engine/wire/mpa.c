@@ -2,6 +2,7 @@
 /* MPA (RFC 5044 + RFC 6581) codecs, negotiation and FPDU framing. See mpa.h. */
 #include <stdint.h>
 #include <string.h>
+#include "be.h"
 #include "crc32c.h"
 #include "mpa.h"
 
@@ -13,15 +14,6 @@ const uint8_t rnic_mpa_key_rep[RNIC_MPA_KEY_LEN] = {
     'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R',
     'e', 'p', ' ', 'F', 'r', 'a', 'm', 'e'
 };
-
-static inline uint16_t ld16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-static inline void st16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v;
-}
 
 /* ---- Request / Reply ---- */
 
@@ -53,7 +45,7 @@ int rnic_mpa_rr_encode(const struct rnic_mpa_rr *rr, uint8_t *buf, size_t cap)
                         (rr->reply && rr->reject ? RNIC_MPA_FLAG_R : 0) |
                         (v2 ? RNIC_MPA_FLAG_E : 0));
     buf[17] = rr->rev;
-    st16(buf + 18, (uint16_t)pd_total);
+    rnic_st_be16(buf + 18, (uint16_t)pd_total);
     uint8_t *p = buf + RNIC_MPA_RR_HLEN;
     if (v2) {
         uint16_t ird = rr->ird, ord = rr->ord;
@@ -63,8 +55,8 @@ int rnic_mpa_rr_encode(const struct rnic_mpa_rr *rr, uint8_t *buf, size_t cap)
             ord |= (rr->rtr & RNIC_MPA_RTR_WRITE) ? RNIC_MPA_V2_ORD_WRITE : 0;
             ord |= (rr->rtr & RNIC_MPA_RTR_READ) ? RNIC_MPA_V2_ORD_READ : 0;
         }
-        st16(p, ird);
-        st16(p + 2, ord);
+        rnic_st_be16(p, ird);
+        rnic_st_be16(p + 2, ord);
         p += RNIC_MPA_V2_LEN;
     }
     if (rr->pd_len) {
@@ -90,7 +82,7 @@ int rnic_mpa_rr_decode(const uint8_t *buf, size_t len, struct rnic_mpa_rr *rr)
         return 0;
     }
     uint8_t fl = buf[16];
-    uint16_t pd_total = ld16(buf + 18);
+    uint16_t pd_total = rnic_ld_be16(buf + 18);
     rr->reply = is_rep;
     rr->markers = fl & RNIC_MPA_FLAG_M;
     rr->crc = fl & RNIC_MPA_FLAG_C;
@@ -116,7 +108,7 @@ int rnic_mpa_rr_decode(const uint8_t *buf, size_t len, struct rnic_mpa_rr *rr)
     const uint8_t *p = buf + RNIC_MPA_RR_HLEN;
     rr->pd_len = pd_total;
     if (rr->enhanced) {
-        uint16_t ird = ld16(p), ord = ld16(p + 2);
+        uint16_t ird = rnic_ld_be16(p), ord = rnic_ld_be16(p + 2);
         rr->p2p = ird & RNIC_MPA_V2_IRD_P;
         rr->ird = ird & RNIC_MPA_V2_MASK;
         rr->ord = ord & RNIC_MPA_V2_MASK;
@@ -151,7 +143,7 @@ int rnic_mpa_rr_rx_feed(struct rnic_mpa_rr_rx *s, const uint8_t *data,
     *consumed = 0;
     for (;;) {
         if (s->have >= RNIC_MPA_RR_HLEN) {
-            uint16_t pd = ld16(s->buf + 18);
+            uint16_t pd = rnic_ld_be16(s->buf + 18);
             want = RNIC_MPA_RR_HLEN + (pd > RNIC_MPA_PD_MAX ? 0 : pd);
         }
         if (s->have < want) {
@@ -361,7 +353,7 @@ static void mk_put(struct mk_writer *w, const uint8_t *src, size_t len)
             uint16_t ptr = w->hdr_seen ? (uint16_t)(w->pos - w->hdr_pos) : 0;
             uint8_t *m = w->out + w->n;
             m[0] = m[1] = 0;
-            st16(m + 2, ptr);
+            rnic_st_be16(m + 2, ptr);
             w->n += RNIC_MPA_MARKER_LEN;
             w->pos += RNIC_MPA_MARKER_LEN;
         }
@@ -401,7 +393,7 @@ uint32_t rnic_mpa_fpdu_build(struct rnic_mpa_tx *tx, uint8_t *out, size_t cap,
     }
     struct mk_writer w = { .out = out, .pos = tx->pos, .markers = tx->markers };
     uint8_t lenb[2];
-    st16(lenb, (uint16_t)ulen);
+    rnic_st_be16(lenb, (uint16_t)ulen);
     mk_put(&w, lenb, 2);
     if (hlen) {
         mk_put(&w, hdr, hlen);
@@ -436,7 +428,7 @@ uint32_t rnic_mpa_fpdu_frame(struct rnic_mpa_tx *tx,
         ulen += pieces[i].len;
     }
     uint32_t pad = rnic_mpa_pad((uint32_t)ulen);
-    st16(prefix, (uint16_t)ulen);
+    rnic_st_be16(prefix, (uint16_t)ulen);
     memset(trailer, 0, pad);
     uint32_t crc = 0;
     if (tx->crc) {
@@ -466,7 +458,7 @@ uint32_t rnic_mpa_fpdu_seal(struct rnic_mpa_tx *tx,
     if (room[0].len + room[1].len != len) {
         return 0;
     }
-    st16(b, (uint16_t)ulen);
+    rnic_st_be16(b, (uint16_t)ulen);
     rnic_span_put(room, 0, b, 2);
     rnic_span_put(room, 2 + ulen, zero, pad);
     if (tx->crc) {
@@ -522,7 +514,7 @@ static bool rx_fast(struct rnic_mpa_rx *rx, const uint8_t *p, size_t len,
                     size_t *used,
                     struct rnic_mpa_rx_ev *ev)
 {
-    uint16_t ulen = ld16(p);
+    uint16_t ulen = rnic_ld_be16(p);
     uint32_t total = rnic_mpa_fpdu_len(ulen);
     if (ulen > rx->cap || len < total) {
         return false;
@@ -580,7 +572,7 @@ size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
                 uint32_t mpos = rx->pos - RNIC_MPA_MARKER_LEN;
                 bool before_hdr = rx->state == RX_LEN && rx->got == 0;
                 uint16_t want = before_hdr ? 0 : (uint16_t)(mpos - rx->hdr_pos);
-                if ((ld16(rx->mk + 2) & ~3u) != (want & ~3u)) {
+                if ((rnic_ld_be16(rx->mk + 2) & ~3u) != (want & ~3u)) {
                     return rx_fail(rx, RNIC_MPA_EC_MARKER_MISMATCH, i, ev);
                 }
             }
@@ -603,7 +595,7 @@ size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
             memcpy(rx->lenb + rx->got, p, n);
             rx->got += (uint32_t)n;
             if (rx->got == 2) {
-                rx->ulpdu_len = ld16(rx->lenb);
+                rx->ulpdu_len = rnic_ld_be16(rx->lenb);
                 if (rx->ulpdu_len > rx->cap) {
                     return rx_fail(rx, RNIC_MPA_EC_MARKER_MISMATCH, i + n, ev);
                 }

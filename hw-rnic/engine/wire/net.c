@@ -159,8 +159,8 @@ uint32_t rnic_csum_pseudo4(const uint8_t *src, const uint8_t *dst,
                            uint8_t proto, uint16_t len)
 {
     uint32_t s = 0;
-    s += rnic_get16(src) + rnic_get16(src + 2);
-    s += rnic_get16(dst) + rnic_get16(dst + 2);
+    s += rnic_ld_be16(src) + rnic_ld_be16(src + 2);
+    s += rnic_ld_be16(dst) + rnic_ld_be16(dst + 2);
     s += proto;
     s += len;
     return s;
@@ -172,7 +172,7 @@ enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len,
     if (len < RNIC_ETH_HLEN) {
         return RNIC_IP4_SHORT;
     }
-    if (rnic_get16(frame + 12) != RNIC_ETHERTYPE_IP) {
+    if (rnic_ld_be16(frame + 12) != RNIC_ETHERTYPE_IP) {
         return RNIC_IP4_NOT_IP;
     }
     const uint8_t *ip = frame + RNIC_ETH_HLEN;
@@ -187,7 +187,7 @@ enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len,
     if (hlen < RNIC_IP4_HLEN || hlen > avail) {
         return RNIC_IP4_BAD_HLEN;
     }
-    size_t tot = rnic_get16(ip + 2);
+    size_t tot = rnic_ld_be16(ip + 2);
     /*
      * Ethernet may pad short frames, so the frame may exceed total length,
      * never the reverse.
@@ -198,7 +198,7 @@ enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len,
     if (rnic_csum_fold(rnic_csum_add(0, ip, hlen)) != 0) {
         return RNIC_IP4_BAD_CSUM;
     }
-    uint16_t frag = rnic_get16(ip + 6);
+    uint16_t frag = rnic_ld_be16(ip + 6);
     if (frag & 0x3fff) {        /* MF set or offset != 0 */
         return RNIC_IP4_FRAGMENT;
     }
@@ -225,7 +225,7 @@ size_t rnic_ip4_build(uint8_t *frame, const uint8_t *dmac, const uint8_t *smac,
 {
     memcpy(frame, dmac, RNIC_ETH_ALEN);
     memcpy(frame + 6, smac, RNIC_ETH_ALEN);
-    rnic_put16(frame + 12, RNIC_ETHERTYPE_IP);
+    rnic_st_be16(frame + 12, RNIC_ETHERTYPE_IP);
     uint8_t *ip = frame + RNIC_ETH_HLEN;
     /*
      * The header's 16-bit words, written and summed from these values, not
@@ -236,15 +236,15 @@ size_t rnic_ip4_build(uint8_t *frame, const uint8_t *dmac, const uint8_t *smac,
     uint16_t frag = 0x4000;     /* DF: we do PMTU via EMSS, never fragment */
     uint16_t ttl_proto = (uint16_t)(64 << 8 | proto);
     uint32_t sum = (uint32_t)ver_tos + tot + id + frag + ttl_proto +
-                   rnic_get16(src) + rnic_get16(src + 2) +
-                   rnic_get16(dst) + rnic_get16(dst + 2);
+                   rnic_ld_be16(src) + rnic_ld_be16(src + 2) +
+                   rnic_ld_be16(dst) + rnic_ld_be16(dst + 2);
 
-    rnic_put16(ip, ver_tos);
-    rnic_put16(ip + 2, tot);
-    rnic_put16(ip + 4, id);
-    rnic_put16(ip + 6, frag);
-    rnic_put16(ip + 8, ttl_proto);
-    rnic_put16(ip + 10, rnic_csum_fold(sum));
+    rnic_st_be16(ip, ver_tos);
+    rnic_st_be16(ip + 2, tot);
+    rnic_st_be16(ip + 4, id);
+    rnic_st_be16(ip + 6, frag);
+    rnic_st_be16(ip + 8, ttl_proto);
+    rnic_st_be16(ip + 10, rnic_csum_fold(sum));
     memcpy(ip + 12, src, 4);
     memcpy(ip + 16, dst, 4);
     return RNIC_ETH_HLEN + RNIC_IP4_HLEN;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "be.h"
 
 #define RNIC_ETH_HLEN      14
 #define RNIC_ETH_ALEN      6
@@ -35,26 +36,6 @@ struct rnic_ipaddr {
 void rnic_ipaddr_v4(struct rnic_ipaddr *a, uint8_t b0, uint8_t b1, uint8_t b2,
                     uint8_t b3);
 bool rnic_ipaddr_eq(const struct rnic_ipaddr *a, const struct rnic_ipaddr *b);
-
-/* Big-endian loads/stores: the wire is unaligned, so go through bytes. */
-static inline uint16_t rnic_get16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-static inline uint32_t rnic_get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
-           p[3];
-}
-static inline void rnic_put16(uint8_t *p, uint16_t v)
-{
-    p[0] = v >> 8; p[1] = (uint8_t)v;
-}
-static inline void rnic_put32(uint8_t *p, uint32_t v)
-{
-    p[0] = v >> 24; p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
-}
 
 /*
  * One's-complement sum. rnic_csum_add() returns an unfolded 32-bit partial sum

@@ -90,11 +90,11 @@ size_t rnic_rdmap_hdr_encode(const struct rnic_rdmap_msg *m, uint8_t *buf,
     switch (m->opcode) {
     case RNIC_RDMAP_READ_REQ: {
         const struct rnic_rdmap_read_req *r = &m->u.rr;
-        rnic_put32(p, r->sink_stag);
-        rnic_put64(p + 4, r->sink_to);
-        rnic_put32(p + 12, r->size);
-        rnic_put32(p + 16, r->src_stag);
-        rnic_put64(p + 20, r->src_to);
+        rnic_st_be32(p, r->sink_stag);
+        rnic_st_be64(p + 4, r->sink_to);
+        rnic_st_be32(p + 12, r->size);
+        rnic_st_be32(p + 16, r->src_stag);
+        rnic_st_be64(p + 20, r->src_to);
         break;
     }
     case RNIC_RDMAP_TERMINATE: {
@@ -108,7 +108,7 @@ size_t rnic_rdmap_hdr_encode(const struct rnic_rdmap_msg *m, uint8_t *buf,
         p[3] = (uint8_t)t->rsvd;
         p += RNIC_RDMAP_TERM_CTRL_LEN;
         if (t->d) {
-            rnic_put16(p, t->ddp_seg_len);
+            rnic_st_be16(p, t->ddp_seg_len);
             memcpy(p + 2, t->ddp_hdr, t->ddp_hdr_len);
             p += 2 + t->ddp_hdr_len;
         }
@@ -120,19 +120,19 @@ size_t rnic_rdmap_hdr_encode(const struct rnic_rdmap_msg *m, uint8_t *buf,
     case RNIC_RDMAP_ATOMIC_REQ: {
         const struct rnic_rdmap_atomic_req *a = &m->u.areq;
         /* Reserved(28) | AtomicOpCode(4) */
-        rnic_put32(p, a->op & 0xfu);
-        rnic_put32(p + 4, a->req_id);
-        rnic_put32(p + 8, a->stag);
-        rnic_put64(p + 12, a->to);
-        rnic_put64(p + 20, a->add_swap);
-        rnic_put64(p + 28, a->add_swap_mask);
-        rnic_put64(p + 36, a->compare);
-        rnic_put64(p + 44, a->compare_mask);
+        rnic_st_be32(p, a->op & 0xfu);
+        rnic_st_be32(p + 4, a->req_id);
+        rnic_st_be32(p + 8, a->stag);
+        rnic_st_be64(p + 12, a->to);
+        rnic_st_be64(p + 20, a->add_swap);
+        rnic_st_be64(p + 28, a->add_swap_mask);
+        rnic_st_be64(p + 36, a->compare);
+        rnic_st_be64(p + 44, a->compare_mask);
         break;
     }
     case RNIC_RDMAP_ATOMIC_RESP:
-        rnic_put32(p, m->u.aresp.req_id);
-        rnic_put64(p + 4, m->u.aresp.orig);
+        rnic_st_be32(p, m->u.aresp.req_id);
+        rnic_st_be64(p + 4, m->u.aresp.orig);
         break;
     default:
         break;
@@ -197,7 +197,7 @@ static int decode_term(struct rnic_rdmap_msg *m, const uint8_t *p, size_t body,
         if (body < off + 3) {
             return FAIL_RDMAP(RNIC_RDMAP_EC_CATASTROPHIC_STREAM);
         }
-        t->ddp_seg_len = rnic_get16(p + off);
+        t->ddp_seg_len = rnic_ld_be16(p + off);
         t->ddp_hdr_len = (uint8_t)rnic_ddp_hlen(p[off + 2] & RNIC_DDP_F_TAGGED);
         if (body < off + 2 + t->ddp_hdr_len) {
             return FAIL_RDMAP(RNIC_RDMAP_EC_CATASTROPHIC_STREAM);
@@ -249,11 +249,11 @@ int rnic_rdmap_decode(const uint8_t *ulpdu, size_t len, unsigned flags,
         if (check_single(m, body, RNIC_RDMAP_READ_REQ_LEN, true, cause)) {
             return -1;
         }
-        r->sink_stag = rnic_get32(p);
-        r->sink_to = rnic_get64(p + 4);
-        r->size = rnic_get32(p + 12);
-        r->src_stag = rnic_get32(p + 16);
-        r->src_to = rnic_get64(p + 20);
+        r->sink_stag = rnic_ld_be32(p);
+        r->sink_to = rnic_ld_be64(p + 4);
+        r->size = rnic_ld_be32(p + 12);
+        r->src_stag = rnic_ld_be32(p + 16);
+        r->src_to = rnic_ld_be64(p + 20);
         break;
     }
     case RNIC_RDMAP_TERMINATE:
@@ -267,13 +267,13 @@ int rnic_rdmap_decode(const uint8_t *ulpdu, size_t len, unsigned flags,
             return -1;
         }
         a->op = p[3] & 0xf;
-        a->req_id = rnic_get32(p + 4);
-        a->stag = rnic_get32(p + 8);
-        a->to = rnic_get64(p + 12);
-        a->add_swap = rnic_get64(p + 20);
-        a->add_swap_mask = rnic_get64(p + 28);
-        a->compare = rnic_get64(p + 36);
-        a->compare_mask = rnic_get64(p + 44);
+        a->req_id = rnic_ld_be32(p + 4);
+        a->stag = rnic_ld_be32(p + 8);
+        a->to = rnic_ld_be64(p + 12);
+        a->add_swap = rnic_ld_be64(p + 20);
+        a->add_swap_mask = rnic_ld_be64(p + 28);
+        a->compare = rnic_ld_be64(p + 36);
+        a->compare_mask = rnic_ld_be64(p + 44);
         if (a->op > RNIC_RDMAP_ATOMIC_CMP_SWAP) {
             return FAIL_RDMAP(RNIC_RDMAP_EC_UNEXPECTED_OPCODE);
         }
@@ -283,8 +283,8 @@ int rnic_rdmap_decode(const uint8_t *ulpdu, size_t len, unsigned flags,
         if (check_single(m, body, RNIC_RDMAP_ATOMIC_RESP_LEN, true, cause)) {
             return -1;
         }
-        m->u.aresp.req_id = rnic_get32(p);
-        m->u.aresp.orig = rnic_get64(p + 4);
+        m->u.aresp.req_id = rnic_ld_be32(p);
+        m->u.aresp.orig = rnic_ld_be64(p + 4);
         break;
     case RNIC_RDMAP_IMM_DATA:
     case RNIC_RDMAP_IMM_DATA_SE:
