@@ -146,8 +146,14 @@ def main():
     row('L', 'ib_write_lat -R 8 B rnic / siw', why or (
         '%.2f = %.1f / %.1f us (typical, medians of runs; p99 not printed by the guests\' script; %s)' % (
             ub['lat_rnic'] / ub['lat_siw'], ub['lat_rnic'], ub['lat_siw'], ub_load)), '<= 1/8')
-    row('Q', 'device memory per idle connected QP',
-        'not measured: the engine has no per-QP memory accounting counter yet', '<= 4 KiB')
+    # Q: the engine's accounting counter (QUERY_STATS conn_mem_bytes) over idle QPs.
+    why = missing('qp-mem')
+    if not why:
+        q = re.findall(r'^(\d+) idle QPs, device (\w): ([\d.]+) B per QP', log['qp-mem'][1], re.M)
+        why = None if q else 'not measured: qp-mem printed no figure'
+    row('Q', 'device memory per idle connected QP', why or '; '.join(
+        '%s QPs %s B' % (n, b) for n, side, b in q if side == 'A') + ' (simulated pair, engine counter)',
+        '<= 4 KiB')
     row('S', 'connected QPs between two guests, all carrying traffic',
         'not measured by the bench: suite vm\'s rnic-user-256-conns carries 256', '4096')
     why = missing('rnic-devbench') or (None if dv['idle'] else
