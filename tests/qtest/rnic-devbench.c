@@ -45,6 +45,7 @@
 #include <unistd.h>
 #include "rnic-driver.h"
 #include "host-anchors.h"
+#include "../sim/splitmix64.h"
 
 #define MIB             (1ull << 20)
 #define HUGE_PAGE       (2 * MIB)
@@ -716,18 +717,10 @@ static void verify(struct side *b)
 
 static void fill_source(void)
 {
-    uint64_t *w, x = 0x9e3779b97f4a7c15ull;
-    size_t i;
+    uint64_t x = 0x9e3779b97f4a7c15ull;
 
     src_copy = malloc(CHUNKS * MIB);
-    w = (uint64_t *)src_copy;
-    for (i = 0; i < CHUNKS * MIB / 8; i++) {
-        uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        w[i] = z ^ (z >> 31);
-    }
+    splitmix64_fill(&x, src_copy, CHUNKS * MIB);
 }
 
 static void qemu_id(char *buf, size_t len)

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 #include "simpair.h"
+#include "splitmix64.h"
 
 enum op {
     OP_SEND, OP_SEND_SE, OP_SEND_INV, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM,
@@ -143,11 +144,7 @@ struct sim {
 
 static uint64_t rnd(struct sim *s)
 {
-    uint64_t z = (s->rng += 0x9e3779b97f4a7c15ull);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return splitmix64_next(&s->rng);
 }
 
 static uint64_t rnd_range(struct sim *s, uint64_t lo, uint64_t hi)

@@ -6,17 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "simdev.h"
+#include "splitmix64.h"
 #include "core/ring.h"
 
 #define PG RNIC_PAGE_SIZE
 
 static uint64_t sd_rng(struct simdev *sd)
 {
-    uint64_t z = (sd->rng += 0x9e3779b97f4a7c15ull);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return splitmix64_next(&sd->rng);
 }
 
 uint8_t sd_guard_byte(uint64_t addr)
@@ -137,20 +134,8 @@ static void h_guest_error(void *opaque, const char *what, uint64_t a,
 static void h_random(void *opaque, void *buf, size_t len)
 {
     static uint64_t state = 0x51d5eed;
-    uint8_t *out = buf;
-
     (void)opaque;
-    while (len) {
-        uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-        size_t n = len < 8 ? len : 8;
-
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        memcpy(out, &z, n);
-        out += n;
-        len -= n;
-    }
+    splitmix64_fill(&state, buf, len);
 }
 
 static const struct rnic_host_ops sd_ops = {

@@ -6,14 +6,11 @@
 #include <string.h>
 #include "pcapw.h"
 #include "simlink.h"
+#include "splitmix64.h"
 
 static uint64_t sl_rng(struct simlink *sl)
 {
-    uint64_t z = (sl->rng += 0x9e3779b97f4a7c15ull);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return splitmix64_next(&sl->rng);
 }
 
 static double sl_unit(struct simlink *sl)

@@ -25,22 +25,16 @@
 #include <string.h>
 #include <time.h>
 #include "tcp/tcp.h"
+#include "splitmix64.h"
 
 #define MAXC 4
 #define MS 1000000ull
 #define SEC 1000000000ull
 
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static double rng_unit(uint64_t *s) { return (double)(rng_next(s) >> 11) / 9007199254740992.0; }
+static double rng_unit(uint64_t *s) { return (double)(splitmix64_next(s) >> 11) / 9007199254740992.0; }
 static uint64_t rng_range(uint64_t *s, uint64_t lo, uint64_t hi)
 {
-    return lo + rng_next(s) % (hi - lo + 1);
+    return lo + splitmix64_next(s) % (hi - lo + 1);
 }
 
 static inline uint8_t pattern(uint32_t stream, uint64_t i)
@@ -253,7 +247,7 @@ static void link_send(struct sim *s, int from, const uint8_t *frame, size_t len)
     int copies = rng_unit(&s->rng) < L->dup ? 2 : 1;
     for (int i = 0; i < copies; i++) {
         struct ev e;
-        e.at = L->busy_until + L->delay + (L->jitter ? rng_next(&s->rng) % L->jitter : 0);
+        e.at = L->busy_until + L->delay + (L->jitter ? splitmix64_next(&s->rng) % L->jitter : 0);
         e.order = s->order++;
         e.dst = 1 - from;
         e.len = len;
@@ -262,7 +256,7 @@ static void link_send(struct sim *s, int from, const uint8_t *frame, size_t len)
         /* Corrupt past the Ethernet header: a damaged L2 header fails the FCS
          * on a real link; what gets through must be caught by IP/TCP checksums. */
         if (rng_unit(&s->rng) < L->corrupt && len > 14) {
-            e.frame[14 + rng_next(&s->rng) % (len - 14)] ^= (uint8_t)(1 + rng_next(&s->rng) % 255);
+            e.frame[14 + splitmix64_next(&s->rng) % (len - 14)] ^= (uint8_t)(1 + splitmix64_next(&s->rng) % 255);
         }
         heap_push(s, e);
     }
@@ -378,7 +372,7 @@ static const struct rnic_tcp_ops sim_ops = {
 
 static uint64_t record_size(struct side *sd, uint64_t max)
 {
-    uint64_t r = rng_next(&sd->rs);
+    uint64_t r = splitmix64_next(&sd->rs);
     switch (r % 4) {
     case 0: return 1 + (r >> 8) % 64;             /* tiny: packed several per segment */
     case 1: return 200 + (r >> 8) % 1300;         /* around an MSS */
@@ -467,15 +461,15 @@ static void setup(struct sim *s)
     uint64_t *r = &s->rng;
     for (int i = 0; i < 2; i++) {
         struct link *L = &s->link[i];
-        L->loss = rng_next(r) % 4 == 0 ? 0 : rng_unit(r) * 0.05;
-        L->dup = rng_next(r) % 3 == 0 ? rng_unit(r) * 0.02 : 0;
-        L->corrupt = rng_next(r) % 3 == 0 ? rng_unit(r) * 0.02 : 0;
+        L->loss = splitmix64_next(r) % 4 == 0 ? 0 : rng_unit(r) * 0.05;
+        L->dup = splitmix64_next(r) % 3 == 0 ? rng_unit(r) * 0.02 : 0;
+        L->corrupt = splitmix64_next(r) % 3 == 0 ? rng_unit(r) * 0.02 : 0;
         L->delay = rng_range(r, 50, 20000) * 1000;
-        L->jitter = rng_next(r) % 3 == 0 ? rng_range(r, 0, 2 * L->delay / 1000) * 1000 : 0;
+        L->jitter = splitmix64_next(r) % 3 == 0 ? rng_range(r, 0, 2 * L->delay / 1000) * 1000 : 0;
         L->bps = rng_range(r, 10, 10000) * 1000000ull;
         L->qlimit = rng_range(r, 16, 1024) * 1024;
     }
-    uint16_t mtu = (uint16_t)(rng_next(r) % 3 == 0 ? rng_range(r, 576, 9000) : 1500);
+    uint16_t mtu = (uint16_t)(splitmix64_next(r) % 3 == 0 ? rng_range(r, 576, 9000) : 1500);
     uint32_t rcvbuf = (uint32_t)rng_range(r, 16, 1024) * 1024;
     for (int i = 0; i < 2; i++) {
         struct rnic_tcp_config cfg;
@@ -485,9 +479,9 @@ static void setup(struct sim *s)
         cfg.mtu = mtu;
         cfg.sndbuf = (uint32_t)rng_range(r, 16, 1024) * 1024;
         cfg.rcvbuf = i ? rcvbuf : (uint32_t)rng_range(r, 16, 1024) * 1024;
-        cfg.no_sack = rng_next(r) % 4 == 0;
-        cfg.no_timestamps = rng_next(r) % 4 == 0;
-        cfg.no_wscale = rng_next(r) % 6 == 0;
+        cfg.no_sack = splitmix64_next(r) % 4 == 0;
+        cfg.no_timestamps = splitmix64_next(r) % 4 == 0;
+        cfg.no_wscale = splitmix64_next(r) % 6 == 0;
         cfg.max_conns = 16;
         cfg.keepalive = true;           /* also how a lost RST is discovered */
         cfg.keep_idle_ms = 5000;
@@ -499,7 +493,7 @@ static void setup(struct sim *s)
         cfg.syn_retries = 12;
         cfg.ack_batch = (s->seed >> i) & 1;
         for (int k = 0; k < 16; k++) {
-            cfg.isn_secret[k] = (uint8_t)rng_next(r);
+            cfg.isn_secret[k] = (uint8_t)splitmix64_next(r);
         }
         static struct eng_ctx ctx[2];
         (void)g_ctx_unused;
@@ -507,7 +501,7 @@ static void setup(struct sim *s)
         ctx[i].idx = i;
         s->eng[i] = rnic_tcp_new(&cfg, &sim_ops, &ctx[i]);
     }
-    s->stall_p = rng_next(r) % 3 == 0 ? rng_unit(r) * 0.05 : 0;
+    s->stall_p = splitmix64_next(r) % 3 == 0 ? rng_unit(r) * 0.05 : 0;
     s->record_max = rng_range(r, 1, 8000);
     s->nconn = (int)rng_range(r, 1, MAXC);
     s->check_records = true;
@@ -542,7 +536,7 @@ static void burst_end(struct sim *s, bool force)
         rnic_tcp_rx_batch_end(s->eng[e], s->now);
     }
     s->burst = 0;
-    s->burst_max = (uint32_t)(1 + rng_next(&s->brng) % 64);
+    s->burst_max = (uint32_t)(1 + splitmix64_next(&s->brng) % 64);
 }
 
 static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
@@ -576,24 +570,24 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
             sd->sim = s;
             sd->eng = e;
             sd->idx = i;
-            sd->rs = rng_next(&s->rng);
+            sd->rs = splitmix64_next(&s->rng);
             sd->tx_stream = (uint32_t)(i * 2 + e);
             sd->rx_stream = (uint32_t)(i * 2 + 1 - e);
-            sd->to_send = rng_next(&s->rng) % 5 == 0 ? 0 : rng_range(&s->rng, 1, 384 << 10);
+            sd->to_send = splitmix64_next(&s->rng) % 5 == 0 ? 0 : rng_range(&s->rng, 1, 384 << 10);
         }
         s->side[i][0].expect = s->side[i][1].to_send;
         s->side[i][1].expect = s->side[i][0].to_send;
-        if (rng_next(&s->rng) % 4 == 0) {
-            int e = (int)(rng_next(&s->rng) & 1);
+        if (splitmix64_next(&s->rng) % 4 == 0) {
+            int e = (int)(splitmix64_next(&s->rng) & 1);
             if (s->side[i][e].to_send > 1) {
-                s->side[i][e].mtu_at = 1 + rng_next(&s->rng) % (s->side[i][e].to_send - 1);
+                s->side[i][e].mtu_at = 1 + splitmix64_next(&s->rng) % (s->side[i][e].to_send - 1);
                 s->side[i][e].new_mtu = (uint16_t)rng_range(&s->rng, 576, 1500);
             }
         }
-        if (rng_next(&s->rng) % 8 == 0) {
-            int e = (int)(rng_next(&s->rng) & 1);
+        if (splitmix64_next(&s->rng) % 8 == 0) {
+            int e = (int)(splitmix64_next(&s->rng) & 1);
             if (s->side[i][e].expect > 1) {
-                s->side[i][e].abort_at = 1 + rng_next(&s->rng) % (s->side[i][e].expect - 1);
+                s->side[i][e].abort_at = 1 + splitmix64_next(&s->rng) % (s->side[i][e].expect - 1);
                 s->naborts++;
             }
         }

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 #include "test-dev-harness.h"
+#include "../sim/splitmix64.h"
 
 int test_failures;
 uint64_t h_random_state = 0x5eed;
@@ -44,20 +45,8 @@ static int mem_check_ram(void *opaque, uint64_t addr, uint64_t len)
 /* splitmix64 over h_random_state: reproducible, distinct per draw. */
 static void random_bytes(void *opaque, void *buf, size_t len)
 {
-    uint8_t *out = buf;
-
     (void)opaque;
-    while (len) {
-        uint64_t z = (h_random_state += 0x9e3779b97f4a7c15ull);
-        size_t n = len < 8 ? len : 8;
-
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        memcpy(out, &z, n);
-        out += n;
-        len -= n;
-    }
+    splitmix64_fill(&h_random_state, buf, len);
 }
 
 static void notify(void *opaque, unsigned vector)
