@@ -379,3 +379,17 @@ bool qt_zero_bios(char *path, size_t len)
     close(fd);
     return true;
 }
+
+int qt_prepare(char *qemu, size_t qemu_len, char *bios, size_t bios_len)
+{
+    if (!qt_qemu_path(qemu, qemu_len)) {
+        printf("SKIP: no QEMU with the rnic device at %s "
+               "(run scripts/setup/qemu.sh)\n", qemu);
+        return 77;
+    }
+    if (!qt_zero_bios(bios, bios_len)) {
+        perror("bios");
+        return 1;
+    }
+    return 0;
+}

@@ -71,5 +71,10 @@ bool qt_qemu_path(char *buf, size_t len);
 /* A 256 KiB all-zero firmware image (the +ds tree ships none); qtest never
  * runs it.  The caller unlinks path. */
 bool qt_zero_bios(char *path, size_t len);
+/*
+ * Both of the above for a test's main: 0 when ready, 77 (meson's skip,
+ * said on stdout) when there is no QEMU, 1 when the image cannot be made.
+ */
+int qt_prepare(char *qemu, size_t qemu_len, char *bios, size_t bios_len);
 
 #endif

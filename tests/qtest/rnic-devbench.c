@@ -757,7 +757,7 @@ struct cfg {
 int main(int argc, char **argv)
 {
     double seconds = 4, quick_mib = 0, base_cpu = 0, base_gbps = 0;
-    int runs = 3, ncfg = 0, i, m;
+    int runs = 3, ncfg = 0, i, m, ret;
     unsigned max_mtu, idle = 0;
     struct cfg cfgs[MAX_CFGS];
     bool anchors = true;
@@ -795,13 +795,9 @@ int main(int argc, char **argv)
     if (quick_mib) {
         runs = 1;
     }
-    if (!qt_qemu_path(qemu, sizeof(qemu))) {
-        printf("SKIP: no QEMU with the rnic device at %s\n", qemu);
-        return 77;
-    }
-    if (!qt_zero_bios(bios, sizeof(bios))) {
-        perror("bios");
-        return 1;
+    ret = qt_prepare(qemu, sizeof(qemu), bios, sizeof(bios));
+    if (ret) {
+        return ret;
     }
     snprintf(wire_path, sizeof(wire_path), "/tmp/rnic-devbench-%d.sock",
              (int)getpid());

@@ -118,6 +118,7 @@ static void test_log_flood(const char *log)
 int main(void)
 {
     char qemu[4096], bios[64], log[256];
+    int ret;
     const char *argv[] = {
         "-machine", "q35", "-nodefaults", "-display", "none",
         "-m", "64M", "-bios", bios,
@@ -126,14 +127,9 @@ int main(void)
         NULL
     };
 
-    if (!qt_qemu_path(qemu, sizeof(qemu))) {
-        printf("SKIP: no QEMU with the rnic device at %s "
-               "(run scripts/setup/qemu.sh)\n", qemu);
-        return 77;
-    }
-    if (!qt_zero_bios(bios, sizeof(bios))) {
-        perror("bios");
-        return 1;
+    ret = qt_prepare(qemu, sizeof(qemu), bios, sizeof(bios));
+    if (ret) {
+        return ret;
     }
     snprintf(log, sizeof(log), "%s/rnic-qtest-hostile-qemu.log",
              getenv("MESON_BUILD_ROOT") ? getenv("MESON_BUILD_ROOT") : "/tmp");

@@ -140,15 +140,12 @@ int main(void)
 {
     struct run runs[PARALLEL];
     unsigned next = 0, live = 0, failed = 0, i;
+    int ret;
     struct timespec t0;
 
-    if (!qt_qemu_path(qemu, sizeof(qemu))) {
-        printf("SKIP: no QEMU with the rnic device at %s\n", qemu);
-        return 77;
-    }
-    if (!qt_zero_bios(bios, sizeof(bios))) {
-        perror("bios");
-        return 1;
+    ret = qt_prepare(qemu, sizeof(qemu), bios, sizeof(bios));
+    if (ret) {
+        return ret;
     }
     atexit(drop_bios);
     snprintf(logdir, sizeof(logdir), "%s", getenv("MESON_BUILD_ROOT") ?

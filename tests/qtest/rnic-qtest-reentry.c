@@ -904,14 +904,11 @@ int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
     struct timespec t0, t1;
+    int ret;
 
-    if (!qt_qemu_path(qemu, sizeof(qemu))) {
-        printf("SKIP: no QEMU with the rnic device at %s\n", qemu);
-        return 77;
-    }
-    if (!qt_zero_bios(bios, sizeof(bios))) {
-        perror("bios");
-        return 1;
+    ret = qt_prepare(qemu, sizeof(qemu), bios, sizeof(bios));
+    if (ret) {
+        return ret;
     }
     atexit(drop_bios);
     snprintf(logdir, sizeof(logdir), "%s", getenv("MESON_BUILD_ROOT") ?

@@ -696,18 +696,14 @@ static void test_stats_and_reset(void)
 int main(void)
 {
     char qemu[4096], bios[64], log[256];
+    int ret;
     char netdev[64];
     int sv[2];
 
-    if (!qt_qemu_path(qemu, sizeof(qemu))) {
-        printf("SKIP: no QEMU with the rnic device at %s "
-               "(run scripts/setup/qemu.sh)\n", qemu);
-        return 77;
-    }
     /* The +ds QEMU tree ships no firmware; qtest never runs any. */
-    if (!qt_zero_bios(bios, sizeof(bios))) {
-        perror("bios");
-        return 1;
+    ret = qt_prepare(qemu, sizeof(qemu), bios, sizeof(bios));
+    if (ret) {
+        return ret;
     }
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
         perror("socketpair");
