@@ -71,11 +71,37 @@ static struct rnic_admin_cmd hostile_reg(uint32_t index)
 }
 
 /* 4096 REG_MRs, then 4096 ALLOC_MRs: what the device holds stays bounded. */
+/*
+ * Count one registration's answer: OK holds MR_PAGES entries, anything else
+ * must be NO_RESOURCES.  False (and a failed check) once more is held than
+ * the budget.
+ */
+static bool tally(unsigned sts, const char *what, unsigned i, unsigned *ok,
+                  unsigned *refused, uint64_t *held_bytes)
+{
+    if (sts == RNIC_STS_OK) {
+        (*ok)++;
+        *held_bytes += (uint64_t)MR_PAGES * 8;
+    } else {
+        CHECK_EQ(sts, RNIC_STS_NO_RESOURCES);
+        (*refused)++;
+    }
+    if (*held_bytes > BUDGET_BYTES) {
+        fprintf(stderr, "%s %u accepted: %llu MiB of page lists held, "
+                "budget %llu MiB\n", what, i,
+                (unsigned long long)(*held_bytes >> 20),
+                (unsigned long long)(BUDGET_BYTES >> 20));
+        CHECK(*held_bytes <= BUDGET_BYTES);
+        return false;
+    }
+    return true;
+}
+
 static void test_budget(void)
 {
     struct harness *h = h_new(NULL);
     uint64_t rss0, held = 0, peak = 0;
-    unsigned ok = 0, refused = 0, sts;
+    unsigned ok = 0, refused = 0;
     uint32_t i;
 
     CHECK(h_enable(h, 5, 5));
@@ -85,20 +111,7 @@ static void test_budget(void)
     for (i = 0; i < HOSTILE_MRS; i++) {
         struct rnic_admin_cmd c = hostile_reg(i);
 
-        sts = h_cmd(h, &c);
-        if (sts == RNIC_STS_OK) {
-            ok++;
-            held += (uint64_t)MR_PAGES * 8;
-        } else {
-            CHECK_EQ(sts, RNIC_STS_NO_RESOURCES);
-            refused++;
-        }
-        if (held > BUDGET_BYTES) {
-            fprintf(stderr, "REG_MR %u accepted: %llu MiB of page lists "
-                    "held, budget %llu MiB\n", i,
-                    (unsigned long long)(held >> 20),
-                    (unsigned long long)(BUDGET_BYTES >> 20));
-            CHECK(held <= BUDGET_BYTES);
+        if (!tally(h_cmd(h, &c), "REG_MR", i, &ok, &refused, &held)) {
             break;
         }
     }
@@ -134,20 +147,7 @@ static void test_budget(void)
 
         c.u.alloc_mr.stag = RNIC_STAG(i, 0);
         c.u.alloc_mr.max_pages = MR_PAGES;
-        sts = h_cmd(h, &c);
-        if (sts == RNIC_STS_OK) {
-            ok++;
-            held += (uint64_t)MR_PAGES * 8;
-        } else {
-            CHECK_EQ(sts, RNIC_STS_NO_RESOURCES);
-            refused++;
-        }
-        if (held > BUDGET_BYTES) {
-            fprintf(stderr, "ALLOC_MR %u accepted: %llu MiB of page lists "
-                    "reserved, budget %llu MiB\n", i,
-                    (unsigned long long)(held >> 20),
-                    (unsigned long long)(BUDGET_BYTES >> 20));
-            CHECK(held <= BUDGET_BYTES);
+        if (!tally(h_cmd(h, &c), "ALLOC_MR", i, &ok, &refused, &held)) {
             break;
         }
     }
