@@ -155,7 +155,7 @@ def main():
         '%s QPs %s B' % (n, b) for n, side, b in q if side == 'A') + ' (simulated pair, engine counter)',
         '<= 4 KiB')
     row('S', 'connected QPs between two guests, all carrying traffic',
-        'not measured by the bench: suite vm\'s rnic-user-256-conns carries 256', '4096')
+        'not measured by the bench: suite vm\'s rnic-user (subtest ucmatose-256x4) carries 256', '4096')
     why = missing('rnic-devbench') or (None if dv['idle'] else
                                        'not measured: rnic-devbench ran without --idle-conns')
     row('F', 'per-frame cost, 1024 idle connections / none', why or (
