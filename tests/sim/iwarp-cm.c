@@ -18,9 +18,21 @@
  *                some after its Send while the responder stays silent, none
  *                5 s after the Reply; the responder places nothing for them;
  *   nudge-answered a responder that answers in time gets no nudge at all.
+ *   rtr-write, rtr-read  RFC 6581 peer-to-peer with one RTR kind
+ *                offered and none named by the responder's driver: the RTR
+ *                completes the connection, no ULP sees it, Sends and Reads
+ *                flow both ways;
+ *   timer-reply  the responder never answers the Request: the initiator's
+ *                MPA timer (10 s) gives TIMEOUT, the RST gives the responder
+ *                RESET, no connection memory is left;
+ *   timer-request the Request never arrives: the responder's timer (5 s)
+ *                resets silently, the initiator sees RESET, nothing left;
+ *   timer-rtr    the RTR never arrives: the responder's timer (10 s) gives
+ *                TIMEOUT, the initiator RESET, nothing left.
  *
  *   iwarp-cm [--case NAME]...
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -515,6 +527,347 @@ static bool case_nudge_answered(struct pair *p)
     return quiet_rts(p);
 }
 
+/* One RDMA Read of 256 bytes by side `from` from the other side's memory. */
+static bool read_one(struct pair *p, int from, uint64_t wr_id)
+{
+    int to = 1 - from;
+    uint64_t src = 0x40000 + wr_id * 0x1000, dst = 0x60000 + wr_id * 0x1000;
+    uint8_t want[256], got[256];
+    struct sd_mr smr, dmr;
+    struct rnic_sq_wqe w;
+    struct rnic_cqe cqe;
+    uint64_t end = p->sl.now + SL_SEC;
+
+    if (sd_reg_mr(p->sd[to], &smr, RNIC_STAG(20 + (uint32_t)wr_id, 1), 1,
+                  RNIC_ACCESS_REMOTE_READ, src, 4096, 1) ||
+        sd_modify_qp_access(p->sd[to], p->qp[to].qpn,
+                            RNIC_ACCESS_REMOTE_READ)) {
+        return fail(p, p->sd[to]->err, NULL);
+    }
+    if (sd_reg_mr(p->sd[from], &dmr, RNIC_STAG(40 + (uint32_t)wr_id, 1), 1,
+                  RNIC_ACCESS_LOCAL_WRITE, dst, 4096, 1)) {
+        return fail(p, p->sd[from]->err, NULL);
+    }
+    fill(want, sizeof(want), (uint8_t)wr_id);
+    sd_write(p->sd[to], sd_mr_addr(&smr, src), want, sizeof(want));
+    memset(&w, 0, sizeof(w));
+    w.hdr.wr_id = wr_id;
+    w.hdr.opcode = RNIC_WR_READ;
+    w.hdr.flags = RNIC_WQE_SIGNALED;
+    w.hdr.count = 1;
+    w.op.rdma.remote_addr = src;
+    w.op.rdma.rkey = smr.stag;
+    w.data.sge[0].addr = dst;
+    w.data.sge[0].length = sizeof(got);
+    w.data.sge[0].lkey = dmr.stag;
+    sd_post_send(p->sd[from], &p->qp[from], &w);
+    /* Earlier Sends of this side completed here too, unpolled. */
+    do {
+        while (!sd_poll_cq(p->sd[from], &p->cq[from][0], &cqe)) {
+            if (p->sl.now > end || !sl_step(&p->sl)) {
+                return fail(p, "the RDMA Read did not complete", NULL);
+            }
+        }
+    } while (cqe.wr_id != wr_id && cqe.status == RNIC_WC_SUCCESS);
+    if (cqe.status != RNIC_WC_SUCCESS) {
+        return fail(p, "the RDMA Read completed with",
+                    sd_wc_status_name(cqe.status));
+    }
+    sd_read(p->sd[from], sd_mr_addr(&dmr, dst), got, sizeof(got));
+    if (memcmp(got, want, sizeof(got))) {
+        return fail(p, "the RDMA Read brought other bytes", NULL);
+    }
+    return true;
+}
+
+/*
+ * CONNECT with MPA revision rev and flags cflags; the passive side accepts
+ * with aflags and, like rdma_accept(id, NULL) in librdmacm, the IRD/ORD the
+ * CONNECT_REQUEST offered (its ORD is our IRD and the reverse). *rep gets
+ * the active side's CONNECT_REPLY.
+ */
+static bool establish_as(struct pair *p, uint8_t rev, uint8_t cflags,
+                         uint8_t aflags, struct sd_cm_event *rep)
+{
+    struct rnic_cmd_cm_connect c;
+    struct sd_cm_event ev;
+    uint32_t aconn;
+    int s;
+
+    if (sd_cm_listen(p->sd[1], 0, PORT)) {
+        return fail(p, p->sd[1]->err, NULL);
+    }
+    connect_cmd(p, &c, PORT, rev, 0);
+    c.mpa_flags = cflags;
+    if (sd_cm_connect(p->sd[0], &c, NULL, &aconn)) {
+        return fail(p, p->sd[0]->err, NULL);
+    }
+    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_CONNECT_REQUEST) {
+        return fail(p, "no CONNECT_REQUEST", NULL);
+    }
+    s = sd_cm_accept(p->sd[1], ev.conn_id, p->qp[1].qpn, ev.cm.ord,
+                     ev.cm.ird, aflags, NULL, 0);
+    if (s) {
+        return fail(p, "CM_ACCEPT answered", sd_sts_name(s));
+    }
+    if (!next_event(p, 0, rep, 10 * SL_SEC) ||
+        rep->code != RNIC_CM_CONNECT_REPLY) {
+        return fail(p, "no CONNECT_REPLY at the active side",
+                    sd_cm_name(rep->code));
+    }
+    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_ESTABLISHED) {
+        return fail(p, "no ESTABLISHED at the passive side",
+                    sd_cm_name(ev.code));
+    }
+    return true;
+}
+
+/*
+ * RFC 6581 peer-to-peer: the initiator offers one RTR kind, the responder's
+ * driver names none (the Linux driver's default), the device picks the one
+ * offered; the RTR completes the connection and is invisible to both ULPs:
+ * the first real messages each way, and a Read, flow as without an RTR.
+ */
+static bool rtr_case(struct pair *p, uint8_t offer)
+{
+    struct sd_cm_event rep;
+    uint8_t rtr_flags = RNIC_MPA_P2P_WRITE | RNIC_MPA_P2P_READ |
+                        RNIC_MPA_P2P_SEND;
+
+    if (!establish_as(p, 2, RNIC_MPA_CRC | offer, RNIC_MPA_CRC, &rep)) {
+        return false;
+    }
+    if ((rep.cm.mpa_flags & rtr_flags) != offer) {
+        return fail(p, "the CONNECT_REPLY names another RTR", NULL);
+    }
+    return send_one(p, 0, 1) && send_one(p, 1, 2) && read_one(p, 1, 3) &&
+           read_one(p, 0, 4) && quiet_rts(p);
+}
+
+static bool case_rtr_write(struct pair *p)
+{
+    return rtr_case(p, RNIC_MPA_P2P_WRITE);
+}
+
+static bool case_rtr_read(struct pair *p)
+{
+    return rtr_case(p, RNIC_MPA_P2P_READ);
+}
+
+/* TCP payload of an IPv4 frame from side 0, or NULL. */
+static const uint8_t *a_payload(int from, const uint8_t *f, size_t len,
+                                size_t *plen)
+{
+    size_t ihl, off;
+
+    if (from != 0 || len < 14 + 20 + 20 || f[12] != 0x08 || f[13] != 0x00 ||
+        f[23] != 6) {
+        return NULL;
+    }
+    ihl = (size_t)(f[14] & 0x0f) * 4;
+    off = 14 + ihl + (size_t)(f[14 + ihl + 12] >> 4) * 4;
+    if (off > len) {
+        return NULL;
+    }
+    *plen = len - off;
+    return f + off;
+}
+
+/* Drops every segment of side 0 that carries its MPA Request. */
+static bool drop_request(void *opaque, int from, uint8_t *f, size_t *len)
+{
+    size_t n;
+    const uint8_t *pl = a_payload(from, f, *len, &n);
+
+    (void)opaque;
+    return !(pl && n >= 16 && !memcmp(pl, rnic_mpa_key_req, 16));
+}
+
+/* Drops every segment of side 0 that carries a zero-length Write (RTR). */
+static bool drop_rtr_write(void *opaque, int from, uint8_t *f, size_t *len)
+{
+    static const uint8_t zw[4] = { 0x00, 0x0e, 0xc1, 0x40 };
+    size_t n;
+    const uint8_t *pl = a_payload(from, f, *len, &n);
+
+    (void)opaque;
+    return !(pl && n == 20 && !memcmp(pl, zw, sizeof(zw)));
+}
+
+/* Both QPs destroyed, the devices hold no connection memory any more. */
+static bool no_conn_mem(struct pair *p)
+{
+    struct rnic_port_stats ps;
+    char msg[96];
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        if (sd_destroy(p->sd[i], RNIC_CMD_DESTROY_QP, p->qp[i].qpn)) {
+            return fail(p, p->sd[i]->err, NULL);
+        }
+    }
+    run_for(p, 2 * SL_SEC);
+    for (i = 0; i < 2; i++) {
+        if (sd_query_stats(p->sd[i], &ps)) {
+            return fail(p, p->sd[i]->err, NULL);
+        }
+        if (ps.conn_mem_bytes) {
+            snprintf(msg, sizeof(msg), "device %c holds %llu bytes", 'A' + i,
+                     (unsigned long long)ps.conn_mem_bytes);
+            return fail(p, "connection memory left after the failure", msg);
+        }
+    }
+    return true;
+}
+
+/* side's next CM event is code with status, at t0 + [lo, hi] ns. */
+static bool expect_event(struct pair *p, int side, uint8_t code,
+                         uint16_t status, uint64_t t0, uint64_t lo,
+                         uint64_t hi)
+{
+    struct sd_cm_event ev;
+    char msg[128];
+
+    if (!next_event(p, side, &ev, hi - (p->sl.now - t0) + SL_SEC)) {
+        snprintf(msg, sizeof(msg), "side %c: no %s within %.1f s", 'A' + side,
+                 sd_cm_name(code), (double)hi / SL_SEC);
+        return fail(p, msg, NULL);
+    }
+    if (ev.code != code || ev.cm.status != status ||
+        p->sl.now - t0 < lo || p->sl.now - t0 > hi) {
+        snprintf(msg, sizeof(msg), "side %c: %s status %u at %.3f s, want %s "
+                 "status %u in %.1f .. %.1f s", 'A' + side,
+                 sd_cm_name(ev.code), ev.cm.status,
+                 (double)(p->sl.now - t0) / SL_SEC, sd_cm_name(code), status,
+                 (double)lo / SL_SEC, (double)hi / SL_SEC);
+        return fail(p, msg, NULL);
+    }
+    return true;
+}
+
+static bool qp_in_error(struct pair *p, int side)
+{
+    struct rnic_qp_attr at;
+
+    if (sd_query_qp(p->sd[side], p->qp[side].qpn, &at) ||
+        at.state != RNIC_QPS_ERROR) {
+        return fail(p, side ? "B's QP is not in ERROR" :
+                    "A's QP is not in ERROR", NULL);
+    }
+    return true;
+}
+
+/*
+ * The responder takes the Request and never answers (its host does not
+ * accept): the initiator's Reply timer (10 s) ends the connect with
+ * TIMEOUT/ETIMEDOUT and a RST, which the responder reports as RESET.
+ */
+static bool case_timer_reply(struct pair *p)
+{
+    struct rnic_cmd_cm_connect c;
+    struct sd_cm_event ev;
+    uint64_t t0;
+    uint32_t aconn;
+
+    if (sd_cm_listen(p->sd[1], 0, PORT)) {
+        return fail(p, p->sd[1]->err, NULL);
+    }
+    connect_cmd(p, &c, PORT, 2, 0);
+    if (sd_cm_connect(p->sd[0], &c, NULL, &aconn)) {
+        return fail(p, p->sd[0]->err, NULL);
+    }
+    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_CONNECT_REQUEST) {
+        return fail(p, "no CONNECT_REQUEST", NULL);
+    }
+    t0 = p->sl.now;
+    return expect_event(p, 0, RNIC_CM_TIMEOUT, ETIMEDOUT, t0,
+                        9 * SL_SEC, 11 * SL_SEC) &&
+           expect_event(p, 1, RNIC_CM_RESET, ECONNRESET, t0, 9 * SL_SEC,
+                        12 * SL_SEC) &&
+           qp_in_error(p, 0) && no_conn_mem(p);
+}
+
+/*
+ * The initiator's Request never arrives (the link drops it, and every
+ * retransmission): the responder's Request timer (5 s) resets the TCP
+ * connection without telling its host (it never saw a CONNECT_REQUEST);
+ * the initiator reports RESET.
+ */
+static bool case_timer_request(struct pair *p)
+{
+    struct rnic_cmd_cm_connect c;
+    struct sd_cm_event ev;
+    uint32_t aconn;
+    uint64_t t0 = p->sl.now;
+
+    p->sl.tap = drop_request;
+    if (sd_cm_listen(p->sd[1], 0, PORT)) {
+        return fail(p, p->sd[1]->err, NULL);
+    }
+    connect_cmd(p, &c, PORT, 2, 0);
+    if (sd_cm_connect(p->sd[0], &c, NULL, &aconn)) {
+        return fail(p, p->sd[0]->err, NULL);
+    }
+    /*
+     * The Request rides on the handshake's last ACK: B accepts the TCP
+     * connection when its SYN-ACK retransmission (1 s) is answered, then
+     * waits 5 s.
+     */
+    if (!expect_event(p, 0, RNIC_CM_RESET, ECONNRESET, t0, 5 * SL_SEC,
+                      7 * SL_SEC)) {
+        return false;
+    }
+    if (sd_cm_next(p->sd[1], &ev)) {
+        return fail(p, "the responder's host saw", sd_cm_name(ev.code));
+    }
+    return qp_in_error(p, 0) && no_conn_mem(p);
+}
+
+/*
+ * RFC 6581: the responder sent its Reply choosing the Write RTR, and the
+ * RTR never arrives (the link drops it, and every retransmission): the
+ * responder's RTR timer (10 s) ends it with TIMEOUT/ETIMEDOUT and a RST,
+ * the initiator (in RTS since the Reply) reports RESET; no ESTABLISHED.
+ */
+static bool case_timer_rtr(struct pair *p)
+{
+    struct rnic_cmd_cm_connect c;
+    struct sd_cm_event ev;
+    uint32_t aconn;
+    uint64_t t0;
+
+    p->sl.tap = drop_rtr_write;
+    if (sd_cm_listen(p->sd[1], 0, PORT)) {
+        return fail(p, p->sd[1]->err, NULL);
+    }
+    connect_cmd(p, &c, PORT, 2, 0);
+    c.mpa_flags = RNIC_MPA_CRC | RNIC_MPA_P2P_WRITE;
+    if (sd_cm_connect(p->sd[0], &c, NULL, &aconn)) {
+        return fail(p, p->sd[0]->err, NULL);
+    }
+    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_CONNECT_REQUEST) {
+        return fail(p, "no CONNECT_REQUEST", NULL);
+    }
+    if (sd_cm_accept(p->sd[1], ev.conn_id, p->qp[1].qpn, 4, 4, RNIC_MPA_CRC,
+                     NULL, 0)) {
+        return fail(p, p->sd[1]->err, NULL);
+    }
+    t0 = p->sl.now;
+    if (!next_event(p, 0, &ev, SL_SEC) || ev.code != RNIC_CM_CONNECT_REPLY) {
+        return fail(p, "no CONNECT_REPLY at the active side",
+                    sd_cm_name(ev.code));
+    }
+    return expect_event(p, 1, RNIC_CM_TIMEOUT, ETIMEDOUT, t0, 9 * SL_SEC,
+                        11 * SL_SEC) &&
+           expect_event(p, 0, RNIC_CM_RESET, ECONNRESET, t0, 9 * SL_SEC,
+                        12 * SL_SEC) &&
+           qp_in_error(p, 1) && no_conn_mem(p);
+}
+
 static const struct {
     const char *name;
     bool (*fn)(struct pair *p);
@@ -527,6 +880,11 @@ static const struct {
     { "bad-commands", case_bad_commands },
     { "nudge", case_nudge },
     { "nudge-answered", case_nudge_answered },
+    { "rtr-write", case_rtr_write },
+    { "rtr-read", case_rtr_read },
+    { "timer-reply", case_timer_reply },
+    { "timer-request", case_timer_request },
+    { "timer-rtr", case_timer_rtr },
 };
 
 int main(int argc, char **argv)
