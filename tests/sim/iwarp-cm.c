@@ -18,6 +18,9 @@
  *                some after its Send while the responder stays silent, none
  *                5 s after the Reply; the responder places nothing for them;
  *   nudge-answered a responder that answers in time gets no nudge at all.
+ *   rev1-ird-ord a revision 1 Request (no IRD/ORD on the wire): the
+ *                CONNECT_REQUEST offers IRD/ORD a responder can accept with
+ *                (as rdma_accept(id, NULL) does), Reads work both ways;
  *   rtr-write, rtr-read  RFC 6581 peer-to-peer with one RTR kind
  *                offered and none named by the responder's driver: the RTR
  *                completes the connection, no ULP sees it, Sends and Reads
@@ -625,6 +628,26 @@ static bool establish_as(struct pair *p, uint8_t rev, uint8_t cflags,
 }
 
 /*
+ * An MPA revision 1 Request carries no IRD/ORD: the CONNECT_REQUEST must
+ * still offer usable ones (what the device can do, as cxgb4 reports), or a
+ * responder that accepts with them (rping's rdma_accept(id, NULL)) has ORD 0
+ * and its first RDMA Read fails locally.
+ */
+static bool case_rev1_ird_ord(struct pair *p)
+{
+    struct sd_cm_event rep;
+
+    if (!establish_as(p, 1, RNIC_MPA_CRC, RNIC_MPA_CRC, &rep)) {
+        return false;
+    }
+    if (rep.cm.mpa_rev != 1) {
+        return fail(p, "the connection is not MPA revision 1", NULL);
+    }
+    return send_one(p, 0, 1) && read_one(p, 1, 2) && read_one(p, 0, 3) &&
+           send_one(p, 1, 4) && quiet_rts(p);
+}
+
+/*
  * RFC 6581 peer-to-peer: the initiator offers one RTR kind, the responder's
  * driver names none (the Linux driver's default), the device picks the one
  * offered; the RTR completes the connection and is invisible to both ULPs:
@@ -880,6 +903,7 @@ static const struct {
     { "bad-commands", case_bad_commands },
     { "nudge", case_nudge },
     { "nudge-answered", case_nudge_answered },
+    { "rev1-ird-ord", case_rev1_ird_ord },
     { "rtr-write", case_rtr_write },
     { "rtr-read", case_rtr_read },
     { "timer-reply", case_timer_reply },
