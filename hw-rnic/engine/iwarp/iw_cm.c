@@ -48,8 +48,19 @@ void rnic_iw_cm_event(struct rnic_dev *d, struct rnic_iw_conn *c,
     cm->listen_id = rnic_cpu_to_le32(c->listen_id);
     cm->qpn = rnic_cpu_to_le32(c->qpn);
     if (code == RNIC_CM_CONNECT_REQUEST) {
-        cm->ird = (uint8_t)(c->req.ird > 255 ? 255 : c->req.ird);
-        cm->ord = (uint8_t)(c->req.ord > 255 ? 255 : c->req.ord);
+        uint32_t ird = c->req.ird, ord = c->req.ord;
+
+        /*
+         * A revision 1 Request carries no IRD/ORD: offer what the device
+         * can do (as cxgb4), not 0, which a ULP accepting with the offer
+         * (rdma_accept(id, NULL)) would take as "no RDMA Reads".
+         */
+        if (!c->req.enhanced) {
+            ird = d->cfg.max_ord;
+            ord = d->cfg.max_ird;
+        }
+        cm->ird = (uint8_t)(ird > 255 ? 255 : ird);
+        cm->ord = (uint8_t)(ord > 255 ? 255 : ord);
         cm->mpa_rev = c->req.rev;
         cm->mpa_flags = (c->req.crc ? RNIC_MPA_CRC : 0) |
                         (c->req.markers ? RNIC_MPA_MARKERS : 0) |
