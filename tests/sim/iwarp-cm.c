@@ -21,7 +21,7 @@
  *   rev1-ird-ord a revision 1 Request (no IRD/ORD on the wire): the
  *                CONNECT_REQUEST offers IRD/ORD a responder can accept with
  *                (as rdma_accept(id, NULL) does), Reads work both ways;
- *   rtr-write, rtr-read  RFC 6581 peer-to-peer with one RTR kind
+ *   rtr-send, rtr-write, rtr-read  RFC 6581 peer-to-peer with one RTR kind
  *                offered and none named by the responder's driver: the RTR
  *                completes the connection, no ULP sees it, Sends and Reads
  *                flow both ways;
@@ -669,6 +669,11 @@ static bool rtr_case(struct pair *p, uint8_t offer)
            read_one(p, 0, 4) && quiet_rts(p);
 }
 
+static bool case_rtr_send(struct pair *p)
+{
+    return rtr_case(p, RNIC_MPA_P2P_SEND);
+}
+
 static bool case_rtr_write(struct pair *p)
 {
     return rtr_case(p, RNIC_MPA_P2P_WRITE);
@@ -904,6 +909,7 @@ static const struct {
     { "nudge", case_nudge },
     { "nudge-answered", case_nudge_answered },
     { "rev1-ird-ord", case_rev1_ird_ord },
+    { "rtr-send", case_rtr_send },
     { "rtr-write", case_rtr_write },
     { "rtr-read", case_rtr_read },
     { "timer-reply", case_timer_reply },
