@@ -297,6 +297,13 @@ void rnic_iw_conn_set_ird_ord(struct rnic_iw_conn *c);
 /* The first FPDU after our Reply is the RTR (P2P): the QP goes live. */
 void rnic_iw_cm_established(struct rnic_dev *d, struct rnic_iw_conn *c,
                             struct rnic_qp *qp);
+/*
+ * The first FPDU (ULPDU u) arrived in RTR_WAIT: the connection is
+ * established. True if u was the zero-length Send RTR, which is consumed
+ * here (no receive WQE, no completion), false if it is for the QP.
+ */
+bool rnic_iw_cm_rtr_arrived(struct rnic_dev *d, struct rnic_iw_conn *c,
+                            struct rnic_qp *qp, const uint8_t *u, size_t len);
 
 /* iw_cm_cmd.c: the CM_* admin commands */
 unsigned rnic_iw_cm_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,

@@ -407,6 +407,31 @@ void rnic_iw_cm_established(struct rnic_dev *d, struct rnic_iw_conn *c,
     rnic_iw_cm_event(d, c, RNIC_CM_ESTABLISHED, 0, NULL, 0);
 }
 
+bool rnic_iw_cm_rtr_arrived(struct rnic_dev *d, struct rnic_iw_conn *c,
+                            struct rnic_qp *qp, const uint8_t *u, size_t len)
+{
+    struct rnic_iw_qp *iq = c->iq;
+    struct rnic_term_cause cause;
+    struct rnic_rdmap_msg m;
+    bool send_rtr;
+
+    /*
+     * RFC 6581: the Send RTR is a zero-length Send, the first message on
+     * QN 0. It tells the responder the initiator is ready; it is no ULP
+     * message (like the Write and Read RTRs), so it takes no receive.
+     */
+    send_rtr = c->neg.rtr == RNIC_MPA_RTR_SEND &&
+               !rnic_rdmap_decode(u, len, 0, &m, &cause) &&
+               m.opcode == RNIC_RDMAP_SEND && m.ddp.last && !m.ddp.mo &&
+               m.ddp.qn == RNIC_RDMAP_QN_SEND && !m.payload_len &&
+               m.ddp.msn == iq->rx_msn[RNIC_RDMAP_QN_SEND];
+    if (send_rtr) {
+        iq->rx_msn[RNIC_RDMAP_QN_SEND]++;
+    }
+    rnic_iw_cm_established(d, c, qp);
+    return send_rtr;
+}
+
 void rnic_iw_cm_recv(struct rnic_dev *d, struct rnic_iw_conn *c,
                      const uint8_t *data, size_t len)
 {

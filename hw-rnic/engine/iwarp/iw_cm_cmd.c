@@ -307,12 +307,13 @@ static unsigned cmd_accept(struct rnic_dev *d,
     loc.crc = cmd->mpa_flags & RNIC_MPA_CRC;
     loc.markers = cmd->mpa_flags & RNIC_MPA_MARKERS;
     /*
-     * Accept the RTRs the driver names, else Read or Write (never Send:
-     * no Linux peer uses it).
+     * Accept the RTRs the driver names, else any: make_reply prefers Read,
+     * then Write, so Send only when it is all the initiator offers.
      */
     loc.rtr_caps = flags_to_rtr(cmd->mpa_flags);
     if (!loc.rtr_caps) {
-        loc.rtr_caps = RNIC_MPA_RTR_READ | RNIC_MPA_RTR_WRITE;
+        loc.rtr_caps = RNIC_MPA_RTR_READ | RNIC_MPA_RTR_WRITE |
+                       RNIC_MPA_RTR_SEND;
     }
     loc.p2p = true;
     loc.ird = cmd->ird;

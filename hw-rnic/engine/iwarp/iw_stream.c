@@ -31,11 +31,12 @@ void rnic_iw_rx_stream(struct rnic_dev *d, struct rnic_iw_conn *c,
         }
         /* The responder's receive path is live: it sent to us. */
         rnic_iw_nudge_stop(c);
-        if (c->state == IWC_RTR_WAIT) {
-            rnic_iw_cm_established(d, c, qp);
-            if (c->zombie || qp->iw != iq) {
-                return;
-            }
+        if (c->state == IWC_RTR_WAIT &&
+            rnic_iw_cm_rtr_arrived(d, c, qp, ev.ulpdu, ev.len)) {
+            continue;   /* the Send RTR: no ULP message */
+        }
+        if (c->zombie || qp->iw != iq) {
+            return;
         }
         rnic_iw_rx_ulpdu(d, qp, ev.ulpdu, ev.len);
     }
