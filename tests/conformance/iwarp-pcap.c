@@ -22,7 +22,12 @@
  * Ethernet/IPv4/TCP with correct checksums and consistent seq/ack; one FPDU
  * per segment except where said (MPA-aware sender, EMSS 1448).
  *
- *   iwarp-pcap OUT.pcap [--corrupt-crc N] [--rfc7306 | --retry CASE]
+ * --one-way-markers writes instead conn 1's traffic without RTR where only
+ * the initiator asks for markers (M=1 in the Request, 0 in the Reply): the
+ * responder marks what it sends, the initiator does not (RFC 5044 7.1.2).
+ *
+ *   iwarp-pcap OUT.pcap [--corrupt-crc N] [--rfc7306 | --retry CASE |
+ *                        --one-way-markers]
  * --corrupt-crc N flips a bit of the CRC of the Nth FPDU (1-based) overall.
  */
 #include <stdio.h>
@@ -452,10 +457,11 @@ static int retry_case(const char *name)
 
 int main(int argc, char **argv)
 {
-    bool rfc7306 = false;
+    bool rfc7306 = false, one_way = false;
     const char *retry = NULL;
     if (argc < 2) {
-        fprintf(stderr, "usage: iwarp-pcap OUT.pcap [--corrupt-crc N] [--rfc7306 | --retry CASE]\n");
+        fprintf(stderr, "usage: iwarp-pcap OUT.pcap [--corrupt-crc N] [--rfc7306 | --retry CASE | "
+                "--one-way-markers]\n");
         return 2;
     }
     for (int i = 2; i < argc; i++) {
@@ -463,6 +469,8 @@ int main(int argc, char **argv)
             corrupt_nth = atol(argv[++i]);
         } else if (!strcmp(argv[i], "--rfc7306")) {
             rfc7306 = true;
+        } else if (!strcmp(argv[i], "--one-way-markers")) {
+            one_way = true;
         } else if (!strcmp(argv[i], "--retry") && i + 1 < argc) {
             retry = argv[++i];
         } else {
@@ -477,7 +485,17 @@ int main(int argc, char **argv)
     }
     pcap_header();
 
-    if (retry) {
+    if (one_way) {
+        /* The initiator asks for markers (M=1 in the Request), the
+         * responder does not: only the responder's FPDUs carry them. */
+        struct conv c;
+        struct rnic_mpa_local ini = { .rev = 2, .crc = true, .markers = true,
+                                      .ird = 16, .ord = 16 };
+        struct rnic_mpa_local rsp = { .rev = 2, .crc = true, .ird = 8, .ord = 8 };
+        conv_init(&c, 40004, 7205, 0x70000000, 0x78000000);
+        handshake(&c, &ini, &rsp);
+        traffic(&c);
+    } else if (retry) {
         int rc = retry_case(retry);
         if (fclose(out) != 0) {
             perror(argv[1]);
@@ -486,6 +504,15 @@ int main(int argc, char **argv)
         return rc;
     }
 
+    if (one_way) {
+        if (fclose(out) != 0) {
+            perror(argv[1]);
+            return 2;
+        }
+        printf("iwarp-pcap: %s: %ld FPDUs, markers from the responder only\n",
+               argv[1], fpdu_count);
+        return 0;
+    }
     struct conv c;
     struct rnic_mpa_local ini = { .rev = 2, .crc = true, .p2p = true, .ird = 16, .ord = 16,
                                   .rtr_caps = RNIC_MPA_RTR_READ | RNIC_MPA_RTR_WRITE };

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The engine's own MPA/DDP/RDMAP encoders against Wireshark's iWARP dissectors:
 # iwarp-pcap writes three synthetic conversations (CRC on; markers off and on;
-# RFC 7306 atomics), pcap-check must find 0 malformed, 0 expert errors, 0 bad
+# RFC 7306 atomics) and one with markers one way, pcap-check must find 0 malformed, 0 expert errors, 0 bad
 # CRCs and every expected opcode; tshark must find the markers where we put
 # them. Then one corrupted CRC must be flagged.
 #   iwarp-wire.sh SRC_ROOT IWARP_PCAP_TOOL OUT_DIR
@@ -47,6 +47,30 @@ done <<<"$ptrs"
 zeros=$(grep -c '^0$' <<<"$ptrs")
 [ "$zeros" -ge 2 ] || fail "expected the leading markers (FPDUPTR 0) of both directions"
 echo "iwarp-wire: tshark found $n markers, $zeros of them leading an FPDU"
+
+# Markers one way (image-matrix's markers-client): the initiator asks for them
+# (M=1 in the Request, 0 in the Reply), so only the responder marks (RFC 5044
+# 7.1.2). The independent walker frames both directions; tshark must decode the
+# responder's marked FPDUs (markers where we put them). Its MPA dissector looks
+# for markers in both directions once either side asked (minfo[] is set for
+# each endpoint's first FPDU when ini_exp_m_res || res_exp_m_ini), so it
+# decodes none of the initiator's unmarked FPDUs: reported, not judged.
+"$tool" "$out/iwarp-wire-oneway.pcap" --one-way-markers
+walk=$("$src/tests/conformance/mpa-stream-check.py" "$out/iwarp-wire-oneway.pcap") ||
+	{ echo "$walk"; fail "mpa-stream-check rejected the one-way markers capture"; }
+echo "$walk"
+grep -Eq '40004->7205 .*markers off: 11 FPDUs, 0 markers, 11 CRCs' <<<"$walk" ||
+	fail "one-way markers: the initiator's direction"
+grep -Eq '7205->40004 .*markers on: 8 FPDUs, [1-9][0-9]* markers, 8 CRCs' <<<"$walk" ||
+	fail "one-way markers: the responder's direction"
+one=$("$check" --allow-terminate "$out/iwarp-wire-oneway.pcap") ||
+	{ echo "$one"; fail "pcap-check rejected the one-way markers capture"; }
+echo "$one"
+grep -q 'markers req/rep on/off, .*ReadResp=5 Send=2 Terminate=1' <<<"$one" ||
+	fail "tshark did not decode the responder's marked FPDUs"
+ini=$(tshark -r "$out/iwarp-wire-oneway.pcap" "${OPTS[@]}" -Y 'tcp.srcport == 40004 && iwarp_rdma' \
+	2>/dev/null | wc -l)
+echo "iwarp-wire: one-way markers: tshark decoded $ini of the initiator's 11 unmarked FPDUs"
 
 # One flipped CRC bit (FPDU 30: on the marked connection) must be caught.
 "$tool" "$out/iwarp-wire-badcrc.pcap" --corrupt-crc 30
