@@ -57,14 +57,11 @@ CELLS = [
 ]
 RTR_FIRST = {'write': 'Write', 'read': 'ReadReq', 'send': 'Send'}
 
-# Cells rnic fails against itself today (run of 2026-12-02 04:56, Debian 13 <-> 13):
-# left out unless --all, so the image suite keeps passing while they are open.
-RNIC_ISSUES = {
-    'rev1-client': 'MPA revision 1 initiator: the server\'s rping gets "cq completion failed status 2", '
-                   'the client verifies no ping',
-    'rev1-nocrc': 'as rev1-client, and the server\'s rping fails (-1)',
-    'rtr-send': 'a Send RTR offered alone: the responder\'s rdma_accept fails with EINVAL',
-}
+# Cells rnic fails against itself today: left out unless --all, so the image
+# suite keeps passing while they are open. None since the fixes of 2026-12-02
+# (rev1-client, rev1-nocrc: IRD/ORD offered for a revision 1 Request; rtr-send:
+# the Send RTR accepted and consumed; iwarp-cm-rev1-ird-ord, iwarp-cm-rtr-send).
+RNIC_ISSUES = {}
 
 
 def params(over):
