@@ -642,7 +642,13 @@ RNIC_ASSERT_SIZE(struct rnic_eqe, 64);
 #define RNIC_L2_DONE		(1u << 0)
 #define RNIC_L2_ERR		(1u << 1)
 #define RNIC_L2_TX_EOP		(1u << 0)	/* last descriptor of a frame */
-#define RNIC_L2_MAX_FRAME	9238	/* 9216 MTU + Ethernet header + VLAN + FCS room */
+/*
+ * The largest frame any device may be configured for: MAX_MTU (at most
+ * 65000) + Ethernet header + VLAN + FCS room.  A device's own limit is its
+ * MAX_MTU register + 22; the driver sizes its RX buffers from the MTU it
+ * set (SET_PORT), never from this constant.
+ */
+#define RNIC_L2_MAX_FRAME	65022
 
 struct rnic_l2_tx_desc {
 	__le64 addr;

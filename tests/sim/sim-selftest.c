@@ -246,8 +246,8 @@ static void test_devices(const char *dir)
     sd[1]->mem[g] ^= 1;
     CHECK(sd_check_guards(sd[1]) == 1);
     sd[1]->mem[g] ^= 1;
-    sd_add_slack(sd[1], sd[1]->l2_buf[1] + 5000, 10);
-    sd[1]->mem[sd[1]->l2_buf[1] + 5009] ^= 0x80;
+    sd_add_slack(sd[1], sd[1]->l2_buf[1] + 500, 10);
+    sd[1]->mem[sd[1]->l2_buf[1] + 509] ^= 0x80;
     CHECK(sd_check_guards(sd[1]) == 1);
     /* DMA beyond guest memory is refused, not performed */
     {

@@ -641,7 +641,7 @@ static void l2_poll(struct simdev *sd)
         slot = sd->l2_ring + (uint64_t)(sd->l2_pidx & 63) * RNIC_L2_DESC_SIZE;
         d.status = 0;
         d.pkt_len = 0;
-        d.buf_len = RNIC_L2_MAX_FRAME;
+        d.buf_len = (uint16_t)sd->l2_buf_len;
         sd_write(sd, slot, &d, sizeof(d));
         sd->l2_pidx++;
         any = true;
@@ -797,7 +797,8 @@ int sd_enable(struct simdev *sd, uint16_t mtu)
     if (s) {
         return s;
     }
-    /* L2 RX ring: 64 slots, 32 buffers of one maximum frame each */
+    /* L2 RX ring: 64 slots, 32 buffers of one frame at this MTU each */
+    sd->l2_buf_len = (uint32_t)mtu + 18;    /* Ethernet + one VLAN tag */
     sd->l2_ring = sd_alloc(sd, 1);
     sd_mark_dev(sd, sd->l2_ring, 1);
     cmd_init(&cmd, RNIC_CMD_CREATE_RXQ);
@@ -813,10 +814,10 @@ int sd_enable(struct simdev *sd, uint16_t mtu)
         struct rnic_l2_rx_desc d;
 
         memset(&d, 0, sizeof(d));
-        sd->l2_buf[i] = sd_alloc(sd, (RNIC_L2_MAX_FRAME + PG - 1) / PG);
-        sd_mark_dev(sd, sd->l2_buf[i], (RNIC_L2_MAX_FRAME + PG - 1) / PG);
+        sd->l2_buf[i] = sd_alloc(sd, (sd->l2_buf_len + PG - 1) / PG);
+        sd_mark_dev(sd, sd->l2_buf[i], (sd->l2_buf_len + PG - 1) / PG);
         d.addr = sd->l2_buf[i];
-        d.buf_len = RNIC_L2_MAX_FRAME;
+        d.buf_len = (uint16_t)sd->l2_buf_len;
         sd_write(sd, sd->l2_ring + (uint64_t)i * RNIC_L2_DESC_SIZE, &d,
                  sizeof(d));
     }

@@ -152,6 +152,7 @@ struct simdev {
     uint64_t tx_ring, tx_buf;           /* L2 TX (sd_announce) */
     uint32_t tx_pidx;
     uint64_t l2_buf[SD_L2_RX_BUFS];
+    uint32_t l2_buf_len;                /* MTU of sd_enable + 18 */
     uint32_t l2_pidx, l2_cidx;
     uint64_t scratch_pdata, scratch_query;  /* command buffers */
     void **owned;                       /* freed by sd_free */

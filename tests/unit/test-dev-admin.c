@@ -48,7 +48,11 @@ static void test_config_check(void)
     c.max_eq = 64;
     CHECK(rnic_dev_config_check(&c) != NULL);
     rnic_dev_config_default(&c);
-    c.max_mtu = 9217;
+    c.max_mtu = 65000;      /* the largest frame every netdev carries */
+    CHECK(rnic_dev_config_check(&c) == NULL);
+    c.max_mtu = 65001;
+    CHECK(rnic_dev_config_check(&c) != NULL);
+    c.max_mtu = 1499;
     CHECK(rnic_dev_config_check(&c) != NULL);
     rnic_dev_config_default(&c);
     c.max_cqe = 1024;       /* below max_qp_wr */

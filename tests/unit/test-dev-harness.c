@@ -67,7 +67,7 @@ static bool send_frame(void *opaque, const void *frame, size_t len)
         h->on_frame(h->on_frame_ctx, frame, len);
         return !h->wire_busy;
     }
-    if (h->ncap < MAX_CAPTURE && len <= RNIC_L2_MAX_FRAME) {
+    if (h->ncap < MAX_CAPTURE && len <= MAX_CAP_FRAME) {
         memcpy(h->cap[h->ncap], frame, len);
         h->cap_len[h->ncap++] = len;
     }

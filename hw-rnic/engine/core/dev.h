@@ -48,6 +48,13 @@
 #define RNIC_ENG_MAX_EQ_LOG     12
 #define RNIC_ENG_MAX_L2Q_LOG    12
 #define RNIC_MIN_MTU            68
+/*
+ * 65000: a frame of MTU + 18 fits every netdev of QEMU 10.0 the lab and
+ * users take: a UDP dgram netdev's datagram (65507 bytes over IPv4), the
+ * stream, socket and tap netdevs' NET_BUFSIZE (69632), filter-dump's
+ * 65535-byte snap length; and an FPDU of one TCP segment keeps its ULPDU
+ * under MPA's 16-bit length.
+ */
 #define RNIC_MAX_MTU_LIMIT      (RNIC_L2_MAX_FRAME - 22)
 #define RNIC_L2_HDR_ROOM        18      /* Ethernet header + one VLAN tag */
 /*
@@ -215,7 +222,7 @@ struct rnic_dev {
     struct rnic_rdma *rdma;     /* PD/CQ/SRQ/QP/MR tables (rdma.h) */
     struct rnic_iw *iw;         /* offload TCP, CM, connections (iw.h) */
 
-    uint8_t frame[RNIC_L2_MAX_FRAME];   /* TX gather buffer */
+    uint8_t *frame;             /* TX gather buffer, max-mtu + 18 */
 
     /* The one dispatch (see the top of this file). */
     bool dispatching;           /* engine code is on the stack */

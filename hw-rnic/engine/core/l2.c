@@ -248,7 +248,7 @@ void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid)
         size_t len;
         uint32_t i, n;
 
-        if (!rnic_dev_tx_room(d, RNIC_L2_MAX_FRAME)) {
+        if (!rnic_dev_tx_room(d, rnic_l2_max_frame(d))) {
             d->tx_full = true;  /* go on once the egress queue is flushed */
             break;
         }

@@ -59,7 +59,7 @@ const char *rnic_dev_config_check(const struct rnic_dev_config *c)
         return "max-l2q must be 1..8";
     }
     if (!in_range(c->max_mtu, 1500, RNIC_MAX_MTU_LIMIT)) {
-        return "max-mtu must be 1500..9216";
+        return "max-mtu must be 1500..65000 (a frame the netdevs carry)";
     }
     if (!in_range(c->max_pd, 1, RNIC_ENG_MAX_PD)) {
         return "max-pd must be 1..1048576";
@@ -181,7 +181,11 @@ int rnic_dev_init(struct rnic_dev *d, const struct rnic_dev_config *cfg,
     d->db_err_sent = calloc(cfg->max_uctx + 1, 1);
     d->pd_owner = calloc(cfg->max_pd, sizeof(d->pd_owner[0]));
     d->steer = calloc(1, sizeof(*d->steer));
+    /* SET_PORT keeps the MTU at most max-mtu (1500 at reset). */
+    d->frame = malloc((cfg->max_mtu > 1500 ? cfg->max_mtu : 1500) +
+                      RNIC_L2_HDR_ROOM);
     if (!d->uctx_live || !d->db_err_sent || !d->pd_owner || !d->steer ||
+        !d->frame ||
         rnic_frameq_init(&d->backlog, RNIC_BACKLOG_BYTES,
                          RNIC_BACKLOG_FRAMES) ||
         rnic_frameq_init(&d->egress, RNIC_EGRESS_BYTES, RNIC_EGRESS_FRAMES) ||
@@ -204,12 +208,14 @@ void rnic_dev_fini(struct rnic_dev *d)
     free(d->db_err_sent);
     free(d->pd_owner);
     free(d->steer);
+    free(d->frame);
     rnic_frameq_fini(&d->backlog);
     rnic_frameq_fini(&d->egress);
     d->uctx_live = NULL;
     d->db_err_sent = NULL;
     d->pd_owner = NULL;
     d->steer = NULL;
+    d->frame = NULL;
 }
 
 static void dev_reset_now(struct rnic_dev *d)
