@@ -25,6 +25,8 @@
  *             [--delay-us N] [--rate-mbps N] [--pcap FILE] [-v]
  *             [--force-features MASK]  (use features FEATURES does not list)
  *             [--pcap-corrupt N]  (capture only: damage the Nth data frame)
+ *             [--want-frame N]  (the largest frame on the link >= N bytes)
+ *             [--fpdu-range LO-HI]  (the largest ULPDU on the link in LO..HI)
  *             [--ack-batch]  (stretch ACKs, the device default; else an ACK
  *                             every 2nd segment)
  */
@@ -65,6 +67,8 @@ struct opts {
     const char *pcap;
     uint32_t force_features;    /* try features the device does not list */
     uint64_t pcap_corrupt;      /* damage the Nth data frame in the capture */
+    uint32_t want_frame;        /* the largest frame must reach this */
+    uint32_t fpdu_lo, fpdu_hi;  /* the largest ULPDU seen must lie within */
     int verbose;
 };
 
@@ -140,6 +144,7 @@ struct sim {
     bool failed;
     char why[1024];
     uint64_t count[OP__N], bytes;
+    uint32_t max_frame, max_ulpdu;      /* seen on the link (wire_tap) */
 };
 
 static uint64_t rnd(struct sim *s)
@@ -1028,6 +1033,42 @@ static void free_sim(struct sim *s)
 }
 
 /* Returns 0 pass, 1 fail, 77 skipped. */
+/*
+ * The largest frame and ULPDU on the link.  A TCP payload that is not an
+ * MPA Request/Reply starts with an FPDU's ULPDU_Length (rnic aligns FPDUs
+ * to segments; the runs that ask have no loss, so no resegmented
+ * retransmission); the length counts only if the FPDU fits the payload.
+ */
+static bool wire_tap(void *opaque, int from, uint8_t *f, size_t *lenp)
+{
+    struct sim *s = opaque;
+    size_t len = *lenp, ihl, l4, doff;
+    uint32_t ulen;
+
+    (void)from;
+    if (len > s->max_frame) {
+        s->max_frame = (uint32_t)len;
+    }
+    if (len < 14 + 20 + 20 || f[12] != 0x08 || f[13] != 0x00 ||
+        f[14 + 9] != 6) {
+        return true;
+    }
+    ihl = (size_t)(f[14] & 15) * 4;
+    l4 = 14 + ihl;
+    if (l4 + 20 > len) {
+        return true;
+    }
+    doff = (size_t)(f[l4 + 12] >> 4) * 4;
+    if (l4 + doff + 2 > len || !memcmp(f + l4 + doff, "MPA ID Re", 9)) {
+        return true;
+    }
+    ulen = (uint32_t)f[l4 + doff] << 8 | f[l4 + doff + 1];
+    if (l4 + doff + 2 + ulen + 4 <= len && ulen > s->max_ulpdu) {
+        s->max_ulpdu = ulen;
+    }
+    return true;
+}
+
 static int run_seed(const struct opts *o, uint64_t seed)
 {
     static struct sim S;
@@ -1061,6 +1102,9 @@ static int run_seed(const struct opts *o, uint64_t seed)
     /* Stretch ACKs (the device's default) only with --ack-batch. */
     rnic_dev_config_default(&s->devcfg);
     s->devcfg.ack_batch = o->ack_batch;
+    if (o->mtu > s->devcfg.max_mtu) {
+        s->devcfg.max_mtu = o->mtu;     /* a large-MTU device */
+    }
     po.cfg = &s->devcfg;
     s->pool[0].nslots = s->pool[1].nslots = rcap * o->qps;
     po.mem_size = 16ull << 20;
@@ -1089,6 +1133,8 @@ static int run_seed(const struct opts *o, uint64_t seed)
         return 1;
     }
     s->sp.sl.pcap_corrupt = o->pcap_corrupt;
+    s->sp.sl.tap = wire_tap;
+    s->sp.sl.tap_opaque = s;
     feat = s->sp.sd[0]->features | o->force_features;
     s->enabled = o->ops_set;
     if (!(feat & RNIC_FEAT_FRMR)) {
@@ -1158,6 +1204,15 @@ static int run_seed(const struct opts *o, uint64_t seed)
     if (!s->failed && !sp_disconnect(&s->sp)) {
         failf(s, "%s", s->sp.err);
     }
+    if (!s->failed && s->max_frame < o->want_frame) {
+        failf(s, "largest frame %u bytes, want >= %u", s->max_frame,
+              o->want_frame);
+    }
+    if (!s->failed && o->fpdu_hi &&
+        (s->max_ulpdu < o->fpdu_lo || s->max_ulpdu > o->fpdu_hi)) {
+        failf(s, "largest ULPDU %u bytes, want %u..%u", s->max_ulpdu,
+              o->fpdu_lo, o->fpdu_hi);
+    }
 out:
     for (side = 0; side < 2; side++) {
         struct simdev *sd = s->sp.sd[side];
@@ -1187,7 +1242,8 @@ out:
         for (q = 0; q < OP__N; q++) {
             printf(" %s=%" PRIu64, op_names[q], s->count[q]);
         }
-        printf("  payload %" PRIu64 " bytes\n", s->bytes);
+        printf("  payload %" PRIu64 " bytes, largest frame %u, ULPDU %u\n",
+               s->bytes, s->max_frame, s->max_ulpdu);
         if (s->failed) {
             printf("  FAILED: %s\n", s->why);
         }
@@ -1301,6 +1357,13 @@ int main(int argc, char **argv)
             o.pcap_corrupt = strtoull(v, NULL, 0);
         } else if (!strcmp(a, "--pcap")) {
             o.pcap = v;
+        } else if (!strcmp(a, "--want-frame")) {
+            o.want_frame = (uint32_t)num(v);
+        } else if (!strcmp(a, "--fpdu-range")) {
+            char *end;
+
+            o.fpdu_lo = (uint32_t)strtoul(v, &end, 0);
+            o.fpdu_hi = *end == '-' ? (uint32_t)strtoul(end + 1, NULL, 0) : 0;
         } else {
             fprintf(stderr, "iwarp-sim: unknown option %s\n", a);
             return 2;

@@ -104,6 +104,17 @@ void rnic_iw_qp_destroy(struct rnic_dev *d, struct rnic_iw_qp *iq)
     }
 }
 
+/*
+ * Largest FPDU on the wire: with markers one built whole in txbuf; without,
+ * TCP gathers it (an MPA ULPDU is at most 65535 octets, seg_room keeps it to
+ * the MULPDU of the EMSS).
+ */
+static uint32_t fpdu_max(const struct rnic_iw_conn *c)
+{
+    return c->tx.markers ? RNIC_IW_TX_BUF :
+           rnic_mpa_tx_size(&c->tx, RNIC_MPA_ULPDU_MAX);
+}
+
 bool rnic_iw_send_fpdu(struct rnic_dev *d, struct rnic_iw_conn *c,
                        const uint8_t *hdr, size_t hlen,
                        const uint8_t *payload, size_t plen)
@@ -114,7 +125,7 @@ bool rnic_iw_send_fpdu(struct rnic_dev *d, struct rnic_iw_conn *c,
         return false;
     }
     size = rnic_mpa_tx_size(&c->tx, (uint32_t)(hlen + plen));
-    if (size > RNIC_IW_TX_BUF || rnic_tcp_send_space(c->tc) < size) {
+    if (size > fpdu_max(c) || rnic_tcp_send_space(c->tc) < size) {
         return false;
     }
     if (!c->tx.markers) {
@@ -171,7 +182,7 @@ static int send_fpdu_gather(struct rnic_dev *d, struct rnic_qp *qp,
         return 0;
     }
     size = rnic_mpa_tx_size(&c->tx, ulen);
-    if (size > RNIC_IW_TX_BUF || rnic_tcp_send_space(c->tc) < size) {
+    if (size > fpdu_max(c) || rnic_tcp_send_space(c->tc) < size) {
         return 0;
     }
     if (c->tx.markers) {
@@ -204,8 +215,12 @@ static uint32_t seg_room(const struct rnic_iw_conn *c, size_t hlen)
 {
     uint32_t mul = c->mulpdu ? c->mulpdu : 512;
 
-    if (mul > RNIC_IW_TX_BUF - 64) {
-        mul = RNIC_IW_TX_BUF - 64;
+    /*
+     * With markers an FPDU is built whole in txbuf, markers included: the
+     * ULPDU that fits RNIC_IW_TX_BUF as if it were the EMSS.
+     */
+    if (c->tx.markers && mul > rnic_mpa_mulpdu(RNIC_IW_TX_BUF, true)) {
+        mul = rnic_mpa_mulpdu(RNIC_IW_TX_BUF, true);
     }
     return mul > hlen + 1 ? mul - (uint32_t)hlen : 1;
 }
