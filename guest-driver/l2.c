@@ -164,7 +164,7 @@ static u32 rnic_rx_refill(struct rnic_l2 *l2, gfp_t gfp)
 {
 	u32 n = 0;
 
-	while (l2->rx_prod - l2->rx_cons < l2->rx_ring.depth) {
+	while (l2->rx_prod - l2->rx_cons < l2->rx_fill) {
 		if (rnic_rx_post(l2, gfp)) {
 			u64_stats_update_begin(&l2->rx_stats.syncp);
 			l2->rx_stats.dropped++;
@@ -354,7 +354,10 @@ int rnic_l2_up(struct rnic_dev *rdev)
 	l2->tx_cons = 0;
 	l2->rx_prod = 0;
 	l2->rx_cons = 0;
+	/* Buffers follow the MTU: rnic_change_mtu brings the rings up anew. */
 	l2->rx_buf_len = nd->mtu + VLAN_ETH_HLEN;
+	l2->rx_fill = clamp_t(u32, RNIC_L2_RX_BYTES / l2->rx_buf_len,
+			      min_t(u32, RNIC_L2_RX_MIN_BUFS, depth), depth);
 
 	err = rnic_ring_alloc(rdev, &l2->tx_ring, depth, RNIC_L2_DESC_SIZE);
 	if (err)

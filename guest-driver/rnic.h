@@ -37,6 +37,12 @@
 #define RNIC_ADMIN_DEPTH	64
 #define RNIC_EQ_DEPTH		1024
 #define RNIC_L2_DEPTH		256
+/*
+ * RX buffer memory a port keeps posted: all of the ring up to MTU ~16000;
+ * above, fewer buffers (64 at MTU 65000, each an order-5 allocation).
+ */
+#define RNIC_L2_RX_BYTES	(4u << 20)
+#define RNIC_L2_RX_MIN_BUFS	16
 #define RNIC_L2_QID		0
 
 /*
@@ -123,6 +129,7 @@ struct rnic_l2 {
 	u32 rx_prod;
 	u32 rx_cons;
 	u32 rx_buf_len;
+	u32 rx_fill;		/* RX buffers kept posted, <= ring depth */
 	bool up;		/* rings allocated, NAPI enabled */
 	bool txq_live;		/* created on the device */
 	bool rxq_live;
