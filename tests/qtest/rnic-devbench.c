@@ -27,7 +27,12 @@
  * each QEMU's clock at the real time elapsed since it started, so the
  * device's TCP timers run as they do in a guest.
  *
- * Usage: rnic-devbench [--seconds S] [--runs N] [--mtu M]... [--no-anchors]
+ * MTUs: 1500, 9216 (the device's default max-mtu) and the device's largest
+ * (--max-mtu, default 65000: every rnic runs with max-mtu set to it, 0
+ * leaves the device's default), unless --mtu names them.
+ *
+ * Usage: rnic-devbench [--seconds S] [--runs N] [--mtu M]... [--max-mtu M]
+ *        [--idle-conns N] [--no-anchors]
  *        rnic-devbench --quick MIB    (a verified short run per MTU, no
  *                                      timing claims: suite qtest)
  */
@@ -102,6 +107,8 @@ static char qemu[4096], bios[64], logdir[512], wire_path[108];
 static uint8_t *src_copy;           /* what A's source MR holds */
 static uint64_t writes_total;       /* Writes posted over all runs */
 static unsigned idle_conns;         /* of the configuration being run */
+/* The device's max-mtu property: the largest MTU the wire carries. */
+static unsigned dev_max_mtu = RNIC_L2_MAX_FRAME - 22;
 
 static double now_s(void)
 {
@@ -320,6 +327,10 @@ static void start(struct side *s, const char *name, bool server,
              "addr.path=%s", server ? "on" : "off",
              server ? "" : "reconnect-ms=50,", wire_path);
     snprintf(dev, sizeof(dev), "rnic,netdev=n0,addr=04.0,mac=%s", mac);
+    if (dev_max_mtu) {
+        snprintf(dev + strlen(dev), sizeof(dev) - strlen(dev),
+                 ",max-mtu=%u", dev_max_mtu);
+    }
     if (idle_conns) {
         snprintf(dev + strlen(dev), sizeof(dev) - strlen(dev),
                  ",max-qp=%u,max-conn=%u", idle_conns + 16, idle_conns + 16);
@@ -774,6 +785,8 @@ int main(int argc, char **argv)
                    ncfg < MAX_CFGS - 1) {
             cfgs[ncfg++].mtu = (unsigned)atoi(argv[++i]);
             cfgs[ncfg - 1].idle = 0;
+        } else if (!strcmp(argv[i], "--max-mtu") && i + 1 < argc) {
+            dev_max_mtu = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--idle-conns") && i + 1 < argc) {
             idle = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--quick") && i + 1 < argc) {
@@ -783,7 +796,8 @@ int main(int argc, char **argv)
             anchors = false;
         } else {
             fprintf(stderr, "usage: %s [--seconds S] [--runs N] [--mtu M]... "
-                    "[--idle-conns N] [--no-anchors] | --quick MIB\n",
+                    "[--max-mtu M] [--idle-conns N] [--no-anchors] | "
+                    "--quick MIB\n",
                     argv[0]);
             return 2;
         }
@@ -813,7 +827,11 @@ int main(int argc, char **argv)
     max_mtu = rd_reg(&a.d, RNIC_REG_MAX_MTU);
     quit(&a);
     if (!ncfg) {
+        /* Ethernet, the device's default max-mtu (jumbo), the largest */
         cfgs[ncfg++] = (struct cfg){ 1500, 0 };
+        if (max_mtu > 9216) {
+            cfgs[ncfg++] = (struct cfg){ 9216, 0 };
+        }
         if (max_mtu > 1500) {
             cfgs[ncfg++] = (struct cfg){ max_mtu, 0 };
         }
