@@ -28,8 +28,9 @@ net_up() {
 	virtio) modprobe virtio_net || fail "modprobe virtio_net" ;;
 	rnic)
 		# rnic.ko's ib_device part links against ib_core and ib_uverbs.
+		# RNIC_GUEST_KO: another build of it (a work tree's, by hand).
 		modprobe ib_uverbs || fail "modprobe ib_uverbs"
-		insmod "$RNIC_CACHE/build/guest-driver-6.12/rnic.ko" || fail "insmod rnic.ko" ;;
+		insmod "${RNIC_GUEST_KO:-$RNIC_CACHE/build/guest-driver-6.12/rnic.ko}" || fail "insmod rnic.ko" ;;
 	esac
 	until NETDEV=$(lab_netdev); do
 		tries=$((tries + 1))

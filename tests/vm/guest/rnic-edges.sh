@@ -8,7 +8,7 @@
 #         MTU is refused, smaller ones work on the running port.
 . "$RNIC_LAB_DIR/guest/lib.sh"
 set -o pipefail
-KO=$RNIC_CACHE/build/guest-driver-6.12/rnic.ko
+KO=${RNIC_GUEST_KO:-$RNIC_CACHE/build/guest-driver-6.12/rnic.ko}
 
 dmesg -C
 case "$RNIC_EDGE" in

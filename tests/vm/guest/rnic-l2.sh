@@ -13,7 +13,7 @@ set -o pipefail
 MB=${RNIC_XFER_MB:-256}
 PORT=7777
 TAG="$RNIC_NIC-mtu$RNIC_MTU"
-KO=$RNIC_CACHE/build/guest-driver-6.12/rnic.ko
+KO=${RNIC_GUEST_KO:-$RNIC_CACHE/build/guest-driver-6.12/rnic.ko}
 
 # Deterministic data: any loss, duplication or reordering changes the sum.
 # (seq dies of SIGPIPE when head has enough; that is not a failure.)
