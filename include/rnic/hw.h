@@ -103,7 +103,7 @@ typedef __u64 __le64;
 #define RNIC_REG_MAX_SRQ_WR	0x078	/* entries per SRQ (power of 2) */
 #define RNIC_REG_PAGE_SIZES	0x07c	/* bit n set: MR pages of 2^n bytes */
 #define RNIC_REG_MIN_MTU	0x080	/* IP MTU, bytes */
-#define RNIC_REG_MAX_MTU	0x084	/* IP MTU, bytes (>= 9000) */
+#define RNIC_REG_MAX_MTU	0x084	/* IP MTU, bytes (1500..65000) */
 #define RNIC_REG_MAX_MR_SIZE_LO	0x088
 #define RNIC_REG_MAX_MR_SIZE_HI	0x08c
 #define RNIC_REG_MAX_MR_PAGES	0x090	/* page-list entries per MR */
