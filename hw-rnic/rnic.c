@@ -159,7 +159,7 @@ static void rnic_tx_sent(NetClientState *nc, ssize_t len)
     trace_rnic_tx_resume();
     last = rnic_core_enter(s);
     more = rnic_dev_tx_resume(s->core);
-    if (more) {
+    if (more || rnic_dev_work_pending(s->core)) {
         rnic_kick(s);
     }
     rnic_core_leave(s, last);   /* may drop the last reference on s */
@@ -452,7 +452,7 @@ static ssize_t rnic_receive(NetClientState *nc, const uint8_t *buf,
      * main loop runs bottom halves: ACK them together then (fewer frames,
      * each a send here and a receive at the peer).
      */
-    if (rnic_dev_ack_owed(s->core)) {
+    if (rnic_dev_ack_owed(s->core) || rnic_dev_work_pending(s->core)) {
         rnic_kick(s);
     }
     rnic_core_leave(s, last);

@@ -29,6 +29,8 @@
  *             [--fpdu-range LO-HI]  (the largest ULPDU on the link in LO..HI)
  *             [--ack-batch]  (stretch ACKs, the device default; else an ACK
  *                             every 2nd segment)
+ *             [--loopback]  (one device whose QPs connect to its own
+ *                            listener: no frame of theirs may reach the wire)
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -56,7 +58,7 @@ struct opts {
     uint64_t seed_lo, seed_hi;
     unsigned qps, rounds, ops;
     uint64_t max_size, max_send;
-    bool big, srq, ack_batch;
+    bool big, srq, ack_batch, loopback;
     unsigned sge;
     unsigned ops_set, need;
     uint8_t rev;
@@ -226,6 +228,12 @@ static unsigned parse_ops(const char *list)
     return m;
 }
 
+/* STag index of side's region idx: B's follow A's on a loopback device. */
+static uint32_t six(const struct sim *s, int side, uint32_t idx)
+{
+    return s->o.loopback && side ? idx + 4 * s->o.qps + 16 : idx;
+}
+
 static bool reg(struct sim *s, struct simdev *sd, struct sd_mr *mr,
                 uint32_t stag, uint32_t access, uint64_t iova, uint64_t len)
 {
@@ -246,7 +254,7 @@ static bool setup_memory(struct sim *s)
         uint32_t i;
 
         p->slot_size = (uint32_t)(s->o.max_send ? s->o.max_send : 1);
-        if (!reg(s, sd, &p->mr, RNIC_STAG(1, 0x11), RNIC_ACCESS_LOCAL_WRITE,
+        if (!reg(s, sd, &p->mr, RNIC_STAG(six(s, side, 1), 0x11), RNIC_ACCESS_LOCAL_WRITE,
                  0x10000000ull, (uint64_t)p->slot_size * p->nslots)) {
             return false;
         }
@@ -274,13 +282,13 @@ static bool setup_memory(struct sim *s)
             qe->sexp.esize = sizeof(struct exp_send);
             qe->rexp.esize = sizeof(struct exp_recv);
             qe->next_wrid = ((uint64_t)side << 56) | ((uint64_t)q << 40) | 1;
-            if (!reg(s, sd, &qe->src, RNIC_STAG(16 + 4 * q, 0x21 + q),
+            if (!reg(s, sd, &qe->src, RNIC_STAG(six(s, side, 16 + 4 * q), 0x21 + q),
                      RNIC_ACCESS_REMOTE_READ, base, s->S) ||
-                !reg(s, sd, &qe->wt, RNIC_STAG(17 + 4 * q, 0x42),
+                !reg(s, sd, &qe->wt, RNIC_STAG(six(s, side, 17 + 4 * q), 0x42),
                      RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE |
                      RNIC_ACCESS_REMOTE_ATOMIC, base + 0x40000000ull,
                      s->S + ATOM_AREA) ||
-                !reg(s, sd, &qe->sink, RNIC_STAG(18 + 4 * q, 0x63),
+                !reg(s, sd, &qe->sink, RNIC_STAG(six(s, side, 18 + 4 * q), 0x63),
                      RNIC_ACCESS_LOCAL_WRITE, base + 0x80000000ull, s->S)) {
                 return false;
             }
@@ -293,7 +301,7 @@ static bool setup_memory(struct sim *s)
             qe->wt_shadow = calloc(1, s->S + ATOM_AREA);
             qe->sink_shadow = calloc(1, s->S);
             if (s->enabled & (1u << OP_SEND_INV)) {
-                int st = sd_alloc_mr(sd, &qe->inv, RNIC_STAG(19 + 4 * q, 1),
+                int st = sd_alloc_mr(sd, &qe->inv, RNIC_STAG(six(s, side, 19 + 4 * q), 1),
                                      SP_PDN, 2);
 
                 if (st) {
@@ -1110,6 +1118,10 @@ static int run_seed(const struct opts *o, uint64_t seed)
     po.mem_size = 16ull << 20;
     po.mem_size += (uint64_t)o->qps * (3 * s->S + ATOM_AREA + 64 * 1024) * 11 / 10;
     po.mem_size += (uint64_t)rcap * o->qps * (o->max_send + 4096) * 11 / 10;
+    po.loopback = o->loopback;
+    if (o->loopback) {
+        po.mem_size *= 2;               /* both ends in one guest */
+    }
     if (!sp_init(&s->sp, &po, seed)) {
         printf("seed %" PRIu64 ": FAIL: %s\n", seed, s->sp.err);
         sp_fini(&s->sp);
@@ -1213,6 +1225,14 @@ static int run_seed(const struct opts *o, uint64_t seed)
         failf(s, "largest ULPDU %u bytes, want %u..%u", s->max_ulpdu,
               o->fpdu_lo, o->fpdu_hi);
     }
+    if (!s->failed && o->loopback &&
+        (s->sp.sl.st[0].sent != s->sp.wire_base ||
+         !s->sp.sd[0]->dev.loop_frames || s->sp.sd[0]->dev.loop_dropped)) {
+        failf(s, "loopback: %" PRIu64 " frames reached the wire, %" PRIu64
+              " looped, %" PRIu64 " dropped (want 0, > 0, 0)",
+              s->sp.sl.st[0].sent - s->sp.wire_base,
+              s->sp.sd[0]->dev.loop_frames, s->sp.sd[0]->dev.loop_dropped);
+    }
 out:
     for (side = 0; side < 2; side++) {
         struct simdev *sd = s->sp.sd[side];
@@ -1302,6 +1322,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(a, "--ack-batch")) {
             o.ack_batch = true;         /* stretch ACKs in both devices */
+            continue;
+        }
+        if (!strcmp(a, "--loopback")) {
+            o.loopback = true;
             continue;
         }
         if (!v) {

@@ -122,6 +122,7 @@ struct simdev {
     const char *name;
     struct sd_env env;
     uint64_t timer_deadline;            /* UINT64_MAX: none */
+    uint64_t loop_seen;                 /* dev.loop_frames at the last step */
     uint8_t *mem;
     uint64_t mem_size;
     uint8_t *page_used;                 /* [mem_size / 4096] */

@@ -351,15 +351,32 @@ static bool sd_deliver(void *opaque, const uint8_t *frame, size_t len)
     return rnic_dev_receive(&sd->dev, frame, len);
 }
 
+/*
+ * Now, while the device owes a process pass (frames it looped to itself),
+ * and once more after a pass that delivered some: the step that ran it
+ * must not move the clock on before the caller has seen what it did.
+ */
 static uint64_t sd_deadline(void *opaque)
 {
-    return ((struct simdev *)opaque)->timer_deadline;
+    struct simdev *sd = opaque;
+    uint64_t now = *sd->env.now;
+
+    if (now < sd->timer_deadline &&
+        (rnic_dev_work_pending(&sd->dev) ||
+         sd->loop_seen != sd->dev.loop_frames)) {
+        sd->loop_seen = sd->dev.loop_frames;
+        return now;
+    }
+    return sd->timer_deadline;
 }
 
 static void sd_tick(void *opaque)
 {
     struct simdev *sd = opaque;
 
+    if (sd->timer_deadline > *sd->env.now) {
+        return;         /* only a pass owed: the poll after the tick runs it */
+    }
     sd->timer_deadline = UINT64_MAX;
     rnic_dev_timer(&sd->dev);
 }

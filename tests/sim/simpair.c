@@ -7,7 +7,29 @@
 #include <string.h>
 #include "simpair.h"
 
-static const uint8_t ip[2][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 } };
+static const uint8_t ips[2][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 } };
+
+/* The address of side's device. */
+static const uint8_t *ip(const struct simpair *sp, int side)
+{
+    return ips[sp->o.loopback ? 0 : side];
+}
+
+/* Object numbers: side B's follow side A's on a loopback device. */
+static uint32_t obj(const struct simpair *sp, int side, uint32_t n,
+                    uint32_t per_qp)
+{
+    return sp->o.loopback && side ? n + per_qp * sp->o.nqp : n;
+}
+
+/* Loopback: port B of the link is the wire, where nothing should go. */
+static bool wire_sink(void *opaque, const uint8_t *frame, size_t len)
+{
+    (void)opaque;
+    (void)frame;
+    (void)len;
+    return true;
+}
 
 static bool fail(struct simpair *sp, const char *fmt, ...)
 {
@@ -32,7 +54,7 @@ bool sp_init(struct simpair *sp, const struct sp_opts *o, uint64_t seed)
         return fail(sp, "no memory for %u QPs", o->nqp);
     }
     env = sl_env(&sp->sl);
-    for (i = 0; i < 2; i++) {
+    for (i = 0; i < (o->loopback ? 1 : 2); i++) {
         struct rnic_dev_config cfg;
 
         if (o->cfg) {
@@ -49,12 +71,16 @@ bool sp_init(struct simpair *sp, const struct sp_opts *o, uint64_t seed)
         }
         sl_port_simdev(&sp->sl, i, sp->sd[i]);
     }
-    for (i = 0; i < 2; i++) {
+    if (o->loopback) {
+        sp->sd[1] = sp->sd[0];
+        sp->sl.port[1].deliver = wire_sink;
+    }
+    for (i = 0; i < (o->loopback ? 1 : 2); i++) {
         struct simdev *sd = sp->sd[i];
 
         s = sd_enable(sd, o->mtu ? o->mtu : 1500);
         if (!s) {
-            s = sd_announce(sd, ip[i]);
+            s = sd_announce(sd, ip(sp, i));
         }
         if (!s) {
             s = sd_create_pd(sd, SP_PDN);
@@ -63,6 +89,7 @@ bool sp_init(struct simpair *sp, const struct sp_opts *o, uint64_t seed)
             return fail(sp, "device %c: %s", 'A' + i, sd->err);
         }
     }
+    sp->wire_base = sp->sl.st[0].sent;
     return true;
 }
 
@@ -84,17 +111,19 @@ static bool create_end(struct simpair *sp, int side, unsigned q)
     struct sp_end *e = &sp->end[q][side];
     int s;
 
-    s = sd_create_cq(sd, &e->scq, 2 * q, sp->o.cq_log);
+    s = sd_create_cq(sd, &e->scq, obj(sp, side, 2 * q, 2), sp->o.cq_log);
     if (!s) {
-        s = sd_create_cq(sd, &e->rcq, 2 * q + 1, sp->o.cq_log);
+        s = sd_create_cq(sd, &e->rcq, obj(sp, side, 2 * q + 1, 2),
+                         sp->o.cq_log);
     }
     if (!s) {
-        s = sd_create_qp(sd, &e->qp, q + 1, SP_PDN, &e->scq, &e->rcq,
+        s = sd_create_qp(sd, &e->qp, obj(sp, side, q + 1, 1), SP_PDN,
+                         &e->scq, &e->rcq,
                          sp->o.srq ? &sp->srq[side] : NULL, sp->o.sq_log,
                          sp->o.srq ? 0 : sp->o.rq_log);
     }
     if (!s) {
-        s = sd_modify_qp_access(sd, q + 1, RNIC_ACCESS_REMOTE_READ |
+        s = sd_modify_qp_access(sd, e->qp.qpn, RNIC_ACCESS_REMOTE_READ |
                                 RNIC_ACCESS_REMOTE_WRITE |
                                 RNIC_ACCESS_REMOTE_ATOMIC);
     }
@@ -102,6 +131,19 @@ static bool create_end(struct simpair *sp, int side, unsigned q)
         return fail(sp, "device %c QP %u: %s", 'A' + side, q, sd->err);
     }
     return true;
+}
+
+/* Loopback: the end a connection id belongs to (B if neither). */
+static int end_side(const struct simpair *sp, uint32_t conn_id)
+{
+    unsigned q;
+
+    for (q = 0; q < sp->o.nqp; q++) {
+        if (sp->end[q][0].conn_id == conn_id) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 struct conn_wait {
@@ -139,10 +181,19 @@ static bool handle_cm(struct conn_wait *w)
     struct sd_cm_event ev;
     int side;
 
-    for (side = 0; side < 2; side++) {
+    for (side = 0; side < (sp->o.loopback ? 1 : 2); side++) {
         while (sd_cm_next(sp->sd[side], &ev)) {
             unsigned q;
 
+            if (sp->o.loopback) {
+                /* one device: the event says which end it is for */
+                side = ev.code == RNIC_CM_CONNECT_REPLY ? 0 : 1;
+                if (ev.code != RNIC_CM_CONNECT_REQUEST &&
+                    ev.code != RNIC_CM_CONNECT_REPLY &&
+                    ev.code != RNIC_CM_ESTABLISHED) {
+                    side = end_side(sp, ev.conn_id);
+                }
+            }
             if (side == 1 && ev.code == RNIC_CM_CONNECT_REQUEST) {
                 uint8_t pd[RNIC_MPA_MAX_PDATA];
                 uint16_t len;
@@ -150,8 +201,8 @@ static bool handle_cm(struct conn_wait *w)
 
                 q = (unsigned)(ev.cm.tuple.remote_port - 40000);
                 if (q >= sp->o.nqp || ev.cm.tuple.local_port != SP_PORT ||
-                    memcmp(ev.cm.tuple.remote_addr, ip[0], 4) ||
-                    memcmp(ev.cm.tuple.local_addr, ip[1], 4)) {
+                    memcmp(ev.cm.tuple.remote_addr, ip(sp, 0), 4) ||
+                    memcmp(ev.cm.tuple.local_addr, ip(sp, 1), 4)) {
                     w->failed = true;
                     return fail(sp, "CONNECT_REQUEST with unexpected tuple "
                                 "(remote port %u)", ev.cm.tuple.remote_port);
@@ -196,6 +247,9 @@ static bool handle_cm(struct conn_wait *w)
                         "connecting", 'A' + side, q, sd_cm_name(ev.code),
                         ev.cm.status);
         }
+        if (sp->o.loopback) {
+            break;      /* side was the last event's, not the loop's */
+        }
     }
     return true;
 }
@@ -221,7 +275,8 @@ bool sp_connect(struct simpair *sp)
         return fail(sp, "at most %d QPs", SP_MAX_CONN);
     }
     for (side = 0; side < 2 && sp->o.srq; side++) {
-        s = sd_create_srq(sp->sd[side], &sp->srq[side], 0, SP_PDN,
+        s = sd_create_srq(sp->sd[side], &sp->srq[side],
+                          sp->o.loopback ? (uint32_t)side : 0, SP_PDN,
                           sp->o.rq_log + 4);
         if (s) {
             return fail(sp, "device %c: %s", 'A' + side, sp->sd[side]->err);
@@ -252,8 +307,8 @@ bool sp_connect(struct simpair *sp)
         memset(&c, 0, sizeof(c));
         c.qpn = sp->end[q][0].qp.qpn;
         c.tuple.family = RNIC_AF_IPV4;
-        memcpy(c.tuple.local_addr, ip[0], 4);
-        memcpy(c.tuple.remote_addr, ip[1], 4);
+        memcpy(c.tuple.local_addr, ip(sp, 0), 4);
+        memcpy(c.tuple.remote_addr, ip(sp, 1), 4);
         c.tuple.local_port = (uint16_t)(40000 + q);
         c.tuple.remote_port = SP_PORT;
         memcpy(c.next_hop_mac, sp->sd[1]->mac, 6);
@@ -293,16 +348,19 @@ static bool close_done(void *ctx)
     struct sd_cm_event ev;
     int side;
 
-    for (side = 0; side < 2 && !w->failed; side++) {
+    for (side = 0; side < (w->sp->o.loopback ? 1 : 2) && !w->failed;
+         side++) {
         while (sd_cm_next(w->sp->sd[side], &ev)) {
+            int end = w->sp->o.loopback ? end_side(w->sp, ev.conn_id) : side;
+
             if (ev.code != RNIC_CM_CLOSED) {
                 w->failed = true;
                 fail(w->sp, "%c: %s (status %u) instead of CLOSED on conn %u",
-                     'A' + side, sd_cm_name(ev.code), ev.cm.status,
+                     'A' + end, sd_cm_name(ev.code), ev.cm.status,
                      ev.conn_id);
                 break;
             }
-            w->closed[side]++;
+            w->closed[end]++;
         }
     }
     return w->failed || (w->closed[0] == w->want &&
@@ -341,8 +399,10 @@ bool sp_disconnect(struct simpair *sp)
 void sp_fini(struct simpair *sp)
 {
     sl_fini(&sp->sl);
+    if (sp->sd[1] != sp->sd[0]) {
+        sd_free(sp->sd[1]);
+    }
     sd_free(sp->sd[0]);
-    sd_free(sp->sd[1]);
     free(sp->end);
     sp->end = NULL;
 }

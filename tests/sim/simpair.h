@@ -4,6 +4,10 @@
  * set-up shared by the workloads and the benchmark.  Device A (10.0.0.1)
  * connects, device B (10.0.0.2) listens and accepts; each QP has its own
  * send and receive CQ on both sides (or B's QPs share one SRQ).
+ * With loopback, A and B are one device (10.0.0.1) that connects to its
+ * own listener: both ends of every QP pair live on it (QP, CQ and SRQ
+ * numbers of side B follow side A's) and the link carries nothing of
+ * theirs (port B only counts what reaches the wire).
  */
 #ifndef SIMPAIR_H
 #define SIMPAIR_H
@@ -26,6 +30,7 @@ struct sp_opts {
     uint64_t mem_size;                  /* guest memory per device */
     unsigned batch;                     /* (dis)connect this many at a time */
     struct rnic_dev_config *cfg;        /* NULL: defaults */
+    bool loopback;                      /* one device, sd[1] == sd[0] */
 };
 
 struct sp_end {
@@ -41,6 +46,7 @@ struct simpair {
     struct sd_srq srq[2];
     struct sp_end (*end)[2];            /* [o.nqp] */
     struct sp_opts o;
+    uint64_t wire_base;                 /* frames on the wire after init */
     char err[512];
 };
 

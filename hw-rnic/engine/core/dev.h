@@ -16,7 +16,10 @@
  * reset is deferred -- and returns; the outermost dispatch drains it.
  * Frames leave through one egress queue, handed to send_frame() only once
  * the engine has returned: a frame the wire delivers back at once is then
- * processed with no engine code on the stack.
+ * processed with no engine code on the stack.  Offload frames to the
+ * port's own MAC (a connection to an address of this device) never reach
+ * the wire: they wait in the loopback queue for the next rnic_dev_process()
+ * (rnic_dev_work_pending() says when one is owed).
  */
 #ifndef RNIC_ENGINE_DEV_H
 #define RNIC_ENGINE_DEV_H
@@ -67,6 +70,13 @@
 /* Frames delivered while the device is busy (a nested delivery). */
 #define RNIC_BACKLOG_BYTES      (256u << 10)
 #define RNIC_BACKLOG_FRAMES     256
+/*
+ * Offload frames to the device itself, delivered on the next process pass:
+ * as much as the egress queue, for both ends of each looped connection
+ * send into it; beyond, they are dropped and TCP retransmits.
+ */
+#define RNIC_LOOP_BYTES         RNIC_EGRESS_BYTES
+#define RNIC_LOOP_FRAMES        RNIC_EGRESS_FRAMES
 
 /* Defaults of the limits (QOM property defaults use the same values). */
 #define RNIC_DEF_MAX_QP         1024
@@ -233,6 +243,9 @@ struct rnic_dev {
     uint32_t egress_gen;        /* bumped when a reset empties egress */
     struct rnic_frameq backlog; /* frames that arrived during a dispatch */
     struct rnic_frameq egress;
+    struct rnic_frameq loop;    /* offload frames to ourselves (loopback) */
+    uint64_t loop_frames;       /* delivered through the loopback queue */
+    uint64_t loop_dropped;      /* beyond it, or claimed by no endpoint */
     uint64_t tx_held;           /* frames still queued when the wire paused */
     uint64_t tx_dropped;        /* offload frames beyond the egress queue */
 };
@@ -265,7 +278,10 @@ bool rnic_dev_db_error_once(struct rnic_dev *d, int64_t uctx);
 /* The wire took the frame send_frame() queued: TX may go on. */
 bool rnic_dev_tx_resume(struct rnic_dev *d);
 void rnic_dev_process(struct rnic_dev *d);
-/* Work is left for another rnic_dev_process() (a bounded pass stopped). */
+/*
+ * Work is left for another rnic_dev_process(): a bounded pass stopped, or
+ * looped frames wait.
+ */
 bool rnic_dev_work_pending(const struct rnic_dev *d);
 /* The deadline requested through host timer_mod passed. */
 void rnic_dev_timer(struct rnic_dev *d);
@@ -287,10 +303,14 @@ bool rnic_dev_ack_owed(const struct rnic_dev *d);
 void rnic_dev_rx_batch_end(struct rnic_dev *d);
 
 /*
- * Inside the engine: every frame for the wire.  false: the egress queue is
- * full (the frame is dropped).  rnic_dev_tx_room: a frame of len fits.
+ * Inside the engine: every offload frame.  One to the port's own MAC goes
+ * to the loopback queue, any other to the egress queue for the wire.
+ * false: that queue is full (the frame is dropped).  rnic_dev_send_wire:
+ * always the egress queue (the guest's L2 TX).  rnic_dev_tx_room: a frame
+ * of len fits the egress queue.
  */
 bool rnic_dev_send(struct rnic_dev *d, const void *frame, size_t len);
+bool rnic_dev_send_wire(struct rnic_dev *d, const void *frame, size_t len);
 bool rnic_dev_tx_room(const struct rnic_dev *d, size_t len);
 /*
  * The dispatch around engine work; begin returns false (and the caller

@@ -226,6 +226,12 @@ bool rnic_l2_addr_owned(const struct rnic_dev *d, const uint8_t *addr)
     return false;
 }
 
+bool rnic_l2_to_self(const struct rnic_dev *d, const uint8_t *frame,
+                     size_t len)
+{
+    return len >= 14 && !memcmp(frame, d->port.mac, sizeof(d->port.mac));
+}
+
 void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid)
 {
     struct rnic_l2q *q = &d->txq[qid];
@@ -261,7 +267,7 @@ void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid)
         } else {
             /* to the wire when this dispatch ends (dev.c) */
             note_own_addr(d, d->frame, len);
-            rnic_dev_send(d, d->frame, len);
+            rnic_dev_send_wire(d, d->frame, len);
         }
         for (i = 0; i < n; i++) {
             tx_write_status(d, q, q->cidx + i,

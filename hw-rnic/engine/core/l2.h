@@ -15,6 +15,9 @@ unsigned rnic_l2q_destroy(struct rnic_dev *d, bool rx, uint32_t qid);
 void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid);
 /* The guest has sent from IPv4 address addr through L2 TX (recent ones). */
 bool rnic_l2_addr_owned(const struct rnic_dev *d, const uint8_t *addr);
+/* The frame is addressed to the port's own MAC (loopback, dev.c). */
+bool rnic_l2_to_self(const struct rnic_dev *d, const uint8_t *frame,
+                     size_t len);
 /* Apply a latched RX doorbell: accept newly posted buffers. */
 void rnic_l2_rx_doorbell(struct rnic_dev *d, uint32_t qid);
 

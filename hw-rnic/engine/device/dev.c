@@ -134,6 +134,7 @@ static void dev_clear(struct rnic_dev *d)
     d->tx_full = false;
     rnic_frameq_clear(&d->backlog);
     rnic_frameq_clear(&d->egress);
+    rnic_frameq_clear(&d->loop);
     d->egress_gen++;
     free_rings(d);
     memset(&d->admq, 0, sizeof(d->admq));
@@ -189,6 +190,7 @@ int rnic_dev_init(struct rnic_dev *d, const struct rnic_dev_config *cfg,
         rnic_frameq_init(&d->backlog, RNIC_BACKLOG_BYTES,
                          RNIC_BACKLOG_FRAMES) ||
         rnic_frameq_init(&d->egress, RNIC_EGRESS_BYTES, RNIC_EGRESS_FRAMES) ||
+        rnic_frameq_init(&d->loop, RNIC_LOOP_BYTES, RNIC_LOOP_FRAMES) ||
         rnic_rdma_init(d) || rnic_iw_init(d)) {
         rnic_dev_fini(d);
         return -1;
@@ -211,6 +213,7 @@ void rnic_dev_fini(struct rnic_dev *d)
     free(d->frame);
     rnic_frameq_fini(&d->backlog);
     rnic_frameq_fini(&d->egress);
+    rnic_frameq_fini(&d->loop);
     d->uctx_live = NULL;
     d->db_err_sent = NULL;
     d->pd_owner = NULL;
@@ -585,6 +588,53 @@ static void receive_now(struct rnic_dev *d, const uint8_t *frame, size_t len)
     }
 }
 
+/*
+ * A frame of our own offload engine, sent to ourselves: only the engine
+ * may take it (a listener, a connection, or the engine's RST for a port
+ * nobody serves), never the guest's L2 RX -- its stack would drop a packet
+ * from its own address arriving on the port as a martian.
+ */
+static void loop_receive_now(struct rnic_dev *d, const uint8_t *frame,
+                             size_t len)
+{
+    struct rnic_rx_filter f = { .promisc = false };
+    struct rnic_flow_key k;
+    uint32_t id;
+
+    memcpy(f.mac, d->port.mac, sizeof(f.mac));
+    if (rnic_classify(d->steer, &f, frame, len, &id, &k) ==
+        RNIC_RX_TO_ENGINE || rnic_classify_flow(frame, len, &k)) {
+        d->loop_frames++;
+        rnic_iw_receive(d, frame, len, &k);
+    } else {
+        d->loop_dropped++;
+    }
+}
+
+static void batch_end_now(struct rnic_dev *d);
+
+/*
+ * Deliver the frames looped so far, as one receive burst.  Those the
+ * delivery itself loops wait for the next pass: a bulk transfer to
+ * ourselves advances one window per pass instead of running to its end
+ * inside one call.
+ */
+static void loop_deliver(struct rnic_dev *d)
+{
+    uint32_t n = d->loop.count;
+    const uint8_t *f;
+    size_t len;
+
+    if (!n || !(d->status & RNIC_STATUS_READY)) {
+        return;
+    }
+    while (n-- && (f = rnic_frameq_peek(&d->loop, &len))) {
+        loop_receive_now(d, f, len);
+        rnic_frameq_pop(&d->loop);
+    }
+    batch_end_now(d);
+}
+
 bool rnic_dev_ack_owed(const struct rnic_dev *d)
 {
     uint32_t i;
@@ -609,8 +659,20 @@ static void batch_end_now(struct rnic_dev *d)
 
 /* The one dispatch. */
 
+bool rnic_dev_send_wire(struct rnic_dev *d, const void *frame, size_t len)
+{
+    return rnic_frameq_put(&d->egress, frame, len);
+}
+
 bool rnic_dev_send(struct rnic_dev *d, const void *frame, size_t len)
 {
+    if (rnic_l2_to_self(d, frame, len)) {
+        if (rnic_frameq_put(&d->loop, frame, len)) {
+            return true;
+        }
+        d->loop_dropped++;
+        return false;
+    }
     return rnic_frameq_put(&d->egress, frame, len);
 }
 
@@ -729,12 +791,13 @@ void rnic_dev_process(struct rnic_dev *d)
         return;
     }
     process_now(d);
+    loop_deliver(d);
     rnic_dev_dispatch_end(d);
 }
 
 bool rnic_dev_work_pending(const struct rnic_dev *d)
 {
-    return d->pending != 0;
+    return d->pending != 0 || d->loop.count != 0;
 }
 
 void rnic_dev_timer(struct rnic_dev *d)
