@@ -13,9 +13,13 @@
  * (IW_F_NO_PORT_MAP).
  *
  * Next hop: CM_CONNECT carries the next-hop MAC, looked up in the guest's
- * neighbour table along the route to the peer (as cxgb4 and irdma do).
+ * neighbour table along the route to the peer (as cxgb4 and irdma do).  A
+ * peer on this host (loopback) gets the port's own MAC: the device loops
+ * such frames back to its own listeners without the wire.
  */
+#include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
 #include <linux/in.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -252,8 +256,39 @@ int rnic_iw_destroy_listen(struct iw_cm_id *cm_id)
 }
 
 /*
+ * The peer is on this host (the route goes through lo).  The device serves
+ * its own addresses, those of a VLAN on it and 127.0.0.0/8 (as irdma does)
+ * by looping the frames back inside itself: the next hop is its own MAC,
+ * no neighbour is looked up.  An address of another net_device is not
+ * reachable through our port.
+ */
+static int rnic_self_hop(struct net_device *nd, __be32 daddr,
+			 struct rnic_cmd_cm_connect *c)
+{
+	struct net_device *owner;
+	int err = 0;
+
+	if (!ipv4_is_loopback(daddr)) {
+		owner = ip_dev_find(&init_net, daddr);
+		if (!owner)
+			return -ENETUNREACH;
+		if (is_vlan_dev(owner) && vlan_dev_real_dev(owner) == nd) {
+			c->flags |= cpu_to_le32(RNIC_CONNECT_F_VLAN);
+			c->vlan = cpu_to_le16(vlan_dev_vlan_id(owner));
+		} else if (owner != nd) {
+			err = -ENETUNREACH;
+		}
+		dev_put(owner);
+	}
+	if (!err)
+		ether_addr_copy(c->next_hop_mac, nd->dev_addr);
+	return err;
+}
+
+/*
  * Route to the peer over our port (or a VLAN on it) and the next hop's
- * MAC from the neighbour table, resolving it if needed (sleeps).
+ * MAC from the neighbour table, resolving it if needed (sleeps); a peer
+ * on this host through the device itself (rnic_self_hop).
  */
 static int rnic_next_hop(struct rnic_ib *rib, struct sockaddr_in *local,
 			 const struct sockaddr_in *remote,
@@ -272,6 +307,12 @@ static int rnic_next_hop(struct rnic_ib *rib, struct sockaddr_in *local,
 	if (IS_ERR(rt))
 		return PTR_ERR(rt);
 	dev = rt->dst.dev;
+	if (rt->rt_type == RTN_LOCAL) {
+		err = rnic_self_hop(nd, fl4.daddr, c);
+		if (!err && !local->sin_addr.s_addr)
+			local->sin_addr.s_addr = fl4.saddr;
+		goto out_rt;
+	}
 	if (is_vlan_dev(dev) && vlan_dev_real_dev(dev) == nd) {
 		c->flags |= cpu_to_le32(RNIC_CONNECT_F_VLAN);
 		c->vlan = cpu_to_le16(vlan_dev_vlan_id(dev));
