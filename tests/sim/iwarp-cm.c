@@ -8,6 +8,10 @@
  *                its posted receives are flushed and its QP is in ERROR;
  *   no-listener  CONNECT to a port nobody listens on ends in REJECTED (the
  *                TCP RST), or RESET/TIMEOUT, never ESTABLISHED;
+ *   loopback-no-listener  CONNECT to the device's own address (next hop its
+ *                own MAC) on a port nobody listens on: refused (RESET,
+ *                ECONNREFUSED, from the device's own RST) at once, nothing
+ *                on the wire;
  *   pdata-limits the largest private data each MPA revision carries (512,
  *                508 with the RFC 6581 block) arrives intact both ways, one
  *                byte more is refused with BAD_PARAM;
@@ -291,6 +295,36 @@ static bool case_no_listener(struct pair *p)
     if (ev.code != RNIC_CM_REJECTED && ev.code != RNIC_CM_RESET &&
         ev.code != RNIC_CM_TIMEOUT) {
         return fail(p, "connect to no listener ended in", sd_cm_name(ev.code));
+    }
+    return true;
+}
+
+static bool case_loopback_no_listener(struct pair *p)
+{
+    uint64_t wire = p->sl.st[0].sent, t0 = p->sl.now;
+    struct rnic_cmd_cm_connect c;
+    struct sd_cm_event ev;
+    uint32_t conn;
+
+    connect_cmd(p, &c, PORT + 1, 2, 0);
+    memcpy(c.tuple.remote_addr, ip[0], 4);
+    memcpy(c.next_hop_mac, p->sd[0]->mac, 6);
+    if (sd_cm_connect(p->sd[0], &c, NULL, &conn)) {
+        return fail(p, p->sd[0]->err, NULL);
+    }
+    if (!next_event(p, 0, &ev, 300 * SL_SEC)) {
+        return fail(p, "no CM event for a connect to ourselves", NULL);
+    }
+    if (ev.code != RNIC_CM_RESET || ev.cm.status != ECONNREFUSED) {
+        return fail(p, "connect to our own closed port ended in",
+                    sd_cm_name(ev.code));
+    }
+    if (p->sl.now - t0 > SL_SEC / 10) {
+        return fail(p, "refusal took more than 100 ms simulated", NULL);
+    }
+    if (p->sl.st[0].sent != wire || !p->sd[0]->dev.loop_frames) {
+        return fail(p, "looped frames reached the wire (or none looped)",
+                    NULL);
     }
     return true;
 }
@@ -903,6 +937,7 @@ static const struct {
     { "reject", case_reject },
     { "abort", case_abort },
     { "no-listener", case_no_listener },
+    { "loopback-no-listener", case_loopback_no_listener },
     { "pdata-limits", case_pdata_limits },
     { "pdata-rev1", case_pdata_rev1 },
     { "bad-commands", case_bad_commands },
