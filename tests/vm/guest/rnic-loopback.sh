@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Loopback: one guest with -device rnic connects to its own addresses through
+# the device (the engine loops the frames back inside itself; none reaches the
+# wire, which lab.py's capture check holds with --allow-opcodes=). Each check
+# is a TAP subtest (RNIC-PLAN / RNIC-CHECK, see rnic-user-pair.sh), run in
+# order in one boot:
+#   rping      rping -C $RNIC_RPING_COUNT -V to the guest's own address
+#   write_bw   ib_write_bw -R 64 KiB to the own address
+#   read_bw    ib_read_bw -R 64 KiB to the own address
+#   nvmeof     nvmet-rdma target and nvme-rdma host in this guest on the own
+#              address: $RNIC_NVME_MIB MiB written, read back, SHA-256 compared
+. "$RNIC_LAB_DIR/guest/lib.sh"
+set -o pipefail
+net_up
+rdma_up
+use_staged_rdma_core
+rdma link show
+
+# server_bg PORT CMD...: CMD in the background until it ends or 300 s pass.
+server_bg() {
+	local port=$1
+	shift
+	timeout 300 "$@" >"/tmp/server.$port.txt" 2>&1 &
+	SERVER_PID=$!
+}
+
+# client_retry CMD...: CMD until it succeeds (the server may not listen yet).
+client_retry() {
+	local _
+	for _ in $(seq 1 30); do
+		OUT=$(timeout 240 "$@" 2>&1) && return 0
+		echo "$OUT" | grep -qi "refused\|REJECTED\|CONNECT_ERROR\|ECONNREFUSED" || return 1
+		sleep 2
+	done
+	return 1
+}
+
+server_done() {
+	wait "$SERVER_PID" || { cat "/tmp/server.$1.txt"; return 1; }
+}
+
+rping_self() { # rping_self ADDR PORT
+	local n=${RNIC_RPING_COUNT:-100} pings
+	server_bg "$2" rping -s -a "$1" -p "$2" -C "$n" -V
+	client_retry rping -c -a "$1" -p "$2" -C "$n" -v -V || { echo "$OUT"; kill "$SERVER_PID"; fail "rping client to $1"; }
+	server_done "$2" || fail "rping server on $1"
+	echo "$OUT" | tail -2
+	pings=$(echo "$OUT" | grep -o "data: rdma-ping-[0-9]*: " | sort -u | grep -c .)
+	[ "$pings" = "$n" ] || fail "rping to $1: $pings of $n pings verified"
+	echo "$OUT" | grep -qi "data mismatch\|error" && fail "rping to $1 reported an error"
+	result "loopback-rping" addr="$1" pings="$pings" verified=yes
+}
+
+perf_self() { # perf_self TOOL PORT
+	local a=(-R -d "$DEV" -p "$2" -s 65536 -n "${RNIC_PERF_ITERS:-2000}" --report_gbits) row
+	server_bg "$2" "ib_$1" "${a[@]}"
+	client_retry "ib_$1" "${a[@]}" "$RNIC_IP" || { echo "$OUT"; kill "$SERVER_PID"; fail "ib_$1 client"; }
+	server_done "$2" || fail "ib_$1 server"
+	echo "$OUT" | tail -4
+	row=$(echo "$OUT" | awk '$1 == 65536 && $2 ~ /^[0-9]+$/ && NF >= 5')
+	[ -n "$row" ] || fail "ib_$1: no 65536-byte result row"
+	echo "$row" | while read -r s n pk avg _; do
+		result "loopback-ib_$1" size="$s" iters="$n" gbps_avg="$avg" gbps_peak="$pk"
+	done
+}
+
+NQN=nqn.2026-12.invalid.rnic:loopback
+nvmeof_self() {
+	local s=/sys/kernel/config/nvmet/subsystems/$NQN p=/sys/kernel/config/nvmet/ports/1
+	local mib=${RNIC_NVME_MIB:-64} want got dev t0 t1
+	modprobe null_blk nr_devices=1 gb=1 memory_backed=1 || fail "null_blk"
+	modprobe nvmet-rdma || fail "nvmet-rdma"
+	modprobe nvme-rdma || fail "nvme-rdma"
+	mount -t configfs none /sys/kernel/config 2>/dev/null
+	mkdir "$s" || fail "nvmet subsystem"
+	echo 1 >"$s/attr_allow_any_host"
+	mkdir "$s/namespaces/1"
+	echo /dev/nullb0 >"$s/namespaces/1/device_path"
+	echo 1 >"$s/namespaces/1/enable" || fail "namespace enable"
+	mkdir "$p"
+	echo rdma >"$p/addr_trtype"
+	echo ipv4 >"$p/addr_adrfam"
+	echo "$RNIC_IP" >"$p/addr_traddr"
+	echo 4420 >"$p/addr_trsvcid"
+	ln -s "$s" "$p/subsystems/$NQN" || fail "nvmet port (rdma listen on $RNIC_IP:4420)"
+	nvme connect -t rdma -a "$RNIC_IP" -s 4420 -n "$NQN" \
+		--hostnqn="nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)" ||
+		fail "nvme connect -t rdma $RNIC_IP:4420 (this guest's own target)"
+	for _ in $(seq 1 100); do
+		dev=$(ls /dev/nvme*n1 2>/dev/null | head -1)
+		[ -n "$dev" ] && break
+		sleep 0.2
+	done
+	[ -n "$dev" ] || fail "no namespace appeared"
+	head -c $((mib << 20)) /dev/urandom >/tmp/data || fail "random data"
+	want=$(sha256sum </tmp/data | cut -d' ' -f1)
+	t0=$(date +%s.%N)
+	dd if=/tmp/data of="$dev" bs=1M oflag=direct status=none || fail "write $mib MiB"
+	t1=$(date +%s.%N)
+	got=$(dd if="$dev" bs=1M count="$mib" iflag=direct status=none | sha256sum | cut -d' ' -f1) ||
+		fail "read back"
+	[ "$got" = "$want" ] || fail "read back: sha256 $got != $want"
+	nvme disconnect -n "$NQN" >/dev/null || fail "nvme disconnect"
+	result "loopback-nvmeof" write_mib="$mib" sha256=match \
+		write_mbps="$(echo "$mib $t0 $t1" | awk '{printf "%.1f", $1*8*1.048576/($3-$2)}')"
+	dmesg | grep -E "Oops|BUG:|WARNING:" -A12 && fail "kernel oops/BUG/WARNING"
+	return 0
+}
+
+read -ra checks <<<"${RNIC_LOOP_CHECKS:-rping write_bw read_bw nvmeof}"
+echo "RNIC-PLAN ${checks[*]}"
+FAILED=0
+for c in "${checks[@]}"; do
+	say "=== $c ==="
+	(
+		case "$c" in
+		rping) rping_self "$RNIC_IP" 7174 ;;
+		write_bw) perf_self write_bw 18515 ;;
+		read_bw) perf_self read_bw 18516 ;;
+		nvmeof) nvmeof_self ;;
+		*) fail "unknown check $c" ;;
+		esac
+	)
+	if [ $? = 0 ]; then
+		echo "RNIC-CHECK ok $c"
+	else
+		echo "RNIC-CHECK fail $c"
+		FAILED=$((FAILED + 1))
+	fi
+done
+[ $FAILED = 0 ] || fail "$FAILED of ${#checks[@]} checks failed"
+exit 0
