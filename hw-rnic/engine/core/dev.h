@@ -193,6 +193,8 @@ struct rnic_counters {
 #define RNIC_DEFER_TIMER        (1u << 1)
 #define RNIC_DEFER_BATCH_END    (1u << 2)
 #define RNIC_DEFER_RESET        (1u << 3)
+/* A CQ went into error: its QPs fail at the end of the dispatch. */
+#define RNIC_DEFER_CQ_ERROR     (1u << 4)
 
 struct rnic_dev {
     struct rnic_dev_config cfg;

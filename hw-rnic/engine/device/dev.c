@@ -703,6 +703,11 @@ static void drain(struct rnic_dev *d)
             d->rx_resume_owed = true;
             continue;
         }
+        if (d->deferred & RNIC_DEFER_CQ_ERROR) {
+            d->deferred &= ~RNIC_DEFER_CQ_ERROR;
+            rnic_rdma_cq_errors(d);
+            continue;
+        }
         f = rnic_frameq_peek(&d->backlog, &len);
         if (f) {
             receive_now(d, f, len);

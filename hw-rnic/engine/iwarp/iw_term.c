@@ -73,18 +73,16 @@ static void qp_end(struct rnic_dev *d, struct rnic_qp *qp, uint8_t async,
     rnic_qp_to_error(d, qp, async);
 }
 
-void rnic_iw_terminate(struct rnic_dev *d, struct rnic_qp *qp,
-                       struct rnic_term_cause cause, const uint8_t *bad,
-                       size_t bad_len)
+/* Send a Terminate naming cause, then end the QP with event async. */
+static void term_send(struct rnic_dev *d, struct rnic_qp *qp,
+                      struct rnic_term_cause cause, const uint8_t *bad,
+                      size_t bad_len, uint8_t async)
 {
     struct rnic_iw_qp *iq = qp->iw;
     uint8_t buf[RNIC_RDMAP_TERM_MAX];
     bool queued;
     size_t n;
 
-    if (!iq) {
-        return;
-    }
     n = rnic_rdmap_term_build(buf, sizeof(buf),
                               iq->tx_msn[RNIC_RDMAP_QN_TERMINATE] + 1, &cause,
                               bad, bad_len);
@@ -94,10 +92,34 @@ void rnic_iw_terminate(struct rnic_dev *d, struct rnic_qp *qp,
     }
     rnic_trace_term(&d->host, RNIC_TRACE_TERM_TX, iq->conn->id, qp->qpn,
                     cause.layer, cause.etype, cause.code, queued);
-    qp_end(d, qp, cause.etype == RNIC_RDMAP_ETYPE_LOCAL_CATASTROPHIC &&
-                  cause.layer == RNIC_TERM_LAYER_RDMAP ? 0 :
-                  async_of(cause.layer, cause.etype),
-           (uint8_t)(cause.layer << 4 | cause.etype));
+    qp_end(d, qp, async, (uint8_t)(cause.layer << 4 | cause.etype));
+}
+
+void rnic_iw_terminate(struct rnic_dev *d, struct rnic_qp *qp,
+                       struct rnic_term_cause cause, const uint8_t *bad,
+                       size_t bad_len)
+{
+    if (!qp->iw) {
+        return;
+    }
+    /* A local catastrophic error here is a failed WQE: its CQE says so. */
+    term_send(d, qp, cause, bad, bad_len,
+              cause.etype == RNIC_RDMAP_ETYPE_LOCAL_CATASTROPHIC &&
+              cause.layer == RNIC_TERM_LAYER_RDMAP ? 0 :
+              async_of(cause.layer, cause.etype));
+}
+
+void rnic_iw_qp_fatal(struct rnic_dev *d, struct rnic_qp *qp)
+{
+    if (!qp->iw) {
+        rnic_qp_to_error(d, qp, RNIC_ASYNC_QP_FATAL);
+        return;
+    }
+    term_send(d, qp, rnic_term_cause(RNIC_TERM_LAYER_RDMAP,
+                                     RNIC_RDMAP_ETYPE_LOCAL_CATASTROPHIC,
+                                     RNIC_RDMAP_EC_LOCAL_CATASTROPHIC,
+                                     false, false),
+              NULL, 0, RNIC_ASYNC_QP_FATAL);
 }
 
 void rnic_iw_term_received(struct rnic_dev *d, struct rnic_qp *qp,

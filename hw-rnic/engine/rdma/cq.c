@@ -2,7 +2,8 @@
 /*
  * Completion queues: creation, CQE publication with phase bits, overflow
  * detection through the consumer's doorbell record, arming and events
- * (docs/hardware-interface.md sections 6 and 8).
+ * (docs/hardware-interface.md sections 6 and 8).  An overrun puts the CQ in
+ * error for good and fails every QP bound to it, as the verbs ask.
  */
 #include <string.h>
 #include "rdma_int.h"
@@ -77,6 +78,9 @@ void rnic_cq_free(struct rnic_dev *d, uint32_t cqn)
 {
     struct rnic_cq *cq = &d->rdma->cq[cqn];
 
+    if (cq->err_pending) {
+        d->rdma->cq_err_pending--;
+    }
     if (d->eq[cq->eqn].users) {
         d->eq[cq->eqn].users--;
     }
@@ -119,7 +123,48 @@ static int cq_fail(struct rnic_dev *d, uint32_t cqn, struct rnic_cq *cq,
     rnic_guest_error(&d->host, what, cqn, cq->pidx);
     cq->overflow = true;
     rnic_eq_post_async(d, RNIC_ASYNC_CQ_OVERFLOW, cqn, cq->pidx);
+    /*
+     * The QPs fail once the dispatch unwinds: the code that posted this CQE
+     * may be in the middle of one of them.
+     */
+    cq->err_pending = true;
+    d->rdma->cq_err_pending++;
+    d->deferred |= RNIC_DEFER_CQ_ERROR;
     return -1;
+}
+
+/* Every QP bound to CQ cqn, as send or receive CQ, not in ERROR yet. */
+static void fail_qps(struct rnic_dev *d, uint32_t cqn)
+{
+    struct rnic_rdma *r = d->rdma;
+    uint32_t i, seen = 0;
+
+    for (i = 0; i < d->cfg.max_qp && seen < r->cq[cqn].users; i++) {
+        struct rnic_qp *qp = &r->qp[i];
+
+        if (!qp->live || (qp->send_cqn != cqn && qp->recv_cqn != cqn)) {
+            continue;
+        }
+        seen += (qp->send_cqn == cqn) + (qp->recv_cqn == cqn);
+        if (qp->state != RNIC_QPS_ERROR) {
+            rnic_iw_qp_fatal(d, qp);
+        }
+    }
+}
+
+void rnic_rdma_cq_errors(struct rnic_dev *d)
+{
+    struct rnic_rdma *r = d->rdma;
+    uint32_t cqn;
+
+    /* A QP's flush may overrun another CQ: that one is found too. */
+    for (cqn = 0; r->cq_err_pending && cqn < d->cfg.max_cq; cqn++) {
+        if (r->cq[cqn].err_pending) {
+            r->cq[cqn].err_pending = false;
+            r->cq_err_pending--;
+            fail_qps(d, cqn);
+        }
+    }
 }
 
 /*

@@ -21,7 +21,10 @@ static size_t qp_ring_bytes(const struct rnic_qp *qp)
            sizeof(qp->sq.ring.pages[0]);
 }
 
-/* A CQ the context may bind: live and created for the same context. */
+/*
+ * A CQ the context may bind: live, created for the same context, and not
+ * in error (its completions would be lost).
+ */
 static unsigned check_cq(struct rnic_dev *d, uint32_t cqn, uint32_t uctx)
 {
     if (cqn >= d->cfg.max_cq) {
@@ -30,7 +33,7 @@ static unsigned check_cq(struct rnic_dev *d, uint32_t cqn, uint32_t uctx)
     if (!d->rdma->cq[cqn].live || d->rdma->cq[cqn].uctx != uctx) {
         return RNIC_STS_NOT_FOUND;
     }
-    return RNIC_STS_OK;
+    return d->rdma->cq[cqn].overflow ? RNIC_STS_BAD_STATE : RNIC_STS_OK;
 }
 
 static bool log_depth_ok(uint8_t log, uint32_t max)

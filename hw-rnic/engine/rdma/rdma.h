@@ -50,6 +50,7 @@ struct rnic_cq {
     uint32_t cidx;              /* consumer index last seen (doorbell/dbrec) */
     bool arm, arm_solicited;    /* from the CQ doorbell */
     bool overflow;              /* CQ in error: no more CQEs are written */
+    bool err_pending;           /* in error, its QPs not yet failed */
     uint32_t users;             /* QPs bound to it */
 };
 
@@ -184,7 +185,9 @@ int rnic_rq_take(struct rnic_dev *d, struct rnic_qp *qp, uint64_t *wr_id,
  * Write one CQE (all fields but owner filled by the caller, little-endian)
  * to CQ cqn, raise the completion event if the CQ is armed for it
  * (solicited: only CQEs with RNIC_CQE_F_SOLICITED or an error status).
- * Returns 0, or -1 if the CQ overflowed (CQ_OVERFLOW was raised).
+ * Returns 0, or -1 if the CQ is in error: it overflowed (or its CQE could
+ * not be written) now, which raised CQ_OVERFLOW and fails every QP bound
+ * to it at the end of the dispatch (rnic_rdma_cq_errors), or earlier.
  */
 int rnic_cq_post(struct rnic_dev *d, uint32_t cqn, struct rnic_cqe *cqe);
 
@@ -228,6 +231,12 @@ void rnic_iw_sq_kick(struct rnic_dev *d, struct rnic_qp *qp);
  */
 void rnic_iw_qp_error(struct rnic_dev *d, struct rnic_qp *qp);
 /*
+ * A local catastrophic error outside the stream (its CQ is in error): a
+ * connected QP sends a Terminate (RDMAP, Local Catastrophic) if it still
+ * can and closes; any QP then goes to ERROR with QP_FATAL.
+ */
+void rnic_iw_qp_fatal(struct rnic_dev *d, struct rnic_qp *qp);
+/*
  * MODIFY_QP to CLOSING (qp->state is already CLOSING): graceful close
  * after the SQ drains.
  */
@@ -259,6 +268,11 @@ bool rnic_rdma_doorbell(struct rnic_dev *d, uint32_t page, uint32_t off,
                         uint64_t val);
 /* Run latched RDMA doorbells (rnic_dev_process context). */
 void rnic_rdma_run(struct rnic_dev *d);
+/*
+ * CQs that went into error during the dispatch: fail the QPs bound to them
+ * (rnic_iw_qp_fatal), now that no QP's protocol code is on the stack.
+ */
+void rnic_rdma_cq_errors(struct rnic_dev *d);
 
 /* iWARP (iw_*.c): offload TCP, CM and data path. */
 int rnic_iw_init(struct rnic_dev *d);

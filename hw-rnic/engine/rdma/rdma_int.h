@@ -47,6 +47,7 @@ struct rnic_rdma {
     uint32_t *uctx_users;       /* [max_uctx + 1] CQs/SRQs/QPs/MRs */
     /* Page-list entries MRs and CQ/QP/SRQ rings hold, <= max_mr_pages. */
     uint64_t pbl_pages;
+    uint32_t cq_err_pending;    /* CQs with err_pending set */
     struct rnic_db_latch *latch[RNIC_DBK_NUM];
     uint32_t nobj[RNIC_DBK_NUM];
     /* Latched doorbells in arrival order: kind << 24 | object. */
