@@ -388,10 +388,75 @@ static void test_ring_budget(void)
     h_free(h);                  /* fini frees the live rings (ASan) */
 }
 
+/*
+ * Ring page lists count toward the admin pass bound like MR page lists:
+ * 1024 CREATE_QPs queued at once, each loading 256 SQ + 128 RQ entries
+ * (393,216 in all, within the device-wide budget), may not all run in one
+ * pass; a pass stops once it has loaded RNIC_ADMIN_PASS_PAGES entries, so
+ * it loads at most one command's entries beyond the bound.
+ */
+#define PASS_QPS        1024u
+#define QP_RING_PAGES   (256u + 128u)
+
+static void test_ring_pass_bound(void)
+{
+    struct harness *h = h_new(NULL);
+    struct rnic_admin_cmd c;
+    struct t_cq cq;
+    uint64_t max_entries = 0;
+    unsigned pass, done = 0, passes = 0;
+    uint32_t i;
+
+    CHECK(h_enable(h, 10, 10));
+    h_create_eq(h, T_COMP_EQ, 6, 0);
+    CHECK_EQ(t_create_pd(h, 0, 0), RNIC_STS_OK);
+    CHECK_EQ(t_create_cq(h, &cq, 0, 0, 1), RNIC_STS_OK);
+    ring_lists(h);
+    for (i = 0; i < PASS_QPS; i++) {
+        struct rnic_cmd_create_qp *q = &c.u.create_qp;
+
+        c = t_mk(RNIC_CMD_CREATE_QP);
+        q->qpn = i;
+        q->srqn = RNIC_NO_SRQ;
+        q->sq_log_depth = 12;
+        q->rq_log_depth = 12;
+        q->max_send_sge = 1;
+        q->max_recv_sge = 1;
+        ring_pbl(&q->sq, 256);
+        ring_pbl(&q->rq, 128);
+        h_post(h, &c);
+    }
+    h_ring_admin(h);
+    for (pass = 1; pass <= 16 && done < PASS_QPS; pass++) {
+        struct rnic_admin_cqe cqe;
+        uint64_t entries = 0;
+
+        h_run(h);
+        while (h_poll(h, &cqe)) {
+            CHECK_EQ(cqe.status, RNIC_STS_OK);
+            entries += QP_RING_PAGES;
+            done++;
+        }
+        if (entries > max_entries) {
+            max_entries = entries;
+        }
+        passes++;
+    }
+    printf("%u CREATE_QPs in %u passes: at most %llu ring page-list entries "
+           "in one pass (bound %u)\n", done, passes,
+           (unsigned long long)max_entries, RNIC_ADMIN_PASS_PAGES);
+    CHECK_EQ(done, PASS_QPS);
+    CHECK_EQ(held(h), (uint64_t)PASS_QPS * QP_RING_PAGES + 1);
+    CHECK(max_entries < RNIC_ADMIN_PASS_PAGES + QP_RING_PAGES);
+    CHECK(passes >= 2);
+    h_free(h);
+}
+
 int main(void)
 {
     test_budget();
     test_pass_bound();
     test_ring_budget();
+    test_ring_pass_bound();
     return t_report("test-dev-mr-budget");
 }
