@@ -7,7 +7,8 @@
  * (max-mr-pages, default 2^21 entries = 16 MiB) answers NO_RESOURCES, and
  * one processing pass loads at most one maximal page list.  The page arrays
  * of CQ, QP and SRQ rings draw on the same budget: many large rings whose
- * lists all name one page must not hold host memory beyond it either.
+ * lists all name one page must not hold host memory beyond it either, and
+ * they count toward the per-pass bound like MR page lists.
  */
 #include <string.h>
 #include <unistd.h>

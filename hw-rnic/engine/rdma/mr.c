@@ -59,9 +59,12 @@ unsigned rnic_rdma_ring_load(struct rnic_dev *d, struct rnic_ring *r,
                              const struct rnic_pbl *pbl, uint32_t depth,
                              uint32_t entry_size)
 {
-    unsigned sts = rnic_ring_load_large(r, &d->host, pbl, depth, entry_size,
-                                        budget_left(d));
+    unsigned sts;
 
+    /* Loading costs a DMA per entry: it counts toward the pass bound. */
+    d->admq.pass_pages += rnic_ring_pages_needed(depth, entry_size);
+    sts = rnic_ring_load_large(r, &d->host, pbl, depth, entry_size,
+                               budget_left(d));
     if (!sts) {
         d->rdma->pbl_pages += r->npages;
     }
