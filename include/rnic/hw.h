@@ -575,7 +575,7 @@ enum rnic_eqe_type {
 enum rnic_async_code {
 	RNIC_ASYNC_PORT_UP		= 1,
 	RNIC_ASYNC_PORT_DOWN		= 2,
-	RNIC_ASYNC_CQ_OVERFLOW		= 3,	/* obj = cqn */
+	RNIC_ASYNC_CQ_OVERFLOW		= 3,	/* obj = cqn; QP_FATAL for its QPs follows */
 	RNIC_ASYNC_QP_FATAL		= 4,	/* obj = qpn */
 	RNIC_ASYNC_QP_REQ_ERR		= 5,	/* obj = qpn */
 	RNIC_ASYNC_QP_ACCESS_ERR	= 6,	/* obj = qpn */

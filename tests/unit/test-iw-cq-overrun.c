@@ -9,7 +9,8 @@
  * nothing); every QP bound to it is in ERROR with QP_FATAL after the CQ's
  * event; the connected one sent a Terminate (RDMAP, local catastrophic)
  * that A received, and the connection closed on both sides; work whose
- * CQ is healthy is flushed there; the objects can be destroyed.
+ * CQ is healthy is flushed there; a new QP may not bind the errored CQ;
+ * the objects can be destroyed.
  */
 #include <string.h>
 #include "test-iw-pair.h"
@@ -272,6 +273,15 @@ static void test_overrun(void)
     CHECK(guarded(p->b.h, &small));
     CHECK_EQ(t_drain_eq(p->b.h, &p->b.comp, 0), 0);
     CHECK_EQ(t_drain_eq(p->b.h, &p->b.async, 0), 0);
+
+    /* A new QP may not bind the CQ in error: its completions would be lost */
+    {
+        struct t_qp late;
+
+        CHECK_EQ(t_create_qp(p->b.h, &late, 6, 0, P_CQ, SMALL_CQ, 2, 2),
+                 RNIC_STS_BAD_STATE);
+        CHECK(!p->b.h->dev.rdma->qp[6].live);
+    }
 
     /* Teardown works as usual */
     CHECK_EQ(t_cmd_obj(p->b.h, RNIC_CMD_DESTROY_QP, P_QP), RNIC_STS_OK);
