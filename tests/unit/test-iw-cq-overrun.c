@@ -291,8 +291,76 @@ static void test_overrun(void)
     p_free(p);
 }
 
+/*
+ * A QP still negotiating MPA (CM_CONNECT sent, no Reply yet) is bound to a
+ * CQ that another QP's flush overruns: it has no RDMA stream to carry a
+ * Terminate, so its connection is aborted instead; it goes to ERROR with
+ * QP_FATAL like the others.  The QP moved to ERROR by the command raises
+ * no event of its own.
+ */
+static void test_overrun_while_connecting(void)
+{
+    struct pair *p = p_new();
+    struct rnic_admin_cmd c;
+    struct t_cq small;
+    struct t_qp conn_qp, flush_qp;
+    struct rnic_trace tx;
+    struct rnic_eqe e;
+    uint32_t conn = 0, i;
+    unsigned cqerr = 0, fatal = 0, other = 0;
+
+    CHECK_EQ(t_create_cq(p->a.h, &small, SMALL_CQ, 0, 2), RNIC_STS_OK);
+    CHECK_EQ(t_create_qp(p->a.h, &conn_qp, 7, 0, SMALL_CQ, P_CQ, 2, 2),
+             RNIC_STS_OK);
+    CHECK_EQ(p_listen(&p->b, 0, P_PORT), RNIC_STS_OK);
+    CHECK_EQ(p_connect(p, 7, 2, RNIC_MPA_CRC, NULL, &conn), RNIC_STS_OK);
+    p_settle(p, 1000000000ull);
+    CHECK(p_cm_event(&p->b, &e, NULL) && e.code == RNIC_CM_CONNECT_REQUEST);
+    CHECK_EQ(p_qp_state(&p->a, 7), RNIC_QPS_IDLE);
+    trace_on(p);
+    rec_a.n = rec_b.n = 0;
+
+    /* QP 8's six receives flushed into the 4-entry CQ */
+    CHECK_EQ(t_create_qp(p->a.h, &flush_qp, 8, 0, P_CQ, SMALL_CQ, 2, 3),
+             RNIC_STS_OK);
+    for (i = 0; i < 6; i++) {
+        recv1(p->a.h, &flush_qp, 400 + i, 0, 0, 0);
+    }
+    c = t_mk(RNIC_CMD_MODIFY_QP);
+    c.u.modify_qp.qpn = 8;
+    c.u.modify_qp.attr_mask = RNIC_QP_ATTR_STATE;
+    c.u.modify_qp.state = RNIC_QPS_ERROR;
+    CHECK_EQ(h_cmd(p->a.h, &c), RNIC_STS_OK);
+    p_settle(p, 1000000000ull);
+
+    while (t_poll_eq(p->a.h, &p->a.async, &e)) {
+        if (e.code == RNIC_ASYNC_CQ_OVERFLOW && e.obj == SMALL_CQ) {
+            cqerr++;
+        } else if (e.code == RNIC_ASYNC_QP_FATAL && e.obj == 7) {
+            CHECK_EQ(cqerr, 1);
+            fatal++;
+        } else {
+            other++;
+        }
+    }
+    CHECK_EQ(cqerr, 1);
+    CHECK_EQ(fatal, 1);
+    CHECK_EQ(other, 0);
+    CHECK_EQ(p_qp_state(&p->a, 7), RNIC_QPS_ERROR);
+    CHECK_EQ(terms(&rec_a, RNIC_TRACE_TERM_TX, &tx), 0);
+    CHECK_EQ(last_cm(&p->a), RNIC_CM_RESET);
+    for (i = 0; i < small.depth; i++) {
+        struct rnic_cqe cqe;
+
+        CHECK(t_poll_cq(p->a.h, &small, &cqe));
+        CHECK_EQ(cqe.wr_id, 400 + i);
+    }
+    p_free(p);
+}
+
 int main(void)
 {
     test_overrun();
+    test_overrun_while_connecting();
     return t_report("test-iw-cq-overrun");
 }
