@@ -111,7 +111,9 @@ void rnic_iw_terminate(struct rnic_dev *d, struct rnic_qp *qp,
 
 void rnic_iw_qp_fatal(struct rnic_dev *d, struct rnic_qp *qp)
 {
-    if (!qp->iw) {
+    /* Before RTS (MPA still negotiating) there is no stream: abort. */
+    if (!qp->iw ||
+        (qp->state != RNIC_QPS_RTS && qp->state != RNIC_QPS_CLOSING)) {
         rnic_qp_to_error(d, qp, RNIC_ASYNC_QP_FATAL);
         return;
     }

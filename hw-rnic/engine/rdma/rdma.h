@@ -231,9 +231,10 @@ void rnic_iw_sq_kick(struct rnic_dev *d, struct rnic_qp *qp);
  */
 void rnic_iw_qp_error(struct rnic_dev *d, struct rnic_qp *qp);
 /*
- * A local catastrophic error outside the stream (its CQ is in error): a
- * connected QP sends a Terminate (RDMAP, Local Catastrophic) if it still
- * can and closes; any QP then goes to ERROR with QP_FATAL.
+ * A local catastrophic error outside the stream (its CQ is in error): a QP
+ * in RTS or CLOSING sends a Terminate (RDMAP, Local Catastrophic) if it
+ * still can and closes, one still negotiating MPA aborts its connection;
+ * any QP then goes to ERROR with QP_FATAL.
  */
 void rnic_iw_qp_fatal(struct rnic_dev *d, struct rnic_qp *qp);
 /*
