@@ -6,7 +6,8 @@
 # is printed; a RESULT line counts ran/passed/skipped/failed/errors. Failures
 # and errors fail the test. Then rnic-user-post-errors.py: the provider's
 # answers to bad work requests (EINVAL/ENOMEM, bad_wr), which rdma-core's
-# tests do not check.
+# tests do not check; and rnic-user-cq-overrun.py: what an application sees of
+# a CQ overrun (IBV_EVENT_CQ_ERR, IBV_EVENT_QP_FATAL, its QP in error).
 . "$RNIC_LAB_DIR/guest/lib.sh"
 set -o pipefail
 net_up
@@ -37,4 +38,6 @@ result "pyverbs-${RNIC_NIC%%,*}" ran="${ran:-0}" passed="$passed" skipped="$skip
 # Prints its checks and its own RESULT line.
 timeout 120 python3 -B "$RNIC_LAB_DIR/guest/rnic-user-post-errors.py" "$DEV" ||
 	fail "post-errors: a check failed (exit $?)"
+timeout 120 python3 -B "$RNIC_LAB_DIR/guest/rnic-user-cq-overrun.py" "$DEV" ||
+	fail "cq-overrun: a check failed (exit $?)"
 exit 0
