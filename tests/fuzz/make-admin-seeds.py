@@ -101,6 +101,12 @@ seeds = {
     'post-recv': full + mem(30 * PG, rq_wqe() + rq_wqe(7)) + db(0, 0x08, 1, 0, 2) + db(0, 0x08, 1, 0, 9999),
     'srq': base + srq + qp(1) + reg_mr() + mem(31 * PG, rq_wqe()) + db(0, 0x10, 1, 0, 1) + cmd(0x17, struct.pack('<IHH', 1, 2, 0)),
     'fastreg': full + alloc_mr + mem(40 * PG, struct.pack('<QQ', 33 * PG, 34 * PG)) + mem(29 * PG, sq_wqe(8, op=fastreg_op, count=0)) + db(0, 0x00, 1, 0, 1) + mem(29 * PG + 256, sq_wqe(7, ex=0x0203, count=0)) + db(0, 0x00, 1, 0, 2),
+    # QP 1 flushes 4 receives into 2-entry CQ 3 (page 42), idle QP 2 sends
+    # on it: the overrun fails QP 2 too (QP_FATAL).
+    'cq-overrun-qps': base + cmd(0x14, struct.pack('<IIIB3sQ', 3, 3, 0, 1, b'', 0x29000 + 24) + pbl(42, 1)) +
+        cmd(0x19, struct.pack('<IIIIIIBBBBHH', 1, 1, 0, 1, 3, 0xffffffff, 4, 5, 2, 2, 64, 0) + pbl(29, 1) + pbl(30, 1)) +
+        cmd(0x19, struct.pack('<IIIIIIBBBBHH', 2, 1, 0, 3, 2, 0xffffffff, 4, 5, 2, 2, 64, 0) + pbl(43, 1) + pbl(44, 1)) +
+        reg_mr() + mem(30 * PG, rq_wqe() * 4) + db(0, 0x08, 1, 0, 4) + modify_qp(1, 4) + obj(0x1c, 2) + obj(0x1c, 1) + obj(0x15, 3),
     'cq-arm-overflow': full + db(0, 0x18, 1, 1 << 24, 0) + db(0, 0x18, 1, 1 << 25, 5000) + db(0, 0x18, 9, 0, 0),
     'l2': eqs + txq + rxq + mem(36 * PG, l2_tx) + mem(38 * PG, frame) + db(0, 0x28, 0, 1 << 24, 1) + mem(37 * PG, l2_rx) + db(0, 0x30, 0, 1 << 24, 1) + bytes([7, len(frame)]) + frame + obj(0x0b, 0) + obj(0x0d, 0),
     'uctx': eqs + uctx + upd + cq(3, 27, 1) + db(1, 0x18, 3, 1 << 24, 0) + db(2, 0x18, 3, 0, 0) + db(0, 0x18, 3, 0, 0) + obj(0x11, 1) + db(1, 0x18, 3, 0, 0),
