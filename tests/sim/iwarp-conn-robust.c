@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * How an offloaded connection learns that its peer is gone, between two
+ * simulated rnics (A 10.0.0.1 connects, B 10.0.0.2 accepts; one QP each):
+ *   reset-initiator  A's driver resets its device (DEV_CTRL.RESET) with the
+ *                    connection established and both sides idle: A must put
+ *                    a TCP RST on the wire, and B, which sends nothing, must
+ *                    get RESET (ECONNRESET), its receives flushed, its QP in
+ *                    ERROR, within a second;
+ *   reset-responder  the same with B resetting and A idle;
+ *   reset-hold       the same through rnic_dev_reset() outside a dispatch
+ *                    (QEMU's device reset: system_reset, a bus reset).
+ *
+ *   iwarp-conn-robust [--case NAME]...
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "wire/be.h"
+#include "simlink.h"
+
+#define PORT 7100
+#define NRECV 3
+
+static const uint8_t ip[2][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 } };
+
+/* What each side put on the wire (the link's tap sees every frame sent). */
+struct wire {
+    uint64_t frames[2], rst[2];
+    uint64_t last_at[2];
+};
+
+struct pair {
+    struct simlink sl;
+    struct simdev *sd[2];
+    struct sd_cq cq[2][2];
+    struct sd_qp qp[2];
+    struct wire w;
+    bool mute[2];               /* drop everything this side sends */
+    char err[512];
+};
+
+static bool fail(struct pair *p, const char *what, const char *detail)
+{
+    snprintf(p->err, sizeof(p->err), "%s%s%s", what, detail ? ": " : "",
+             detail ? detail : "");
+    return false;
+}
+
+/* TCP flags of an IPv4/TCP frame, -1 for anything else. */
+static int tcp_flags(const uint8_t *f, size_t len)
+{
+    size_t ihl;
+
+    if (len < 14 + 20 + 20 || rnic_ld_be16(f + 12) != 0x0800 ||
+        f[14 + 9] != 6) {
+        return -1;
+    }
+    ihl = (size_t)(f[14] & 15) * 4;
+    if (len < 14 + ihl + 20) {
+        return -1;
+    }
+    return f[14 + ihl + 13];
+}
+
+static bool wire_tap(void *opaque, int from, uint8_t *frame, size_t *len)
+{
+    struct pair *p = opaque;
+    int fl = tcp_flags(frame, *len);
+
+    p->w.frames[from]++;
+    p->w.last_at[from] = p->sl.now;
+    if (fl >= 0 && (fl & 0x04)) {
+        p->w.rst[from]++;
+    }
+    return !p->mute[from];
+}
+
+static bool pair_up(struct pair *p, const struct rnic_dev_config *base)
+{
+    struct sd_env env;
+    int i, s;
+
+    memset(p, 0, sizeof(*p));
+    sl_init(&p->sl, 7);
+    p->sl.p[0].delay_ns = p->sl.p[1].delay_ns = 20000;
+    p->sl.tap = wire_tap;
+    p->sl.tap_opaque = p;
+    env = sl_env(&p->sl);
+    for (i = 0; i < 2; i++) {
+        struct rnic_dev_config cfg;
+
+        if (base) {
+            cfg = *base;
+        } else {
+            rnic_dev_config_default(&cfg);
+        }
+        cfg.mac[0] = 0x02;
+        cfg.mac[5] = (uint8_t)(i + 1);
+        p->sd[i] = sd_new(&cfg, 8u << 20, i, 7, &env);
+        sl_port_simdev(&p->sl, i, p->sd[i]);
+    }
+    for (i = 0; i < 2; i++) {
+        struct simdev *sd = p->sd[i];
+
+        s = sd_enable(sd, 1500);
+        s = s ? s : sd_announce(sd, ip[i]);
+        s = s ? s : sd_create_pd(sd, 1);
+        s = s ? s : sd_create_cq(sd, &p->cq[i][0], 0, 5);
+        s = s ? s : sd_create_cq(sd, &p->cq[i][1], 1, 5);
+        s = s ? s : sd_create_qp(sd, &p->qp[i], 1, 1, &p->cq[i][0],
+                                 &p->cq[i][1], NULL, 4, 4);
+        if (s) {
+            return fail(p, sd->err, NULL);
+        }
+    }
+    return true;
+}
+
+static void pair_down(struct pair *p)
+{
+    sl_fini(&p->sl);
+    sd_free(p->sd[0]);
+    sd_free(p->sd[1]);
+}
+
+/* Step until side has a CM event; false after max_ns. */
+static bool next_event(struct pair *p, int side, struct sd_cm_event *ev,
+                       uint64_t max_ns)
+{
+    uint64_t end = p->sl.now + max_ns;
+
+    while (!sd_cm_next(p->sd[side], ev)) {
+        if (p->sl.now > end || !sl_step(&p->sl)) {
+            return sd_cm_next(p->sd[side], ev);
+        }
+    }
+    return true;
+}
+
+static void run_for(struct pair *p, uint64_t ns)
+{
+    uint64_t end = p->sl.now + ns;
+
+    while (p->sl.now < end && sl_step(&p->sl)) {
+    }
+    if (p->sl.now < end) {
+        p->sl.now = end;        /* nothing pending: the clock still moves */
+    }
+}
+
+/* A connects to B, B accepts: both QPs in RTS. */
+static bool establish(struct pair *p)
+{
+    struct rnic_cmd_cm_connect c;
+    struct sd_cm_event ev;
+    uint32_t aconn;
+
+    if (sd_cm_listen(p->sd[1], 0, PORT)) {
+        return fail(p, p->sd[1]->err, NULL);
+    }
+    memset(&c, 0, sizeof(c));
+    c.qpn = p->qp[0].qpn;
+    c.tuple.family = RNIC_AF_IPV4;
+    memcpy(c.tuple.local_addr, ip[0], 4);
+    memcpy(c.tuple.remote_addr, ip[1], 4);
+    c.tuple.local_port = 45100;
+    c.tuple.remote_port = PORT;
+    memcpy(c.next_hop_mac, p->sd[1]->mac, 6);
+    c.ird = c.ord = 4;
+    c.mpa_rev = 2;
+    c.mpa_flags = RNIC_MPA_CRC;
+    if (sd_cm_connect(p->sd[0], &c, NULL, &aconn)) {
+        return fail(p, p->sd[0]->err, NULL);
+    }
+    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_CONNECT_REQUEST) {
+        return fail(p, "no CONNECT_REQUEST", NULL);
+    }
+    if (sd_cm_accept(p->sd[1], ev.conn_id, p->qp[1].qpn, 4, 4, RNIC_MPA_CRC,
+                     NULL, 0)) {
+        return fail(p, p->sd[1]->err, NULL);
+    }
+    if (!next_event(p, 0, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_CONNECT_REPLY) {
+        return fail(p, "no CONNECT_REPLY", sd_cm_name(ev.code));
+    }
+    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_ESTABLISHED) {
+        return fail(p, "no ESTABLISHED", sd_cm_name(ev.code));
+    }
+    /* let the last ACKs settle: both sides idle from here on */
+    run_for(p, SL_SEC);
+    return true;
+}
+
+/* Receives for side's QP, into one MR (flushed when the QP errors). */
+static bool post_recvs(struct pair *p, int side)
+{
+    struct sd_mr mr;
+    int i;
+
+    if (sd_reg_mr(p->sd[side], &mr, RNIC_STAG(5, 1), 1,
+                  RNIC_ACCESS_LOCAL_WRITE, 0x10000, 4096, 1)) {
+        return fail(p, p->sd[side]->err, NULL);
+    }
+    for (i = 0; i < NRECV; i++) {
+        struct rnic_rq_wqe w;
+
+        memset(&w, 0, sizeof(w));
+        w.wr_id = 0x70 + i;
+        w.num_sge = 1;
+        w.sge[0].addr = 0x10000;
+        w.sge[0].length = 4096;
+        w.sge[0].lkey = mr.stag;
+        sd_post_recv(p->sd[side], &p->qp[side], &w);
+    }
+    return true;
+}
+
+/*
+ * side's connection is gone: event `code` with `status`, the posted
+ * receives flushed, the QP in ERROR.
+ */
+static bool torn_down(struct pair *p, int side, uint8_t code,
+                      uint16_t status, uint64_t within_ns)
+{
+    struct sd_cm_event ev;
+    struct rnic_qp_attr at;
+    struct rnic_cqe cqe;
+    unsigned flushed = 0, i;
+    char why[96];
+
+    if (!next_event(p, side, &ev, within_ns)) {
+        snprintf(why, sizeof(why), "side %c saw no CM event in %.3f s",
+                 'A' + side, (double)within_ns / SL_SEC);
+        return fail(p, why, NULL);
+    }
+    if (ev.code != code || ev.cm.status != status) {
+        snprintf(why, sizeof(why), "side %c got %s status %u, want %s %u",
+                 'A' + side, sd_cm_name(ev.code), ev.cm.status,
+                 sd_cm_name(code), status);
+        return fail(p, why, NULL);
+    }
+    for (i = 0; i < 1000 && flushed < NRECV; i++) {
+        while (sd_poll_cq(p->sd[side], &p->cq[side][1], &cqe)) {
+            if (cqe.status != RNIC_WC_WR_FLUSH_ERR) {
+                return fail(p, "receive completed with",
+                            sd_wc_status_name(cqe.status));
+            }
+            flushed++;
+        }
+        sl_step(&p->sl);
+    }
+    if (flushed != NRECV) {
+        return fail(p, "posted receives not flushed", NULL);
+    }
+    if (sd_query_qp(p->sd[side], p->qp[side].qpn, &at) ||
+        at.state != RNIC_QPS_ERROR) {
+        return fail(p, "QP not in ERROR", NULL);
+    }
+    return true;
+}
+
+/* Reset side `r` (how: 0 register, 1 rnic_dev_reset); the other learns. */
+static bool reset_case(struct pair *p, int r, int how)
+{
+    int o = 1 - r;
+    uint64_t sent_before;
+
+    if (!pair_up(p, NULL) || !establish(p) || !post_recvs(p, o)) {
+        return false;
+    }
+    sent_before = p->w.frames[o];
+    if (how == 0) {
+        rnic_dev_reg_write(&p->sd[r]->dev, RNIC_REG_DEV_CTRL,
+                           RNIC_CTRL_RESET);
+        sd_run(p->sd[r]);
+    } else if (!rnic_dev_reset(&p->sd[r]->dev)) {
+        return fail(p, "rnic_dev_reset deferred outside a dispatch", NULL);
+    }
+    if (rnic_dev_reg_read(&p->sd[r]->dev, RNIC_REG_DEV_STATUS) &
+        (RNIC_STATUS_READY | RNIC_STATUS_RESETTING)) {
+        return fail(p, "the reset did not complete", NULL);
+    }
+    if (!torn_down(p, o, RNIC_CM_RESET, 104, SL_SEC)) {
+        return false;
+    }
+    if (p->w.rst[r] != 1) {
+        return fail(p, "the reset side did not send exactly one RST", NULL);
+    }
+    /* learnt from the RST alone, not from a send of its own */
+    if (p->w.frames[o] != sent_before) {
+        return fail(p, "the idle side sent before it learnt", NULL);
+    }
+    return true;
+}
+
+static bool case_reset_initiator(struct pair *p)
+{
+    return reset_case(p, 0, 0);
+}
+
+static bool case_reset_responder(struct pair *p)
+{
+    return reset_case(p, 1, 0);
+}
+
+static bool case_reset_hold(struct pair *p)
+{
+    return reset_case(p, 0, 1);
+}
+
+static const struct {
+    const char *name;
+    bool (*fn)(struct pair *p);
+} cases[] = {
+    { "reset-initiator", case_reset_initiator },
+    { "reset-responder", case_reset_responder },
+    { "reset-hold", case_reset_hold },
+};
+
+int main(int argc, char **argv)
+{
+    static struct pair P;
+    int fails = 0, ran = 0, i;
+    size_t k;
+
+    for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        bool want = argc == 1;
+        bool ok;
+
+        for (i = 1; i + 1 < argc; i += 2) {
+            want |= !strcmp(argv[i], "--case") &&
+                    !strcmp(argv[i + 1], cases[k].name);
+        }
+        if (!want) {
+            continue;
+        }
+        ran++;
+        ok = cases[k].fn(&P);
+        ok = ok && P.sd[0] && sd_check_guards(P.sd[0]) == 0 &&
+             sd_check_guards(P.sd[1]) == 0;
+        printf("%-18s %s%s\n", cases[k].name, ok ? "ok" : "FAIL: ",
+               ok ? "" : P.err);
+        fflush(stdout);
+        fails += !ok;
+        if (P.sd[0]) {
+            pair_down(&P);
+        }
+    }
+    if (!ran) {
+        fprintf(stderr, "usage: %s [--case NAME]...\n", argv[0]);
+        return 2;
+    }
+    return fails ? 1 : 0;
+}
