@@ -259,7 +259,8 @@ void rnic_dev_fini(struct rnic_dev *d);
 /*
  * Power-on / PCI reset: drop everything -- now (true), or, if called from
  * inside the device's own work (a DMA write, a host callback), when that
- * work returns (false; rx_resume() follows then).
+ * work returns (false; rx_resume() follows then).  Each peer of an
+ * offloaded connection is sent a RST first (send_frame, before it returns).
  */
 bool rnic_dev_reset(struct rnic_dev *d);
 /* Engine code is running (a reset or fini now would be deferred/unsafe). */

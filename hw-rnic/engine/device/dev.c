@@ -152,7 +152,12 @@ static void dev_clear(struct rnic_dev *d)
     memset(d->uctx_live, 0, d->cfg.max_uctx + 1);
     memset(d->db_err_sent, 0, d->cfg.max_uctx + 1);
     memset(d->pd_owner, 0, d->cfg.max_pd * sizeof(d->pd_owner[0]));
-    /* Connections go first: they reference QPs, CQs and MRs. */
+    /*
+     * Connections go first: they reference QPs, CQs and MRs.  Their peers
+     * are told, in the egress queue emptied above (flushed when the
+     * dispatch ends).
+     */
+    rnic_iw_reset_peers(d);
     rnic_iw_reset(d);
     rnic_rdma_reset(d);
     rnic_steer_clear(d->steer);
@@ -229,11 +234,13 @@ static void dev_reset_now(struct rnic_dev *d)
 
 bool rnic_dev_reset(struct rnic_dev *d)
 {
-    if (d->dispatching) {
+    if (!rnic_dev_dispatch_begin(d)) {
         d->deferred |= RNIC_DEFER_RESET;
         return false;
     }
     dev_reset_now(d);
+    /* the RSTs to the connected peers leave now */
+    rnic_dev_dispatch_end(d);
     return true;
 }
 

@@ -95,6 +95,23 @@ void rnic_iw_fini(struct rnic_dev *d)
     d->iw = NULL;
 }
 
+/*
+ * A device reset aborts the offloaded connections as an adapter reset does
+ * on real RNICs: each peer that believes itself connected gets one RST
+ * through the egress queue (bounded by the engines' connection pools and
+ * the queue), so an idle peer learns now, not at its next send.
+ */
+void rnic_iw_reset_peers(struct rnic_dev *d)
+{
+    struct rnic_iw *iw = d->iw;
+    uint64_t now = rnic_iw_now(d);
+    uint32_t i;
+
+    for (i = 0; iw && i < iw->neng; i++) {
+        rnic_tcp_reset_all(iw->eng[i].tcp, now);
+    }
+}
+
 void rnic_iw_reset(struct rnic_dev *d)
 {
     struct rnic_iw *iw = d->iw;

@@ -280,6 +280,8 @@ int rnic_iw_init(struct rnic_dev *d);
 void rnic_iw_fini(struct rnic_dev *d);
 /* Device reset: drop every connection and listener without a frame. */
 void rnic_iw_reset(struct rnic_dev *d);
+/* Device reset, before rnic_iw_reset: a RST to every connected peer. */
+void rnic_iw_reset_peers(struct rnic_dev *d);
 /* CM_* admin commands; returns RNIC_STS_*. */
 unsigned rnic_iw_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
                        struct rnic_admin_cqe *cqe);

@@ -271,6 +271,12 @@ int rnic_tcp_close(struct rnic_tcp_conn *c, uint64_t now_ns);
  * after.
  */
 void rnic_tcp_abort(struct rnic_tcp_conn *c, uint64_t now_ns);
+/*
+ * The device is reset: send RST on every connection the peer believes
+ * synchronized (SYN_RCVD to LAST_ACK), one frame each, and change nothing
+ * else (rnic_tcp_free follows). Returns the number sent.
+ */
+uint32_t rnic_tcp_reset_all(struct rnic_tcp *t, uint64_t now_ns);
 /* Path MTU changed (e.g. ICMP or admin): EMSS is recomputed and reported. */
 void rnic_tcp_set_mtu(struct rnic_tcp_conn *c, uint16_t mtu);
 /* The local MAC changed (the port's address): used for frames from now on. */

@@ -369,6 +369,25 @@ void rnic_tcp_abort(struct rnic_tcp_conn *c, uint64_t now_ns)
     tcp_leave(t);
 }
 
+uint32_t rnic_tcp_reset_all(struct rnic_tcp *t, uint64_t now_ns)
+{
+    uint32_t n = 0;
+
+    tcp_enter(t, now_ns);
+    for (uint32_t i = 0; i < t->cfg.max_conns; i++) {
+        struct rnic_tcp_conn *c = &t->pool[i];
+
+        /* SYN_SENT: the peer's sequence is unknown; TIME_WAIT: done. */
+        if (c->live && !c->dead && c->state >= RNIC_TCP_SYN_RCVD &&
+            c->state != RNIC_TCP_TIME_WAIT) {
+            tcp_send_rst_conn(c);
+            n++;
+        }
+    }
+    tcp_leave(t);
+    return n;
+}
+
 void rnic_tcp_set_mtu(struct rnic_tcp_conn *c, uint16_t mtu)
 {
     if (c->dead || mtu < 576) {
