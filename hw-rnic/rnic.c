@@ -613,6 +613,12 @@ static const Property rnic_properties[] = {
                        RNIC_DEF_MAX_MR_PAGES),
     DEFINE_PROP_BOOL("ack-batch", RnicState, cfg.ack_batch,
                      RNIC_DEF_ACK_BATCH),
+    DEFINE_PROP_UINT32("tcp-keepalive-idle", RnicState, cfg.keep_idle_s,
+                       RNIC_DEF_KEEP_IDLE_S),
+    DEFINE_PROP_UINT32("tcp-keepalive-interval", RnicState,
+                       cfg.keep_intvl_s, RNIC_DEF_KEEP_INTVL_S),
+    DEFINE_PROP_UINT32("tcp-keepalive-probes", RnicState, cfg.keep_probes,
+                       RNIC_DEF_KEEP_PROBES),
 };
 
 static void rnic_class_init(ObjectClass *klass, void *data)

@@ -44,6 +44,11 @@ static const struct bad bad[] = {
     { "max-qp=-1", "max-qp" },
     { "max-qp=4294967296", "max-qp" },
     { "ack-batch=maybe", "ack-batch" },
+    { "tcp-keepalive-idle=32768", "tcp-keepalive-idle" },
+    { "tcp-keepalive-interval=0", "tcp-keepalive-interval" },
+    { "tcp-keepalive-probes=0", "tcp-keepalive-probes" },
+    { "tcp-keepalive-probes=128", "tcp-keepalive-probes" },
+    { "tcp-keepalive-idle=-1", "tcp-keepalive-idle" },
 };
 
 #define NBAD    (sizeof(bad) / sizeof(bad[0]))

@@ -9,10 +9,21 @@
  *                    ERROR, within a second;
  *   reset-responder  the same with B resetting and A idle;
  *   reset-hold       the same through rnic_dev_reset() outside a dispatch
- *                    (QEMU's device reset: system_reset, a bus reset).
+ *                    (QEMU's device reset: system_reset, a bus reset);
+ *   keepalive-alive  default device config, both sides idle for 3 x 7875 s of
+ *                    virtual time: the first keepalive probe leaves 7200 s
+ *                    after the last frame, is answered, nothing else
+ *                    happens, the QPs stay in RTS and a Send works both ways;
+ *   keepalive-vanish default config, the link cut silently once idle: each
+ *                    side sends 9 probes 75 s apart and at 7200 + 9 x 75 s
+ *                    gets TIMEOUT (ETIMEDOUT), receives flushed, QP in ERROR;
+ *   keepalive-custom the same with tcp-keepalive-idle=60, -interval=5,
+ *                    -probes=3: TIMEOUT at 75 s after 3 probes;
+ *   keepalive-off    tcp-keepalive-idle=0: 4 h idle, not one frame, RTS.
  *
  *   iwarp-conn-robust [--case NAME]...
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +38,7 @@ static const uint8_t ip[2][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 } };
 /* What each side put on the wire (the link's tap sees every frame sent). */
 struct wire {
     uint64_t frames[2], rst[2];
-    uint64_t last_at[2];
+    uint64_t first_at[2], last_at[2];   /* first_at: since wire_mark */
 };
 
 struct pair {
@@ -69,6 +80,9 @@ static bool wire_tap(void *opaque, int from, uint8_t *frame, size_t *len)
     int fl = tcp_flags(frame, *len);
 
     p->w.frames[from]++;
+    if (!p->w.first_at[from]) {
+        p->w.first_at[from] = p->sl.now;
+    }
     p->w.last_at[from] = p->sl.now;
     if (fl >= 0 && (fl & 0x04)) {
         p->w.rst[from]++;
@@ -222,18 +236,26 @@ static bool post_recvs(struct pair *p, int side)
  * side's connection is gone: event `code` with `status`, the posted
  * receives flushed, the QP in ERROR.
  */
-static bool torn_down(struct pair *p, int side, uint8_t code,
-                      uint16_t status, uint64_t within_ns)
+static bool torn_down_at(struct pair *p, int side, uint8_t code,
+                         uint16_t status, uint64_t not_before,
+                         uint64_t not_after)
 {
     struct sd_cm_event ev;
     struct rnic_qp_attr at;
     struct rnic_cqe cqe;
     unsigned flushed = 0, i;
-    char why[96];
+    char why[128];
 
-    if (!next_event(p, side, &ev, within_ns)) {
-        snprintf(why, sizeof(why), "side %c saw no CM event in %.3f s",
-                 'A' + side, (double)within_ns / SL_SEC);
+    if (!next_event(p, side, &ev, not_after - p->sl.now) ||
+        p->sl.now > not_after) {
+        snprintf(why, sizeof(why), "side %c saw no CM event by %.3f s",
+                 'A' + side, (double)not_after / SL_SEC);
+        return fail(p, why, NULL);
+    }
+    if (p->sl.now < not_before) {
+        snprintf(why, sizeof(why), "side %c got %s at %.3f s, before %.3f s",
+                 'A' + side, sd_cm_name(ev.code), (double)p->sl.now / SL_SEC,
+                 (double)not_before / SL_SEC);
         return fail(p, why, NULL);
     }
     if (ev.code != code || ev.cm.status != status) {
@@ -260,6 +282,12 @@ static bool torn_down(struct pair *p, int side, uint8_t code,
         return fail(p, "QP not in ERROR", NULL);
     }
     return true;
+}
+
+static bool torn_down(struct pair *p, int side, uint8_t code,
+                      uint16_t status, uint64_t within_ns)
+{
+    return torn_down_at(p, side, code, status, 0, p->sl.now + within_ns);
 }
 
 /* Reset side `r` (how: 0 register, 1 rnic_dev_reset); the other learns. */
@@ -311,6 +339,200 @@ static bool case_reset_hold(struct pair *p)
     return reset_case(p, 0, 1);
 }
 
+/* Count frames from now on (first_at: the first one after this). */
+static void wire_mark(struct pair *p, uint64_t frames[2])
+{
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        frames[i] = p->w.frames[i];
+        p->w.first_at[i] = 0;
+    }
+}
+
+/* No CM event, no completion, both QPs in RTS. */
+static bool quiet_rts(struct pair *p)
+{
+    struct sd_cm_event ev;
+    struct rnic_qp_attr at;
+    struct rnic_cqe cqe;
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        if (sd_cm_next(p->sd[i], &ev)) {
+            return fail(p, "unexpected CM event", sd_cm_name(ev.code));
+        }
+        if (sd_poll_cq(p->sd[i], &p->cq[i][1], &cqe)) {
+            return fail(p, "a receive completed while idle", NULL);
+        }
+        if (sd_query_qp(p->sd[i], p->qp[i].qpn, &at) ||
+            at.state != RNIC_QPS_RTS) {
+            return fail(p, "a QP left RTS", NULL);
+        }
+    }
+    return true;
+}
+
+/* A Send of 64 bytes from side `from` into a receive posted now. */
+static bool send_one(struct pair *p, int from, uint64_t wr_id)
+{
+    int to = 1 - from;
+    uint64_t addr = 0x20000 + wr_id * 0x1000;
+    uint64_t end = p->sl.now + SL_SEC;
+    struct sd_mr mr[2];
+    struct rnic_sq_wqe w;
+    struct rnic_rq_wqe r;
+    struct rnic_cqe cqe;
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        if (sd_reg_mr(p->sd[i], &mr[i], RNIC_STAG(6 + (uint32_t)wr_id, 1), 1,
+                      RNIC_ACCESS_LOCAL_WRITE, addr, 4096, 1)) {
+            return fail(p, p->sd[i]->err, NULL);
+        }
+    }
+    memset(&r, 0, sizeof(r));
+    r.wr_id = wr_id;
+    r.num_sge = 1;
+    r.sge[0].addr = addr;
+    r.sge[0].length = 4096;
+    r.sge[0].lkey = mr[to].stag;
+    sd_post_recv(p->sd[to], &p->qp[to], &r);
+    memset(&w, 0, sizeof(w));
+    w.hdr.wr_id = wr_id;
+    w.hdr.opcode = RNIC_WR_SEND;
+    w.hdr.flags = RNIC_WQE_SIGNALED;
+    w.hdr.count = 1;
+    w.data.sge[0].addr = addr;
+    w.data.sge[0].length = 64;
+    w.data.sge[0].lkey = mr[from].stag;
+    sd_post_send(p->sd[from], &p->qp[from], &w);
+    while (!sd_poll_cq(p->sd[to], &p->cq[to][1], &cqe)) {
+        if (p->sl.now > end || !sl_step(&p->sl)) {
+            return fail(p, "the Send was not received", NULL);
+        }
+    }
+    if (cqe.status != RNIC_WC_SUCCESS || cqe.byte_len != 64) {
+        return fail(p, "the Send completed with",
+                    sd_wc_status_name(cqe.status));
+    }
+    return true;
+}
+
+static bool case_keepalive_alive(struct pair *p)
+{
+    uint64_t base[2], t_idle, first;
+    uint64_t period = (7200 + 9 * 75) * SL_SEC;
+    char why[128];
+
+    if (!pair_up(p, NULL) || !establish(p)) {
+        return false;
+    }
+    t_idle = p->w.last_at[0] > p->w.last_at[1] ? p->w.last_at[0] :
+                                                 p->w.last_at[1];
+    wire_mark(p, base);
+    run_for(p, 3 * period);
+    if (p->w.frames[0] == base[0] || p->w.frames[1] == base[1]) {
+        return fail(p, "no keepalive probe (or no answer) in 3 x 7875 s",
+                    NULL);
+    }
+    first = p->w.first_at[0] < p->w.first_at[1] ? p->w.first_at[0] :
+                                                  p->w.first_at[1];
+    if (first < t_idle + 7200 * SL_SEC - SL_SEC ||
+        first > t_idle + 7200 * SL_SEC + SL_SEC) {
+        snprintf(why, sizeof(why), "first probe %.3f s after the last frame, "
+                 "want 7200", (double)(first - t_idle) / SL_SEC);
+        return fail(p, why, NULL);
+    }
+    printf("idle %.0f s: %" PRIu64 " + %" PRIu64 " keepalive frames\n",
+           (double)(3 * period) / SL_SEC, p->w.frames[0] - base[0],
+           p->w.frames[1] - base[1]);
+    if (p->w.rst[0] || p->w.rst[1]) {
+        return fail(p, "a RST while both peers were alive", NULL);
+    }
+    return quiet_rts(p) && send_one(p, 0, 1) && send_one(p, 1, 2) &&
+           quiet_rts(p);
+}
+
+/*
+ * The link goes silently dead once both sides are idle: each side must
+ * time out at idle + probes x interval after the last frame it received,
+ * having sent `probes` probes (and one RST nobody hears).
+ */
+static bool vanish(struct pair *p, const struct rnic_dev_config *cfg,
+                   uint32_t idle, uint32_t intvl, uint32_t probes)
+{
+    uint64_t base[2], due[2], at[2], last[2];
+    char why[128];
+    int i;
+
+    if (!pair_up(p, cfg) || !establish(p) || !post_recvs(p, 0) ||
+        !post_recvs(p, 1)) {
+        return false;
+    }
+    for (i = 0; i < 2; i++) {
+        last[i] = p->w.last_at[i];
+        due[i] = p->w.last_at[1 - i] +
+                 (uint64_t)(idle + probes * intvl) * SL_SEC;
+    }
+    p->mute[0] = p->mute[1] = true;
+    wire_mark(p, base);
+    for (i = 0; i < 2; i++) {
+        if (!torn_down_at(p, i, RNIC_CM_TIMEOUT, 110, due[i] - SL_SEC,
+                          due[i] + SL_SEC)) {
+            return false;
+        }
+        at[i] = p->sl.now;
+    }
+    for (i = 0; i < 2; i++) {
+        if (p->w.frames[i] - base[i] != probes + 1 || p->w.rst[i] != 1) {
+            snprintf(why, sizeof(why), "side %c sent %" PRIu64 " frames "
+                     "(%" PRIu64 " RST), want %u probes and one RST",
+                     'A' + i, p->w.frames[i] - base[i], p->w.rst[i], probes);
+            return fail(p, why, NULL);
+        }
+    }
+    printf("A and B timed out %.3f and %.3f s after the last frame each "
+           "received, %u probes each\n",
+           (double)(at[0] - last[1]) / SL_SEC,
+           (double)(at[1] - last[0]) / SL_SEC, probes);
+    return true;
+}
+
+static bool case_keepalive_vanish(struct pair *p)
+{
+    return vanish(p, NULL, 7200, 75, 9);
+}
+
+static bool case_keepalive_custom(struct pair *p)
+{
+    struct rnic_dev_config cfg;
+
+    rnic_dev_config_default(&cfg);
+    cfg.keep_idle_s = 60;
+    cfg.keep_intvl_s = 5;
+    cfg.keep_probes = 3;
+    return vanish(p, &cfg, 60, 5, 3);
+}
+
+static bool case_keepalive_off(struct pair *p)
+{
+    struct rnic_dev_config cfg;
+    uint64_t base[2];
+
+    rnic_dev_config_default(&cfg);
+    cfg.keep_idle_s = 0;
+    if (!pair_up(p, &cfg) || !establish(p)) {
+        return false;
+    }
+    wire_mark(p, base);
+    run_for(p, 4 * 3600 * SL_SEC);
+    if (p->w.frames[0] != base[0] || p->w.frames[1] != base[1]) {
+        return fail(p, "frames on an idle link with keepalive off", NULL);
+    }
+    return quiet_rts(p) && send_one(p, 0, 1) && quiet_rts(p);
+}
+
 static const struct {
     const char *name;
     bool (*fn)(struct pair *p);
@@ -318,6 +540,10 @@ static const struct {
     { "reset-initiator", case_reset_initiator },
     { "reset-responder", case_reset_responder },
     { "reset-hold", case_reset_hold },
+    { "keepalive-alive", case_keepalive_alive },
+    { "keepalive-vanish", case_keepalive_vanish },
+    { "keepalive-custom", case_keepalive_custom },
+    { "keepalive-off", case_keepalive_off },
 };
 
 int main(int argc, char **argv)

@@ -60,6 +60,27 @@ static void test_config_check(void)
     rnic_dev_config_default(&c);
     c.mac[0] = 1;
     CHECK(rnic_dev_config_check(&c) != NULL);
+    /* keepalive: on by default as Linux TCP's; 0 idle switches it off */
+    rnic_dev_config_default(&c);
+    CHECK_EQ(c.keep_idle_s, 7200);
+    CHECK_EQ(c.keep_intvl_s, 75);
+    CHECK_EQ(c.keep_probes, 9);
+    c.keep_idle_s = 0;
+    CHECK(rnic_dev_config_check(&c) == NULL);
+    c.keep_idle_s = 32767;
+    c.keep_intvl_s = 32767;
+    c.keep_probes = 127;
+    CHECK(rnic_dev_config_check(&c) == NULL);
+    c.keep_idle_s = 32768;
+    CHECK(rnic_dev_config_check(&c) != NULL);
+    rnic_dev_config_default(&c);
+    c.keep_intvl_s = 0;
+    CHECK(rnic_dev_config_check(&c) != NULL);
+    rnic_dev_config_default(&c);
+    c.keep_probes = 0;
+    CHECK(rnic_dev_config_check(&c) != NULL);
+    c.keep_probes = 128;
+    CHECK(rnic_dev_config_check(&c) != NULL);
 }
 
 static void test_bad_enable(void)

@@ -97,6 +97,16 @@
 #define RNIC_DEF_MAX_CONN       1024
 #define RNIC_DEF_MAX_MR_PAGES   (1u << 21)      /* 16 MiB of page lists */
 #define RNIC_DEF_ACK_BATCH      true
+/*
+ * TCP keepalive of offloaded connections, as Linux TCP's defaults (and the
+ * RNICs that follow them): probe after 2 h idle, every 75 s, drop after 9
+ * unanswered probes.  Limits as Linux's TCP_KEEPIDLE/INTVL/CNT.
+ */
+#define RNIC_DEF_KEEP_IDLE_S    7200
+#define RNIC_DEF_KEEP_INTVL_S   75
+#define RNIC_DEF_KEEP_PROBES    9
+#define RNIC_MAX_KEEP_S         32767
+#define RNIC_MAX_KEEP_PROBES    127
 
 /* Device limits, from QOM properties (QEMU) or the test. */
 struct rnic_dev_config {
@@ -115,6 +125,12 @@ struct rnic_dev_config {
      * embedder calls rnic_dev_rx_batch_end at the end of each burst.
      */
     bool ack_batch;
+    /*
+     * Keepalive of offloaded connections (RNIC_DEF_KEEP_*): seconds idle
+     * before the first probe (0: off), seconds between probes, unanswered
+     * probes before the connection is dropped (CM TIMEOUT, QP in ERROR).
+     */
+    uint32_t keep_idle_s, keep_intvl_s, keep_probes;
 };
 
 /* Host memory the engine holds now, for tests, benchmarks, QUERY_STATS. */

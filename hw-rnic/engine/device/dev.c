@@ -38,6 +38,9 @@ void rnic_dev_config_default(struct rnic_dev_config *cfg)
     cfg->max_conn = RNIC_DEF_MAX_CONN;
     cfg->max_mr_pages = RNIC_DEF_MAX_MR_PAGES;
     cfg->ack_batch = RNIC_DEF_ACK_BATCH;
+    cfg->keep_idle_s = RNIC_DEF_KEEP_IDLE_S;
+    cfg->keep_intvl_s = RNIC_DEF_KEEP_INTVL_S;
+    cfg->keep_probes = RNIC_DEF_KEEP_PROBES;
 }
 
 static bool in_range(uint32_t v, uint32_t lo, uint32_t hi)
@@ -91,6 +94,13 @@ const char *rnic_dev_config_check(const struct rnic_dev_config *c)
     if (!in_range(c->max_mr_pages, 1, RNIC_ENG_MAX_MR_PAGES)) {
         return "max-mr-pages must be 1..268435456 (8 bytes of host memory "
                "each)";
+    }
+    if (c->keep_idle_s > RNIC_MAX_KEEP_S ||
+        !in_range(c->keep_intvl_s, 1, RNIC_MAX_KEEP_S) ||
+        !in_range(c->keep_probes, 1, RNIC_MAX_KEEP_PROBES)) {
+        return "tcp-keepalive-idle must be 0 (off)..32767 seconds, "
+               "tcp-keepalive-interval 1..32767 seconds and "
+               "tcp-keepalive-probes 1..127";
     }
     if (c->mac[0] & 1) {
         return "mac must be a unicast address";

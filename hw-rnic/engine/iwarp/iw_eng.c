@@ -254,6 +254,11 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
     cfg.mtu = (uint16_t)d->cfg.max_mtu;
     cfg.max_conns = d->cfg.max_conn;
     cfg.ack_batch = d->cfg.ack_batch;
+    /* dead peers are found as Linux TCP finds them (dev.h defaults) */
+    cfg.keepalive = d->cfg.keep_idle_s != 0;
+    cfg.keep_idle_ms = d->cfg.keep_idle_s * 1000;
+    cfg.keep_intvl_ms = d->cfg.keep_intvl_s * 1000;
+    cfg.keep_probes = d->cfg.keep_probes;
     /* RFC 6528: one random secret; the hash covers the local address. */
     memcpy(cfg.isn_secret, iw->isn_key, sizeof(cfg.isn_secret));
     e = &iw->eng[slot];
