@@ -19,7 +19,16 @@
  *                    gets TIMEOUT (ETIMEDOUT), receives flushed, QP in ERROR;
  *   keepalive-custom the same with tcp-keepalive-idle=60, -interval=5,
  *                    -probes=3: TIMEOUT at 75 s after 3 probes;
- *   keepalive-off    tcp-keepalive-idle=0: 4 h idle, not one frame, RTS.
+ *   keepalive-off    tcp-keepalive-idle=0: 4 h idle, not one frame, RTS;
+ *   pmtu             a router on the path with MTU 1280 drops A's larger
+ *                    frames and answers each with ICMP "fragmentation
+ *                    needed" quoting it (RFC 1191): A's connection lowers
+ *                    its MSS to fit, a 256 KiB Send arrives intact, and A
+ *                    sends no frame too big 1 ms after the first ICMP;
+ *   pmtu-floor       the router claims MTU 300: A goes down to 576, no lower;
+ *   pmtu-forged      ICMPs for A's first 3 dropped frames that quote a
+ *                    sequence outside the send window, another port, or
+ *                    carry a bad checksum change nothing (MSS stays 1448).
  *
  *   iwarp-conn-robust [--case NAME]...
  */
@@ -28,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "wire/be.h"
+#include "wire/net.h"
 #include "simlink.h"
 
 #define PORT 7100
@@ -41,8 +51,18 @@ struct wire {
     uint64_t first_at[2], last_at[2];   /* first_at: since wire_mark */
 };
 
+/* The A->B path's router: drop larger frames, answer with ICMP 3/4. */
+struct router {
+    unsigned mtu;               /* 0: no router */
+    unsigned says;              /* next-hop MTU in the ICMP */
+    unsigned forge;             /* pmtu-forged: which lie to tell */
+    uint64_t dropped, icmps, big_after;
+    uint64_t first_icmp_at;
+};
+
 struct pair {
     struct simlink sl;
+    struct router rt;
     struct simdev *sd[2];
     struct sd_cq cq[2][2];
     struct sd_qp qp[2];
@@ -74,11 +94,16 @@ static int tcp_flags(const uint8_t *f, size_t len)
     return f[14 + ihl + 13];
 }
 
+static bool router_tap(struct pair *p, const uint8_t *frame, size_t len);
+
 static bool wire_tap(void *opaque, int from, uint8_t *frame, size_t *len)
 {
     struct pair *p = opaque;
     int fl = tcp_flags(frame, *len);
 
+    if (from == 0 && p->rt.mtu && !router_tap(p, frame, *len)) {
+        return false;
+    }
     p->w.frames[from]++;
     if (!p->w.first_at[from]) {
         p->w.first_at[from] = p->sl.now;
@@ -533,6 +558,193 @@ static bool case_keepalive_off(struct pair *p)
     return quiet_rts(p) && send_one(p, 0, 1) && quiet_rts(p);
 }
 
+/*
+ * The router: a frame from A over its MTU is dropped and answered with
+ * ICMP type 3 code 4 from 10.0.0.254, quoting the frame's IP header and
+ * 8 octets of TCP (RFC 792's minimum).  Forged variants lie about the
+ * sequence, the port or the checksum.
+ */
+static bool router_tap(struct pair *p, const uint8_t *frame, size_t len)
+{
+    static const uint8_t rtr[4] = { 10, 0, 0, 254 };
+    uint8_t icmp_frame[14 + 20 + 8 + 60 + 8];
+    uint8_t *icmp = icmp_frame + 14 + 20;
+    size_t ihl = (size_t)(frame[14] & 15) * 4, qlen = ihl + 8;
+    uint16_t ck;
+
+    if (len <= 14 + p->rt.mtu) {
+        return true;
+    }
+    if (p->rt.forge && p->rt.dropped >= 3) {
+        return true;            /* lies told: the path opens again */
+    }
+    /* A had the first ICMP for 1 ms and still sends frames too big */
+    if (p->rt.icmps && p->sl.now > p->rt.first_icmp_at + SL_MS) {
+        p->rt.big_after++;
+    }
+    p->rt.dropped++;
+    if (tcp_flags(frame, len) < 0 || qlen > 68) {
+        return false;
+    }
+    rnic_ip4_build(icmp_frame, p->sd[0]->mac, p->sd[1]->mac, rtr, ip[0],
+                   1, (uint16_t)(8 + qlen), (uint16_t)p->rt.icmps);
+    memset(icmp, 0, 8);
+    icmp[0] = 3;
+    icmp[1] = 4;
+    rnic_st_be16(icmp + 6, (uint16_t)p->rt.says);
+    memcpy(icmp + 8, frame + 14, qlen);
+    if (p->rt.forge == 1) {         /* a sequence far outside the window */
+        uint8_t *seq = icmp + 8 + ihl + 4;
+
+        rnic_st_be32(seq, rnic_ld_be32(seq) + 0x40000000u);
+    } else if (p->rt.forge == 2) {  /* a port of no connection */
+        rnic_st_be16(icmp + 8 + ihl, 45999);
+    }
+    ck = rnic_csum_fold(rnic_csum_add(0, icmp, 8 + qlen));
+    if (p->rt.forge == 3) {
+        ck ^= 0x0101;               /* a bad ICMP checksum */
+    }
+    rnic_st_be16(icmp + 2, ck);
+    if (!p->rt.icmps++) {
+        p->rt.first_icmp_at = p->sl.now;
+    }
+    sl_send(&p->sl, 1, icmp_frame, 14 + 20 + 8 + qlen);
+    return false;
+}
+
+/* One Send of len octets from A to B, checked byte for byte. */
+static bool send_big(struct pair *p, uint32_t len, uint64_t max_ns)
+{
+    uint64_t end = p->sl.now + max_ns;
+    uint8_t *src = malloc(len), *dst = malloc(len);
+    struct sd_mr mr[2];
+    struct rnic_sq_wqe w;
+    struct rnic_rq_wqe r;
+    struct rnic_cqe cqe;
+    bool ok = false;
+    uint32_t i;
+
+    for (i = 0; i < 2; i++) {
+        if (sd_reg_mr(p->sd[i], &mr[i], RNIC_STAG(9, 1), 1,
+                      RNIC_ACCESS_LOCAL_WRITE, 0x100000, len, 0)) {
+            fail(p, p->sd[i]->err, NULL);
+            goto out;
+        }
+    }
+    for (i = 0; i < len; i++) {
+        src[i] = (uint8_t)(i * 7 + (i >> 9));
+    }
+    sd_mr_write(p->sd[0], &mr[0], 0, src, len);
+    memset(&r, 0, sizeof(r));
+    r.wr_id = 0x99;
+    r.num_sge = 1;
+    r.sge[0].addr = 0x100000;
+    r.sge[0].length = len;
+    r.sge[0].lkey = mr[1].stag;
+    sd_post_recv(p->sd[1], &p->qp[1], &r);
+    memset(&w, 0, sizeof(w));
+    w.hdr.wr_id = 0x99;
+    w.hdr.opcode = RNIC_WR_SEND;
+    w.hdr.flags = RNIC_WQE_SIGNALED;
+    w.hdr.count = 1;
+    w.data.sge[0].addr = 0x100000;
+    w.data.sge[0].length = len;
+    w.data.sge[0].lkey = mr[0].stag;
+    sd_post_send(p->sd[0], &p->qp[0], &w);
+    while (!sd_poll_cq(p->sd[1], &p->cq[1][1], &cqe)) {
+        if (p->sl.now > end || !sl_step(&p->sl)) {
+            fail(p, "the Send did not arrive", NULL);
+            goto out;
+        }
+    }
+    if (cqe.status != RNIC_WC_SUCCESS || cqe.byte_len != len) {
+        fail(p, "the Send completed with", sd_wc_status_name(cqe.status));
+        goto out;
+    }
+    sd_mr_read(p->sd[1], &mr[1], 0, dst, len);
+    if (memcmp(src, dst, len)) {
+        fail(p, "the Send's data differs", NULL);
+        goto out;
+    }
+    ok = true;
+out:
+    free(src);
+    free(dst);
+    return ok;
+}
+
+/* A's connection's MSS as QUERY_QP reports it. */
+static unsigned mss_of(struct pair *p, int side)
+{
+    struct rnic_qp_attr at;
+
+    if (sd_query_qp(p->sd[side], p->qp[side].qpn, &at)) {
+        return 0;
+    }
+    return at.tcp.mss;
+}
+
+/* Router with MTU mtu saying says; A's MSS must end in [lo, hi]. */
+static bool pmtu_case(struct pair *p, unsigned mtu, unsigned says,
+                      unsigned forge, unsigned lo, unsigned hi)
+{
+    unsigned before, after;
+    char why[160];
+
+    if (!pair_up(p, NULL) || !establish(p)) {
+        return false;
+    }
+    before = mss_of(p, 0);
+    p->rt.mtu = mtu;
+    p->rt.says = says;
+    p->rt.forge = forge;
+    if (!send_big(p, 256 << 10, 30 * SL_SEC)) {
+        return false;
+    }
+    after = mss_of(p, 0);
+    snprintf(why, sizeof(why), "MSS %u -> %u (want %u..%u), %" PRIu64
+             " frames dropped, %" PRIu64 " ICMPs, %" PRIu64
+             " too big after the first ICMP", before, after, lo, hi,
+             p->rt.dropped, p->rt.icmps, p->rt.big_after);
+    printf("%s\n", why);
+    if (!p->rt.icmps) {
+        return fail(p, "the router sent no ICMP", why);
+    }
+    if (after < lo || after > hi) {
+        return fail(p, "A's MSS", why);
+    }
+    if (!forge && p->rt.big_after) {
+        return fail(p, "frames beyond the path MTU went on", why);
+    }
+    return quiet_rts(p);
+}
+
+static bool case_pmtu(struct pair *p)
+{
+    /* 1280 - 40, less 12 for timestamps */
+    return pmtu_case(p, 1280, 1280, 0, 1228, 1240);
+}
+
+static bool case_pmtu_floor(struct pair *p)
+{
+    return pmtu_case(p, 576, 300, 0, 524, 536);
+}
+
+static bool case_pmtu_forged(struct pair *p)
+{
+    unsigned f;
+
+    for (f = 1; f <= 3; f++) {
+        if (f > 1) {
+            pair_down(p);
+        }
+        if (!pmtu_case(p, 1000, 1000, f, 1436, 1460)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static const struct {
     const char *name;
     bool (*fn)(struct pair *p);
@@ -544,6 +756,9 @@ static const struct {
     { "keepalive-vanish", case_keepalive_vanish },
     { "keepalive-custom", case_keepalive_custom },
     { "keepalive-off", case_keepalive_off },
+    { "pmtu", case_pmtu },
+    { "pmtu-floor", case_pmtu_floor },
+    { "pmtu-forged", case_pmtu_forged },
 };
 
 int main(int argc, char **argv)
