@@ -598,6 +598,8 @@ static void receive_now(struct rnic_dev *d, const uint8_t *frame, size_t len)
         break;
     case RNIC_RX_TO_L2:
     default:
+        /* an ICMP "fragmentation needed" for an offloaded flow: path MTU */
+        rnic_iw_icmp(d, frame, len);
         if (!rnic_l2_rx_frame(d, frame, len)) {
             d->stats.rx_no_buffer++;
         }

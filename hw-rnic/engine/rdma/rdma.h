@@ -289,6 +289,8 @@ unsigned rnic_iw_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
 struct rnic_flow_key;
 void rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len,
                      const struct rnic_flow_key *k);
+/* A frame for the guest's L2: an ICMP may lower a connection's path MTU. */
+void rnic_iw_icmp(struct rnic_dev *d, const uint8_t *frame, size_t len);
 /* Time passed: run expired TCP/MPA timers (rnic_dev_timer). */
 void rnic_iw_timer(struct rnic_dev *d);
 /* The host timer fired, whether or not it ran: the next rearm asks again. */

@@ -279,6 +279,16 @@ void rnic_tcp_abort(struct rnic_tcp_conn *c, uint64_t now_ns);
 uint32_t rnic_tcp_reset_all(struct rnic_tcp *t, uint64_t now_ns);
 /* Path MTU changed (e.g. ICMP or admin): EMSS is recomputed and reported. */
 void rnic_tcp_set_mtu(struct rnic_tcp_conn *c, uint16_t mtu);
+/*
+ * ICMP "fragmentation needed" quoting a segment of c from sequence seq with
+ * next-hop MTU mtu: when seq is in flight (snd_una <= seq < snd_max, RFC
+ * 5927 §4.1) and mtu is below the connection's, the MTU is lowered to it,
+ * never below RNIC_TCP_MIN_PMTU; EMSS is recomputed and reported. Segments
+ * lost to the smaller MTU go again by the retransmission timer. Returns
+ * true if the MTU changed.
+ */
+#define RNIC_TCP_MIN_PMTU 576
+bool rnic_tcp_icmp_mtu(struct rnic_tcp_conn *c, uint32_t seq, uint16_t mtu);
 /* The local MAC changed (the port's address): used for frames from now on. */
 void rnic_tcp_set_mac(struct rnic_tcp *t, const uint8_t *mac);
 

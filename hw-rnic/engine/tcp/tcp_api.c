@@ -397,6 +397,24 @@ void rnic_tcp_set_mtu(struct rnic_tcp_conn *c, uint16_t mtu)
     tcp_conn_update_emss(c);
 }
 
+bool rnic_tcp_icmp_mtu(struct rnic_tcp_conn *c, uint32_t seq, uint16_t mtu)
+{
+    /* RFC 5927 §4.1: only for a sequence number we have in flight */
+    if (c->dead || c->state < RNIC_TCP_ESTABLISHED ||
+        seq - c->snd_una >= c->snd_max - c->snd_una) {
+        return false;
+    }
+    if (mtu < RNIC_TCP_MIN_PMTU) {
+        mtu = RNIC_TCP_MIN_PMTU;
+    }
+    if (mtu >= c->mtu) {
+        return false;           /* only ever lowered */
+    }
+    c->mtu = mtu;
+    tcp_conn_update_emss(c);
+    return true;
+}
+
 void rnic_tcp_set_mac(struct rnic_tcp *t, const uint8_t *mac)
 {
     memcpy(t->cfg.mac, mac, RNIC_ETH_ALEN);
