@@ -763,6 +763,30 @@ static void hub_send(struct qt *q, struct hub_dev *a, const char *pcap,
     CHECK(cap.a_ndata > before.a_ndata);
 }
 
+static void hub_set_link(struct qt *q, const char *id, bool up)
+{
+    char cmd[160], *reply;
+
+    snprintf(cmd, sizeof(cmd), "{\"execute\": \"set_link\", \"arguments\": "
+             "{\"name\": \"%s\", \"up\": %s}}", id, up ? "true" : "false");
+    reply = qt_qmp(q, cmd);
+    CHECK(reply && strstr(reply, "\"return\"") != NULL);
+    free(reply);
+}
+
+/* DEV_CTRL.RESET, then wait until READY and RESETTING are clear. */
+static void hub_reset(struct qt *q, struct hub_dev *h)
+{
+    unsigned i;
+
+    rd_set_reg(&h->d, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
+    for (i = 0; i < 500 && (rd_reg(&h->d, RNIC_REG_DEV_STATUS) &
+                            (RNIC_STATUS_READY | RNIC_STATUS_RESETTING));
+         i++) {
+        rd_step(q);
+    }
+}
+
 static void test_hub(void)
 {
     char pcap[700], filter[800];
@@ -775,7 +799,7 @@ static void test_hub(void)
         NULL
     };
     static struct hub_dev a, b;
-    unsigned b_data, b_rst, i;
+    unsigned b_data, b_rst;
     struct qt *q;
 
     snprintf(pcap, sizeof(pcap), "%s/rnic-qtest-reentry-hub.pcap", logdir);
@@ -800,23 +824,46 @@ static void test_hub(void)
     hub_send(q, &a, pcap, "no receive at B", &b_data, &b_rst);
     CHECK(b_data > 0);
 
-    /* 2: B forgot the connection (reset): its RST comes back nested. */
+    /*
+     * 2: B forgot the connection (reset with its link down, so the RST a
+     * reset sends is lost): its RST to A's data comes back nested.
+     */
     if (!hub_connect(&a, &b, QPN + 1)) {
         qt_quit(q);
         return;
     }
-    rd_set_reg(&b.d, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
-    for (i = 0; i < 500 && (rd_reg(&b.d, RNIC_REG_DEV_STATUS) &
-                            (RNIC_STATUS_READY | RNIC_STATUS_RESETTING));
-         i++) {
-        rd_step(q);
-    }
+    hub_set_link(q, "rb", false);
+    hub_reset(q, &b);
+    hub_set_link(q, "rb", true);
     if (!hub_dev_up(&b, true)) {
         qt_quit(q);
         return;
     }
     hub_send(q, &a, pcap, "B reset meanwhile", &b_data, &b_rst);
     CHECK(b_rst > 0);
+
+    /* 3: B resets with its link up: its RST reaches A inside B's transmit. */
+    if (!hub_connect(&a, &b, QPN + 2)) {
+        qt_quit(q);
+        return;
+    }
+    {
+        static struct capture cap, before;
+        struct rnic_eqe e;
+
+        read_pcap(pcap, &before);
+        hub_reset(q, &b);
+        CHECK(wait_cm(&a.d, &a.cm, RNIC_CM_RESET, &e));
+        CHECK_EQ(rd_qp_state(&a.d, QPN + 2), RNIC_QPS_ERROR);
+        read_pcap(pcap, &cap);
+        printf("hub: B reset, A idle: B sent %u RST, A's QP state %u\n",
+               cap.b_rst - before.b_rst, rd_qp_state(&a.d, QPN + 2));
+        CHECK_EQ(cap.b_rst - before.b_rst, 1);
+        if (!hub_dev_up(&b, true)) {
+            qt_quit(q);
+            return;
+        }
+    }
     CHECK(qt_alive(q));
     CHECK_EQ(rd_cmd_obj(&a.d, RNIC_CMD_NOP, 0), RNIC_STS_OK);
     CHECK_EQ(rd_cmd_obj(&b.d, RNIC_CMD_NOP, 0), RNIC_STS_OK);
