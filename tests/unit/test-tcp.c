@@ -45,6 +45,7 @@ struct h {
     const uint8_t *in_frame;    /* frame being fed, to check zero-copy delivery */
     size_t in_len;
     bool refuse;
+    bool manual;                /* inject leaves the events to the test */
     struct rnic_tcp_conn *accepted_conns[4096];
 };
 
@@ -255,7 +256,9 @@ static void inject(uint16_t sport, uint16_t dport, uint8_t flags, uint32_t seq, 
     H.in_frame = f;
     H.in_len = 34 + l4;
     rnic_tcp_input(H.t, f, 34 + l4, H.now);
-    rnic_tcp_deliver(H.t);
+    if (!H.manual) {
+        rnic_tcp_deliver(H.t);
+    }
 }
 
 static void advance(uint64_t ns)
@@ -388,6 +391,105 @@ static void test_data_in_order_zero_copy(void)
     o = tso();
     inject(5000, 80, TH_ACK, P_SEQ - 100, E_SEQ, 2048, &o, d + 200, 100);
     CHECK(H.rxlen == 300 && H.nout == 1);
+}
+
+/* Take every event; their union for H.conn. */
+static unsigned pull_all(void)
+{
+    struct rnic_tcp_event ev;
+    unsigned evs = 0;
+
+    while (rnic_tcp_pull(H.t, &ev)) {
+        if (ev.conn == H.conn) {
+            evs |= ev.events;
+        }
+    }
+    return evs;
+}
+
+/* The readable octets, concatenated; returns how many spans they were in. */
+static int peek_all(uint8_t *buf, size_t *len)
+{
+    struct rnic_iov sp[4];
+    int n = rnic_tcp_peek(H.conn, sp, 4);
+
+    *len = 0;
+    for (int i = 0; i < n; i++) {
+        memcpy(buf + *len, sp[i].base, sp[i].len);
+        *len += sp[i].len;
+    }
+    return n;
+}
+
+/*
+ * The pull read API: READABLE, then rnic_tcp_peek/consume over the frame
+ * itself, over the out-of-order ring after a gap fills, and over a copy when
+ * the upper layer left octets unread past the end of its pull.
+ */
+static void test_read_pull(void)
+{
+    h_init();
+    CHECK(establish(NULL));
+    uint8_t d[1000], got[1000];
+    struct rnic_iov sp[4];
+    struct rnic_tcp_event ev;
+    size_t n;
+    for (int i = 0; i < 1000; i++) {
+        d[i] = (uint8_t)(i * 7 + 1);
+    }
+    H.manual = true;
+    /* in order: read in the frame, consumed in two steps */
+    struct opts o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, d, 100);
+    CHECK(rnic_tcp_pull(H.t, &ev) && ev.conn == H.conn &&
+          ev.events == RNIC_TCP_EV_READABLE);
+    CHECK(rnic_tcp_peek(H.conn, sp, 4) == 1 && sp[0].len == 100 &&
+          (const uint8_t *)sp[0].base >= H.in_frame &&
+          (const uint8_t *)sp[0].base + 100 <= H.in_frame + H.in_len &&
+          !memcmp(sp[0].base, d, 100));
+    rnic_tcp_consume(H.conn, 60, H.now);
+    CHECK(rnic_tcp_peek(H.conn, sp, 4) == 1 && sp[0].len == 40 &&
+          !memcmp(sp[0].base, d + 60, 40));
+    rnic_tcp_consume(H.conn, 40, H.now);
+    CHECK(rnic_tcp_peek(H.conn, sp, 4) == 0);
+    pull_all();
+    P_SEQ += 100;
+    /* left unread when the pull ends: copied, the frame may go */
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, d + 100, 200);
+    CHECK(pull_all() == RNIC_TCP_EV_READABLE);
+    memset((void *)H.in_frame, 0xee, H.in_len);
+    CHECK(peek_all(got, &n) == 1 && n == 200 && !memcmp(got, d + 100, 200));
+    P_SEQ += 200;
+    /* and what follows it is kept behind it, in order */
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, d + 300, 100);
+    CHECK(peek_all(got, &n) >= 1 && n == 300 && !memcmp(got, d + 100, 300));
+    rnic_tcp_consume(H.conn, 300, H.now);
+    CHECK(rnic_tcp_peek(H.conn, sp, 4) == 0);
+    pull_all();
+    P_SEQ += 100;
+    /* a gap filled: the frame's octets, then those the ring held */
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ + 100, E_SEQ, 2048, &o, d + 500, 100);
+    CHECK(pull_all() == 0 && rnic_tcp_peek(H.conn, sp, 4) == 0);
+    o = tso();
+    inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, d + 400, 100);
+    CHECK(rnic_tcp_pull(H.t, &ev) && (ev.events & RNIC_TCP_EV_READABLE));
+    CHECK(peek_all(got, &n) == 2 && n == 200 && !memcmp(got, d + 400, 200));
+    rnic_tcp_consume(H.conn, 200, H.now);
+    pull_all();
+    P_SEQ += 200;
+    /* data and FIN in one segment: one event, the data read first */
+    o = tso();
+    inject(5000, 80, TH_ACK | TH_FIN, P_SEQ, E_SEQ, 2048, &o, d + 600, 50);
+    CHECK(rnic_tcp_pull(H.t, &ev) && ev.events ==
+          (RNIC_TCP_EV_READABLE | RNIC_TCP_EV_PEER_CLOSED));
+    CHECK(peek_all(got, &n) == 1 && n == 50 && !memcmp(got, d + 600, 50));
+    rnic_tcp_consume(H.conn, 50, H.now);
+    pull_all();
+    CHECK(state() == RNIC_TCP_CLOSE_WAIT);
+    H.manual = false;
 }
 
 static void test_ooo_sack(void)
@@ -1274,6 +1376,7 @@ int main(void)
 {
     test_handshake_options();
     test_data_in_order_zero_copy();
+    test_read_pull();
     test_ooo_sack();
     test_record_segmentation();
     test_reserve_commit();

@@ -2,7 +2,8 @@
 /*
  * The offload TCP engines, one per local IPv4 address: created on first
  * use, frames in (rnic_iw_receive) and out (the device's egress queue),
- * and the TCP upcalls into the connections.
+ * and what TCP hands up: its events, pulled (rnic_iw_pull), and the
+ * accept and emss upcalls.
  */
 #include <string.h>
 #include "iw.h"
@@ -32,16 +33,6 @@ static void *eng_accept(void *opaque, struct rnic_tcp_listener *l,
     return rnic_iw_cm_accept(e->d, e, (uint32_t)(uintptr_t)listen_user - 1, c);
 }
 
-static void eng_recv(void *opaque, struct rnic_tcp_conn *c, void *user,
-                     const uint8_t *data, size_t len)
-{
-    struct rnic_iw_eng *e = opaque;
-
-    rnic_iw_cm_recv(e->d, user, data, len);
-    /* Everything is placed or copied by now: reopen the window. */
-    rnic_tcp_recv_done(c, len, rnic_iw_now(e->d));
-}
-
 static void eng_emss(void *opaque, struct rnic_tcp_conn *c, void *user,
                      uint32_t emss)
 {
@@ -54,14 +45,6 @@ static void eng_emss(void *opaque, struct rnic_tcp_conn *c, void *user,
     }
     ic->emss = emss;
     ic->mulpdu = rnic_mpa_mulpdu(emss, ic->tx.markers);
-}
-
-static void eng_peer_closed(void *opaque, struct rnic_tcp_conn *c, void *user)
-{
-    struct rnic_iw_eng *e = opaque;
-
-    (void)c;
-    rnic_iw_cm_peer_closed(e->d, user);
 }
 
 /* The offload TCP's kinds are passed on as the trace's. */
@@ -88,6 +71,25 @@ static void eng_rexmit(void *opaque, struct rnic_tcp_conn *c, void *user,
 
     (void)c;
     rnic_trace_ev(&e->d->host, &ev);
+}
+
+/*
+ * What TCP received in order, read where it lies (the frame, or TCP's ring
+ * after a gap) and consumed span by span: the MPA handshake or the FPDU
+ * loop (iw_stream.c) places or copies all of it, then the window reopens.
+ */
+static void eng_readable(struct rnic_dev *d, struct rnic_tcp_conn *tc,
+                         struct rnic_iw_conn *ic)
+{
+    struct rnic_iov sp;
+
+    /* a connection this layer let go of leaves the rest to TCP */
+    while (ic->tc == tc && rnic_tcp_peek(tc, &sp, 1)) {
+        rnic_iw_cm_recv(d, ic, sp.base, sp.len);
+        if (ic->tc == tc) {
+            rnic_tcp_consume(tc, sp.len, rnic_iw_now(d));
+        }
+    }
 }
 
 /* Acknowledged send space: the SQ and responses may go on, then the FIN. */
@@ -134,15 +136,24 @@ void rnic_iw_pull(struct rnic_dev *d)
         for (i = 0; i < iw->neng; i++) {
             while (rnic_tcp_pull(iw->eng[i].tcp, &ev)) {
                 more = true;
+                /* the MPA Request, unless it is over already */
+                if ((ev.events & (RNIC_TCP_EV_CONNECTED | RNIC_TCP_EV_CLOSED))
+                    == RNIC_TCP_EV_CONNECTED) {
+                    rnic_iw_cm_connected(d, ev.user);
+                }
+                /* the stream, then its end */
+                if (ev.events & RNIC_TCP_EV_READABLE) {
+                    eng_readable(d, ev.conn, ev.user);
+                }
+                if (ev.events & RNIC_TCP_EV_PEER_CLOSED) {
+                    rnic_iw_cm_peer_closed(d, ev.user);
+                }
                 /* a finished connection sends nothing more */
                 if (ev.events & RNIC_TCP_EV_CLOSED) {
                     eng_closed(d, &ev);
                     continue;
                 }
-                /* the MPA Request, then what the ACK let go */
-                if (ev.events & RNIC_TCP_EV_CONNECTED) {
-                    rnic_iw_cm_connected(d, ev.user);
-                }
+                /* what the ACK let go */
                 if (ev.events & RNIC_TCP_EV_ACKED) {
                     eng_acked(d, ev.user);
                 }
@@ -156,9 +167,7 @@ void rnic_iw_eng_ops(struct rnic_tcp_ops *ops)
 {
     ops->tx = eng_tx;
     ops->accept = eng_accept;
-    ops->recv = eng_recv;
     ops->emss = eng_emss;
-    ops->peer_closed = eng_peer_closed;
     ops->rexmit = eng_rexmit;
 }
 

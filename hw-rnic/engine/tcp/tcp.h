@@ -6,18 +6,19 @@
  * Inputs: Ethernet frames (rnic_tcp_input), time (now_ns passed to every
  * call), and requests from the upper layer (connect/listen/send/close).
  * Outputs: frames and timer requests through the ops table, and events for
- * the upper layer, some still through the ops table and some queued on the
- * connection for the upper layer to take with rnic_tcp_pull() once the call
- * into the engine has returned. No clock, no threads, no global state: same
+ * the upper layer, queued on the connection for the upper layer to take with
+ * rnic_tcp_pull() once the call into the engine has returned (only accept
+ * is still an upcall). No clock, no threads, no global state: same
  * inputs, same outputs.
  *
  * The sender is record-aware: rnic_tcp_send() takes one whole record (an MPA
  * FPDU later) and the segmenter never splits a record that fits the EMSS
  * (the one exception: a peer that never offers a window that large); several
  * small records may share a segment, retransmissions keep the boundaries, and
- * EMSS changes are reported through ops->emss. The receiver hands in-order
- * payload straight from the frame to ops->recv (no copy); out-of-order data
- * is held and delivered once the gap fills.
+ * EMSS changes are reported through ops->emss. The receiver queues
+ * RNIC_TCP_EV_READABLE and the upper layer reads in-order payload where it
+ * lies, in the received frame (no copy), with rnic_tcp_peek/consume;
+ * out-of-order data is held and becomes readable once the gap fills.
  *
  * Connection handles stay valid until the upper layer took their
  * RNIC_TCP_EV_CLOSED event (or called rnic_tcp_abort). Callbacks may call the
@@ -69,9 +70,8 @@ struct rnic_tcp_ops {
     /* rnic_tcp_deliver only: RNIC_TCP_EV_CONNECTED. */
     void (*connected)(void *opaque, struct rnic_tcp_conn *c, void *user);
     /*
-     * In-order payload; data points into the received frame or the reassembly
-     * buffer and is valid only during the call. Return window with
-     * rnic_tcp_recv_done.
+     * rnic_tcp_deliver only: RNIC_TCP_EV_READABLE's octets, span by span,
+     * valid only during the call. Return window with rnic_tcp_recv_done.
      */
     void (*recv)(void *opaque, struct rnic_tcp_conn *c, void *user,
                  const uint8_t *data, size_t len);
@@ -81,7 +81,7 @@ struct rnic_tcp_ops {
     /* Effective send MSS (max payload per segment) set or changed. */
     void (*emss)(void *opaque, struct rnic_tcp_conn *c, void *user,
                  uint32_t emss);
-    /* The peer sent FIN after all its data: no more recv calls. */
+    /* rnic_tcp_deliver only: RNIC_TCP_EV_PEER_CLOSED. */
     void (*peer_closed)(void *opaque, struct rnic_tcp_conn *c, void *user);
     /*
      * Called by rnic_tcp_deliver() only, never by the engine itself: the
@@ -253,12 +253,29 @@ int rnic_tcp_reserve(struct rnic_tcp_conn *c, size_t len,
 void rnic_tcp_commit(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns);
 
 /*
+ * The in-order octets received and not consumed yet (RNIC_TCP_EV_READABLE),
+ * as up to max spans in stream order; returns how many (0: none). They lie
+ * in the last frame given to rnic_tcp_input (which must stay valid until
+ * rnic_tcp_pull returned false or the next rnic_tcp_input) or in the
+ * connection's receive ring. A span stays valid until it is consumed or the
+ * pull ends (what is left unread is then copied into the ring: peek again).
+ */
+int rnic_tcp_peek(const struct rnic_tcp_conn *c, struct rnic_iov *span,
+                  int max);
+/*
+ * The upper layer is done with the first len readable octets: they go, and
+ * the receive window opens by len (as rnic_tcp_recv_done).
+ */
+void rnic_tcp_consume(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns);
+
+/*
  * Bytes free in the send buffer (the largest record that would be accepted
  * now).
  */
 size_t rnic_tcp_send_space(const struct rnic_tcp_conn *c);
 /*
- * The upper layer consumed len received bytes: reopen the window by that much.
+ * The upper layer consumed len received bytes: reopen the window by that much
+ * (for octets rnic_tcp_deliver handed to ops->recv).
  */
 void rnic_tcp_recv_done(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns);
 /*
@@ -311,6 +328,13 @@ enum {
     RNIC_TCP_EV_ACKED = 1u << 1,
     /* Active open completed (taken before ACKED and CLOSED). */
     RNIC_TCP_EV_CONNECTED = 1u << 2,
+    /*
+     * In-order octets arrived: read them (rnic_tcp_peek) and consume them
+     * before the pull ends. Handled after CONNECTED, before the others.
+     */
+    RNIC_TCP_EV_READABLE = 1u << 3,
+    /* The peer sent FIN after all its data (handled after READABLE). */
+    RNIC_TCP_EV_PEER_CLOSED = 1u << 4,
 };
 
 struct rnic_tcp_event {
@@ -332,8 +356,8 @@ struct rnic_tcp_event {
 bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev);
 /*
  * For embedders that like callbacks: take every event and hand it to the
- * ops table (ops->connected, ops->acked, ops->closed). Not from inside a
- * callback.
+ * ops table (ops->connected, ops->recv, ops->peer_closed, ops->acked,
+ * ops->closed). Not from inside a callback.
  */
 void rnic_tcp_deliver(struct rnic_tcp *t);
 

@@ -127,6 +127,9 @@ static void conn_free(struct rnic_tcp_conn *c)
     if (t->out_next == c) {
         t->out_next = NULL;
     }
+    if (t->rd_conn == c) {
+        t->rd_conn = NULL;
+    }
     c->hnext = t->free;
     t->free = c;
     t->st.conns_now--;

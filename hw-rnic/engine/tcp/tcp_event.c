@@ -63,6 +63,11 @@ bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev)
         ev->acked = c->ev_acked;
         c->ev = 0;
         c->ev_acked = 0;
+        if (c->dead || !ev->user) {
+            /* a reset connection or one nobody reads has no data to read */
+            tcp_rd_drop(c);
+            ev->events &= ~RNIC_TCP_EV_READABLE;
+        }
         if (c->dead) {
             /* tcp_leave kept it for this event: its last */
             tcp_enter(t, t->now);
@@ -78,7 +83,29 @@ bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev)
             owed_output(c);
         }
     }
+    if (t->rd_conn) {
+        /* the frame goes with this pull: what is left unread is kept */
+        tcp_rd_frame_end(t);
+        return rnic_tcp_pull(t, ev);
+    }
     return false;
+}
+
+/* Every readable octet to ops->recv, span by span; the window stays. */
+static void deliver_readable(struct rnic_tcp *t, struct rnic_tcp_conn *c,
+                             void *user)
+{
+    struct rnic_iov sp;
+
+    /* the callback may abort c: the next span is asked for afresh */
+    while (c->user == user && rnic_tcp_peek(c, &sp, 1)) {
+        if (t->ops->recv) {
+            t->ops->recv(t->opaque, c, user, sp.base, sp.len);
+        }
+        if (c->user == user) {
+            tcp_rd_take(c, (uint32_t)sp.len);
+        }
+    }
 }
 
 void rnic_tcp_deliver(struct rnic_tcp *t)
@@ -88,6 +115,12 @@ void rnic_tcp_deliver(struct rnic_tcp *t)
     while (rnic_tcp_pull(t, &ev)) {
         if ((ev.events & RNIC_TCP_EV_CONNECTED) && t->ops->connected) {
             t->ops->connected(t->opaque, ev.conn, ev.user);
+        }
+        if (ev.events & RNIC_TCP_EV_READABLE) {
+            deliver_readable(t, ev.conn, ev.user);
+        }
+        if ((ev.events & RNIC_TCP_EV_PEER_CLOSED) && t->ops->peer_closed) {
+            t->ops->peer_closed(t->opaque, ev.conn, ev.user);
         }
         if ((ev.events & RNIC_TCP_EV_ACKED) && t->ops->acked) {
             t->ops->acked(t->opaque, ev.conn, ev.user, ev.acked);

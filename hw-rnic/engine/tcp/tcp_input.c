@@ -189,14 +189,10 @@ static void syn_sent_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
 
 void tcp_fin_arrived(struct rnic_tcp_conn *c)
 {
-    struct rnic_tcp *t = c->t;
     tcp_rcv_advance(c, 1);
     c->ack_now = true;
-    if (!c->user_gone && t->ops->peer_closed) {
-        t->ops->peer_closed(t->opaque, c, c->user);
-        if (c->dead) {
-            return;
-        }
+    if (!c->user_gone) {
+        tcp_conn_event(c, RNIC_TCP_EV_PEER_CLOSED);
     }
     bool fin_acked = c->fin_queued && SEQ_GT(c->snd_una, c->fin_seq);
     switch (c->state) {
@@ -512,21 +508,12 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
                    c->state == RNIC_TCP_FIN_WAIT_2;
     if (s->len && can_rcv) {
         if (s->seq == c->rcv_nxt) {
+            /* read in place by the upper layer after this call (no copy) */
+            tcp_rd_add(c, s->data, s->len);
             tcp_rcv_advance(c, s->len);
-            c->rcv_unread += s->len;
-            if (!c->user_gone && t->ops->recv) {
-                /* zero copy */
-                t->ops->recv(t->opaque, c, c->user, s->data, s->len);
-                if (c->dead) {
-                    return;
-                }
-            }
             if (c->n_ooo) {
                 /* a hole filled: ACK at once (RFC 5681 §4.2) */
                 tcp_ooo_deliver(c);
-                if (c->dead) {
-                    return;
-                }
                 c->ack_now = true;
             } else if (ack_defer(c, s->len)) {
                 t->st.rx_ack_deferred++;
@@ -547,9 +534,6 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
         uint32_t fseq = s->seq + s->len;
         if (fseq == c->rcv_nxt) {
             tcp_fin_arrived(c);
-            if (c->dead) {
-                return;
-            }
         } else if (SEQ_GT(fseq, c->rcv_nxt) && can_rcv) {
             c->fin_rcvd_ooo = true;
             c->fin_rcv_seq = fseq;
@@ -647,6 +631,7 @@ bool rnic_tcp_input(struct rnic_tcp *t, const uint8_t *frame, size_t len,
         return true;
     }
     tcp_parse_options(&s, th + TCP_HLEN, doff - TCP_HLEN);
+    tcp_rd_frame_end(t);
     tcp_enter(t, now_ns);
     tcp_input_segment(t, &ip, &s);
     tcp_leave(t);

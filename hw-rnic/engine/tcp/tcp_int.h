@@ -95,6 +95,11 @@ struct rnic_tcp_conn {
     /* out-of-order ring of rcv_buf bytes, while something is held */
     uint8_t *ob;
     uint32_t ob_head;                   /* ring index of sequence rcv_nxt */
+    /* unread in-order octets (tcp_read.c): ring [rd_pos, +rd_len) */
+    uint32_t rd_pos, rd_len;
+    /* the first rd_frame_len of them, still in the received frame */
+    const uint8_t *rd_frame;
+    uint32_t rd_frame_len;
     struct tcp_range ooo[TCP_OOO_MAX];
     int n_ooo;
     /* for SACK block ordering (RFC 2018 §4) */
@@ -160,6 +165,8 @@ struct rnic_tcp {
     struct rnic_tcp_conn *ready, *ready_tail;
     /* the connection rnic_tcp_pull returned last, if it owes output */
     struct rnic_tcp_conn *out_next;
+    /* the connection with unread octets in the last frame (rd_frame) */
+    struct rnic_tcp_conn *rd_conn;
     uint8_t *scratch;
     uint16_t ip_id;
     uint32_t eph_next;
@@ -218,6 +225,13 @@ void tcp_conn_event(struct rnic_tcp_conn *c, unsigned ev);
 void tcp_conn_output_owed(struct rnic_tcp_conn *c);
 void tcp_enter(struct rnic_tcp *t, uint64_t now);
 void tcp_leave(struct rnic_tcp *t);
+
+/* tcp_read.c */
+void tcp_rd_add(struct rnic_tcp_conn *c, const uint8_t *p, uint32_t n);
+void tcp_rd_take(struct rnic_tcp_conn *c, uint32_t len);
+void tcp_rd_drop(struct rnic_tcp_conn *c);
+void tcp_rd_frame_end(struct rnic_tcp *t);
+void tcp_ob_put_if_idle(struct rnic_tcp_conn *c);
 
 /* tcp_opt.c */
 bool tcp_parse_options(struct tcp_seg *s, const uint8_t *opt, size_t len);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Receive reassembly. In-order payload never comes here (it goes straight
- * from the frame to the upper layer); only out-of-order data is copied into
+ * Receive reassembly. In-order payload never comes here (the upper layer
+ * reads it in the frame, tcp_read.c); only out-of-order data is copied into
  * a ring indexed relative to rcv_nxt, with a short sorted list of held
  * ranges that also feeds the SACK blocks we advertise.
  */
@@ -18,13 +18,17 @@ void tcp_rcv_advance(struct rnic_tcp_conn *c, uint32_t n)
 void tcp_ooo_insert(struct rnic_tcp_conn *c, uint32_t seq, const uint8_t *data,
                     uint32_t len)
 {
-    /* Only hold what fits the ring: never more than rcv_buf beyond rcv_nxt. */
+    /*
+     * Only hold what fits the ring beside the octets not read yet: never more
+     * than rcv_buf - rd_len beyond rcv_nxt.
+     */
+    uint32_t room = c->rcv_buf - c->rd_len;
     uint32_t off = seq - c->rcv_nxt;
-    if (off >= c->rcv_buf) {
+    if (off >= room) {
         return;
     }
-    if (len > c->rcv_buf - off) {
-        len = c->rcv_buf - off;
+    if (len > room - off) {
+        len = room - off;
     }
     if (!len) {
         return;
@@ -68,18 +72,10 @@ void tcp_ooo_insert(struct rnic_tcp_conn *c, uint32_t seq, const uint8_t *data,
     c->last_ooo_seq = seq;
 }
 
-static void deliver(struct rnic_tcp_conn *c, const uint8_t *p, uint32_t n)
-{
-    c->rcv_unread += n;
-    if (!c->user_gone && c->t->ops->recv) {
-        c->t->ops->recv(c->t->opaque, c, c->user, p, n);
-    }
-}
-
 /* rcv_nxt moved: drop ranges now below it, hand up what became contiguous. */
 void tcp_ooo_deliver(struct rnic_tcp_conn *c)
 {
-    while (c->n_ooo && !c->dead && SEQ_LEQ(c->ooo[0].s, c->rcv_nxt)) {
+    while (c->n_ooo && SEQ_LEQ(c->ooo[0].s, c->rcv_nxt)) {
         uint32_t e = c->ooo[0].e;
         memmove(&c->ooo[0], &c->ooo[1],
                 sizeof(c->ooo[0]) * (size_t)(c->n_ooo - 1));
@@ -87,25 +83,13 @@ void tcp_ooo_deliver(struct rnic_tcp_conn *c)
         if (!SEQ_GT(e, c->rcv_nxt)) {
             continue;
         }
-        uint32_t n = e - c->rcv_nxt;
-        uint32_t pos = c->ob_head;
-        uint32_t k = c->rcv_buf - pos;
-        tcp_rcv_advance(c, n);
-        if (k >= n) {
-            deliver(c, c->ob + pos, n);
-        } else {
-            deliver(c, c->ob + pos, k);
-            if (!c->dead) {
-                deliver(c, c->ob, n - k);
-            }
-        }
+        /* readable where it lies, in the ring */
+        tcp_rd_add(c, NULL, e - c->rcv_nxt);
+        tcp_rcv_advance(c, e - c->rcv_nxt);
     }
-    if (!c->n_ooo && c->ob) {
-        /* nothing held any more: give the ring back until the next hole */
-        tcp_mem_free(c->t, &c->t->st.mem_conn_bytes, c->ob, c->rcv_buf);
-        c->ob = NULL;
-    }
-    if (c->fin_rcvd_ooo && !c->dead && c->rcv_nxt == c->fin_rcv_seq) {
+    /* nothing held or unread: the ring goes back until the next hole */
+    tcp_ob_put_if_idle(c);
+    if (c->fin_rcvd_ooo && c->rcv_nxt == c->fin_rcv_seq) {
         c->fin_rcvd_ooo = false;
         tcp_fin_arrived(c);
     }
