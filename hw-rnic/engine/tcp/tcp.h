@@ -62,7 +62,8 @@ struct rnic_tcp_ops {
 
     /*
      * A passive connection on listener reached ESTABLISHED. Return the upper
-     * layer's context for it, or NULL to refuse (the peer gets a RST).
+     * layer's context for it, or NULL to refuse (the peer gets a RST). Called
+     * inside rnic_tcp_input: it may look at c and set its MTU, never end it.
      */
     void *(*accept)(void *opaque, struct rnic_tcp_listener *l,
                     void *listen_user,

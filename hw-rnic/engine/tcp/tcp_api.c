@@ -423,6 +423,9 @@ void rnic_tcp_set_mac(struct rnic_tcp *t, const uint8_t *mac)
 void rnic_tcp_set_user(struct rnic_tcp_conn *c, void *user)
 {
     c->user = user;
+    if (!user) {
+        tcp_rd_drop(c);         /* nobody reads it any more */
+    }
 }
 
 void rnic_tcp_get_info(const struct rnic_tcp_conn *c,

@@ -125,11 +125,10 @@ static bool established(struct rnic_tcp_conn *c)
         c->lis = NULL;
         void *u = t->ops->accept ?
                   t->ops->accept(t->opaque, l, l->user, c) : NULL;
-        if (!u || c->dead) {
-            if (!c->dead) {
-                tcp_send_rst_conn(c);
-                tcp_conn_drop(c, RNIC_TCP_ECONNRESET);
-            }
+        /* accept only looks at c: it cannot have ended it */
+        if (!u) {
+            tcp_send_rst_conn(c);
+            tcp_conn_drop(c, RNIC_TCP_ECONNRESET);
             return false;
         }
         c->user = u;
@@ -466,9 +465,6 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
         c->ts_recent_age = t->now;
     }
     ack_input(c, s);
-    if (c->dead) {
-        return;
-    }
     bool fin_acked = c->fin_queued && SEQ_GT(c->snd_una, c->fin_seq);
     switch (c->state) {
     case RNIC_TCP_FIN_WAIT_1:
