@@ -45,6 +45,18 @@ ip = bytes.fromhex('020000000001' '020000000002' '0800' '46000030000120004006' '
                    '0a000002' '0a000001' '01010101') + bytes(24)
 seeds['raw-frag-opts'] = cfg + raw(ip) + raw(b'\x02\x00\x00\x00\x00\x01' + bytes(8))
 
+# mode bit 4: events by hand, partial reads (one octet after each readable
+# segment: 37 * it octets consumed); what is left must outlive its frame
+seeds['pull-partial'] = (bytes([1, 0x10]) + hs +
+                         seg(0, PSH | ACK, 3, opt=TSOPT, payload=bytes(range(100))) + b'\x00' +
+                         wait(100) +
+                         seg(0, PSH | ACK, 3, opt=TSOPT, payload=b'z' * 50) + b'\x02' +
+                         app(0, 4, struct.pack('>H', 1000)) +
+                         seg(0, PSH | ACK, 0x63, opt=TSOPT, payload=b'o' * 48) + b'\x00' +
+                         seg(0, PSH | ACK, 3, opt=TSOPT, payload=b'f' * 96) + b'\x01' +
+                         seg(0, FIN | ACK, 3, opt=TSOPT, payload=b'e' * 20) + b'\x00' +
+                         app(0, 4, struct.pack('>H', 9999)) + app(0, 2) + wait(2000))
+
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 for name, data in seeds.items():
