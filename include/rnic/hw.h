@@ -281,8 +281,14 @@ struct rnic_cmd_obj {
 	__le32 rsvd;
 };
 
+/*
+ * buf_len >= sizeof(struct rnic_dev_stats): the device writes the port
+ * block and the protocol counters; else, if >= sizeof(struct
+ * rnic_port_stats), the port block alone.  port.stats_len says how much was
+ * written (0: a device older than the protocol counters, port block only).
+ */
 struct rnic_cmd_query_stats {
-	__le64 buf_addr;	/* receives struct rnic_port_stats */
+	__le64 buf_addr;	/* receives struct rnic_dev_stats */
 	__le32 buf_len;		/* >= sizeof(struct rnic_port_stats) */
 	__le32 rsvd;
 };
@@ -689,9 +695,50 @@ struct rnic_port_stats {
 	__le64 conn_mem_bytes;
 	/* host memory of its offload TCP engines (one per local address) */
 	__le64 tcp_engine_mem_bytes;
-	__le64 rsvd[4];
+	__le32 stats_len;	/* octets QUERY_STATS wrote; 0: 128 (older) */
+	__le32 rsvd0;
+	__le64 rsvd[3];
 };
 RNIC_ASSERT_SIZE(struct rnic_port_stats, 128);
+
+/*
+ * Protocol counters, counted where the event happens in the offload TCP
+ * and the iWARP layers, since the device's last reset.  The TCP ones add
+ * up every local address's TCP engine.  docs/hardware-interface.md
+ * "Counters" says what each counts.
+ */
+struct rnic_proto_stats {
+	__le64 tcp_tx_segs;	/* segments sent, retransmissions included */
+	__le64 tcp_rx_segs;	/* segments given to the offload TCP */
+	__le64 tcp_tx_data_segs;	/* of tcp_tx_segs, carrying data */
+	__le64 tcp_rexmit_segs;	/* segments sent again */
+	__le64 tcp_rto;		/* retransmission timeouts */
+	__le64 tcp_fast_rexmit;	/* fast retransmits (duplicate ACKs, SACK) */
+	__le64 tcp_rx_csum_err;	/* dropped: bad TCP checksum */
+	__le64 tcp_rx_bad;	/* dropped: malformed IPv4/TCP headers */
+	__le64 tcp_rx_ooo;	/* segments beyond rcv_nxt, held for reassembly */
+	__le64 tcp_rx_dup;	/* segments with data received before */
+	__le64 tcp_rx_no_conn;	/* for no connection or listener */
+	__le64 tcp_tx_rst;	/* RSTs sent */
+	__le64 tcp_paws_drop;	/* dropped: PAWS (old timestamp) */
+	__le64 tcp_conns_opened;	/* connections opened, active + passive */
+	__le64 mpa_crc_err;	/* FPDUs with a bad CRC32c */
+	__le64 mpa_frame_err;	/* other MPA receive errors (marker, length) */
+	__le64 mpa_neg_fail;	/* MPA Request/Reply exchanges that failed */
+	__le64 term_tx;		/* Terminate messages sent */
+	__le64 term_rx;		/* Terminate messages received */
+	__le64 fpdu_tx;		/* FPDUs sent (handshake messages excluded) */
+	__le64 fpdu_rx;		/* FPDUs received with a good CRC */
+	__le64 conns_rts;	/* connections that reached RTS */
+	__le64 rsvd[10];
+};
+RNIC_ASSERT_SIZE(struct rnic_proto_stats, 256);
+
+struct rnic_dev_stats {
+	struct rnic_port_stats port;
+	struct rnic_proto_stats proto;
+};
+RNIC_ASSERT_SIZE(struct rnic_dev_stats, 384);
 
 /* ------------------------------------------------------------------ */
 /* RDMA work queues and completions                                    */
@@ -858,13 +905,29 @@ struct rnic_qp_tcp_state {
 };
 RNIC_ASSERT_SIZE(struct rnic_qp_tcp_state, 32);
 
+/* The offload TCP's connection states (RFC 793), QUERY_QP tcp_state. */
+enum rnic_hw_tcp_state {
+	RNIC_TCPS_CLOSED	= 0,
+	RNIC_TCPS_LISTEN	= 1,
+	RNIC_TCPS_SYN_SENT	= 2,
+	RNIC_TCPS_SYN_RCVD	= 3,
+	RNIC_TCPS_ESTABLISHED	= 4,
+	RNIC_TCPS_FIN_WAIT_1	= 5,
+	RNIC_TCPS_FIN_WAIT_2	= 6,
+	RNIC_TCPS_CLOSE_WAIT	= 7,
+	RNIC_TCPS_CLOSING	= 8,
+	RNIC_TCPS_LAST_ACK	= 9,
+	RNIC_TCPS_TIME_WAIT	= 10,
+};
+
 struct rnic_qp_attr {
 	__u8 state;		/* enum rnic_qp_state */
 	__u8 ird;
 	__u8 ord;
 	__u8 mpa_rev;
 	__u8 mpa_flags;		/* negotiated RNIC_MPA_* */
-	__u8 rsvd[3];
+	__u8 tcp_state;		/* RNIC_TCPS_*; CLOSED: no TCP */
+	__u8 rsvd[2];
 	__le32 access;
 	__le32 conn_id;		/* 0xffffffff when not connected */
 	__le32 sq_cons;		/* device's free-running consumer indices */

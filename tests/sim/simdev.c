@@ -955,7 +955,7 @@ int sd_query_qp(struct simdev *sd, uint32_t qpn, struct rnic_qp_attr *attr)
     return s;
 }
 
-int sd_query_stats(struct simdev *sd, struct rnic_port_stats *out)
+static int query_stats(struct simdev *sd, void *out, uint32_t len)
 {
     struct rnic_admin_cmd cmd;
     int s;
@@ -965,13 +965,23 @@ int sd_query_stats(struct simdev *sd, struct rnic_port_stats *out)
         sd_mark_dev(sd, sd->scratch_query, 1);
     }
     cmd_init(&cmd, RNIC_CMD_QUERY_STATS);
-    cmd.u.query_stats.buf_len = sizeof(*out);
+    cmd.u.query_stats.buf_len = len;
     cmd.u.query_stats.buf_addr = sd->scratch_query;
     s = sd_cmd(sd, &cmd);
     if (!s) {
-        sd_read(sd, cmd.u.query_stats.buf_addr, out, sizeof(*out));
+        sd_read(sd, cmd.u.query_stats.buf_addr, out, len);
     }
     return s;
+}
+
+int sd_query_stats(struct simdev *sd, struct rnic_port_stats *out)
+{
+    return query_stats(sd, out, sizeof(*out));
+}
+
+int sd_query_dev_stats(struct simdev *sd, struct rnic_dev_stats *out)
+{
+    return query_stats(sd, out, sizeof(*out));
 }
 
 int sd_destroy(struct simdev *sd, uint8_t opcode, uint32_t id)

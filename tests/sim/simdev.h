@@ -210,6 +210,8 @@ int sd_modify_qp_access(struct simdev *sd, uint32_t qpn, uint32_t access);
 int sd_query_qp(struct simdev *sd, uint32_t qpn, struct rnic_qp_attr *attr);
 int sd_destroy(struct simdev *sd, uint8_t opcode, uint32_t id);
 int sd_query_stats(struct simdev *sd, struct rnic_port_stats *out);
+/* The port block and the protocol counters (a buffer of their size). */
+int sd_query_dev_stats(struct simdev *sd, struct rnic_dev_stats *out);
 
 /*
  * Register length bytes at iova in 4 KiB pages scattered over guest memory;

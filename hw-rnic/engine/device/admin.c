@@ -10,6 +10,7 @@
 #include "core/l2.h"
 #include "wire/le.h"
 #include "rdma/rdma.h"
+#include "iwarp/iw.h"
 
 void rnic_admin_enable(struct rnic_dev *d)
 {
@@ -155,32 +156,41 @@ void rnic_admin_process(struct rnic_dev *d)
     }
 }
 
+/*
+ * The port block alone for a buffer of the old size, with the protocol
+ * counters for one that holds them; stats_len says which (hw.h).
+ */
 static unsigned cmd_query_stats(struct rnic_dev *d,
                                 const struct rnic_cmd_query_stats *c)
 {
     const struct rnic_counters *s = &d->stats;
-    struct rnic_port_stats out;
+    uint32_t len = rnic_le32_to_cpu(c->buf_len);
+    struct rnic_dev_stats out;
     struct rnic_mem_usage mu;
 
-    if (rnic_le32_to_cpu(c->buf_len) < sizeof(out) || c->rsvd) {
+    if (len < sizeof(out.port) || c->rsvd) {
         return RNIC_STS_BAD_PARAM;
     }
+    len = len < sizeof(out) ? sizeof(out.port) : sizeof(out);
     memset(&out, 0, sizeof(out));
-    out.tx_frames = rnic_cpu_to_le64(s->tx_frames);
-    out.tx_bytes = rnic_cpu_to_le64(s->tx_bytes);
-    out.tx_errors = rnic_cpu_to_le64(s->tx_errors);
-    out.rx_frames = rnic_cpu_to_le64(s->rx_frames);
-    out.rx_bytes = rnic_cpu_to_le64(s->rx_bytes);
-    out.rx_no_buffer = rnic_cpu_to_le64(s->rx_no_buffer);
-    out.rx_too_long = rnic_cpu_to_le64(s->rx_too_long);
-    out.rx_filtered = rnic_cpu_to_le64(s->rx_filtered);
-    out.rx_offload = rnic_cpu_to_le64(s->rx_offload);
-    out.rx_errors = rnic_cpu_to_le64(s->rx_errors);
+    out.port.tx_frames = rnic_cpu_to_le64(s->tx_frames);
+    out.port.tx_bytes = rnic_cpu_to_le64(s->tx_bytes);
+    out.port.tx_errors = rnic_cpu_to_le64(s->tx_errors);
+    out.port.rx_frames = rnic_cpu_to_le64(s->rx_frames);
+    out.port.rx_bytes = rnic_cpu_to_le64(s->rx_bytes);
+    out.port.rx_no_buffer = rnic_cpu_to_le64(s->rx_no_buffer);
+    out.port.rx_too_long = rnic_cpu_to_le64(s->rx_too_long);
+    out.port.rx_filtered = rnic_cpu_to_le64(s->rx_filtered);
+    out.port.rx_offload = rnic_cpu_to_le64(s->rx_offload);
+    out.port.rx_errors = rnic_cpu_to_le64(s->rx_errors);
     rnic_dev_mem_usage(d, &mu);
-    out.conn_mem_bytes = rnic_cpu_to_le64(mu.conn_total);
-    out.tcp_engine_mem_bytes = rnic_cpu_to_le64(mu.tcp_engine);
-    if (rnic_dma_write(&d->host, rnic_le64_to_cpu(c->buf_addr), &out,
-                       sizeof(out))) {
+    out.port.conn_mem_bytes = rnic_cpu_to_le64(mu.conn_total);
+    out.port.tcp_engine_mem_bytes = rnic_cpu_to_le64(mu.tcp_engine);
+    out.port.stats_len = rnic_cpu_to_le32(len);
+    if (len == sizeof(out)) {
+        rnic_iw_query_stats(d, &out.proto);
+    }
+    if (rnic_dma_write(&d->host, rnic_le64_to_cpu(c->buf_addr), &out, len)) {
         return RNIC_STS_DMA_ERROR;
     }
     return RNIC_STS_OK;

@@ -137,6 +137,7 @@ void rnic_iw_reset(struct rnic_dev *d)
     }
     memset(iw->eng, 0, sizeof(iw->eng));
     iw->neng = 0;
+    memset(&iw->st, 0, sizeof(iw->st));
     memset(iw->lis, 0, d->cfg.max_listen * sizeof(*iw->lis));
     iw->armed_ok = false;
     if (d->host.ops->timer_mod) {

@@ -197,6 +197,17 @@ struct rnic_iw_qp {
     uint64_t rx_write_len;      /* bytes of the last RDMA Write message */
 };
 
+/*
+ * Event counts of the iWARP layer for QUERY_STATS (iw_stats.c), each taken
+ * where its event happens; a device reset zeroes them.  tcp_gone keeps the
+ * counters of TCP engines freed to make room for another address.
+ */
+struct rnic_iw_stats {
+    uint64_t mpa_crc_err, mpa_frame_err, mpa_neg_fail;
+    uint64_t term_tx, term_rx, fpdu_tx, fpdu_rx, conns_rts;
+    struct rnic_tcp_stats tcp_gone;
+};
+
 struct rnic_iw {
     struct rnic_iw_eng eng[RNIC_IW_MAX_ADDR];
     uint32_t neng;
@@ -214,6 +225,7 @@ struct rnic_iw {
      */
     uint64_t armed;
     bool armed_ok;
+    struct rnic_iw_stats st;
 };
 
 /* Trace c's move to state (before c->state is set). */
@@ -223,6 +235,16 @@ static inline void rnic_iw_trace_state(struct rnic_dev *d,
 {
     rnic_trace_conn_state(&d->host, c->id, c->qpn, c->state, state);
 }
+
+/* iw_stats.c: the counters of QUERY_STATS */
+/* An MPA receive error of code (RNIC_MPA_EC_*) on some connection. */
+void rnic_iw_count_mpa_err(struct rnic_dev *d, uint8_t code);
+/* ok: an FPDU went to TCP (counted); returns ok. */
+bool rnic_iw_count_fpdu_tx(struct rnic_dev *d, bool ok);
+/* A TCP engine is freed: keep its counters. */
+void rnic_iw_stats_fold(struct rnic_dev *d, const struct rnic_tcp *tcp);
+/* Every protocol counter, little-endian, as QUERY_STATS returns them. */
+void rnic_iw_query_stats(struct rnic_dev *d, struct rnic_proto_stats *out);
 
 /* iw.c: the layer's life, clock and deadline */
 uint64_t rnic_iw_now(struct rnic_dev *d);

@@ -198,6 +198,7 @@ void rnic_iw_cm_connected(struct rnic_dev *d, struct rnic_iw_conn *c)
     c->req.pd_len = c->pdata_len;
     n = rnic_mpa_rr_encode(&c->req, buf, sizeof(buf));
     if (n <= 0 || rnic_tcp_send(c->tc, buf, (size_t)n, rnic_iw_now(d))) {
+        d->iw->st.mpa_neg_fail++;
         rnic_iw_conn_abort(d, c, RNIC_CM_MPA_ERROR, RNIC_IW_ST_EPROTO);
         return;
     }
@@ -277,6 +278,7 @@ static void rx_request(struct rnic_dev *d, struct rnic_iw_conn *c,
      * same): the driver never saw this connection, drop it.
      */
     if (r < 0 || used != len) {
+        d->iw->st.mpa_neg_fail++;
         rnic_iw_conn_abort(d, c, 0, 0);
         return;
     }
@@ -315,6 +317,8 @@ static void reply_refused(struct rnic_dev *d, struct rnic_iw_conn *c,
     }
     rnic_trace_term(&d->host, RNIC_TRACE_TERM_TX, c->id, c->qpn, cause.layer,
                     cause.etype, cause.code, queued);
+    d->iw->st.term_tx += queued;
+    d->iw->st.mpa_neg_fail++;
     c->fin_sent = true;
     rnic_iw_cm_event(d, c, RNIC_CM_MPA_ERROR, RNIC_IW_ST_EPROTO, NULL, 0);
     rnic_iw_conn_unbind(d, c, 0);
@@ -335,6 +339,7 @@ static void rx_reply(struct rnic_dev *d, struct rnic_iw_conn *c,
         return;
     }
     if (r < 0) {
+        d->iw->st.mpa_neg_fail++;
         rnic_iw_conn_abort(d, c, RNIC_CM_MPA_ERROR, RNIC_IW_ST_EPROTO);
         return;
     }
@@ -377,6 +382,7 @@ static void rx_reply(struct rnic_dev *d, struct rnic_iw_conn *c,
                       rep.pd_len);
     rnic_iw_trace_state(d, c, IWC_RTS);
     c->state = IWC_RTS;
+    d->iw->st.conns_rts++;
     rnic_trace_qp_state(&d->host, qp->qpn, qp->state, RNIC_QPS_RTS);
     qp->state = RNIC_QPS_RTS;
     rnic_iw_nudge_start(d, c);
@@ -401,6 +407,7 @@ void rnic_iw_cm_established(struct rnic_dev *d, struct rnic_iw_conn *c,
 {
     rnic_iw_trace_state(d, c, IWC_RTS);
     c->state = IWC_RTS;
+    d->iw->st.conns_rts++;
     c->deadline = UINT64_MAX;
     rnic_trace_qp_state(&d->host, qp->qpn, qp->state, RNIC_QPS_RTS);
     qp->state = RNIC_QPS_RTS;
@@ -447,6 +454,7 @@ void rnic_iw_cm_recv(struct rnic_dev *d, struct rnic_iw_conn *c,
         break;
     case IWC_ACCEPT_WAIT:
         /* Nothing may follow the Request before our Reply. */
+        d->iw->st.mpa_neg_fail++;
         rnic_iw_conn_abort(d, c, RNIC_CM_MPA_ERROR, RNIC_IW_ST_EPROTO);
         break;
     case IWC_RTR_WAIT:
@@ -535,10 +543,12 @@ void rnic_iw_cm_timer(struct rnic_dev *d, struct rnic_iw_conn *c, uint64_t now)
 {
     switch (c->state) {
     case IWC_REQ_WAIT:
+        d->iw->st.mpa_neg_fail++;
         rnic_iw_conn_abort(d, c, 0, 0);
         break;
     case IWC_REP_WAIT:
     case IWC_RTR_WAIT:
+        d->iw->st.mpa_neg_fail++;
         rnic_iw_conn_abort(d, c, RNIC_CM_TIMEOUT, RNIC_IW_ST_ETIMEDOUT);
         break;
     case IWC_RTS:

@@ -225,6 +225,7 @@ static void eng_evict(struct rnic_dev *d, uint32_t i)
             iw->lis[j].tl[i] = NULL;
         }
     }
+    rnic_iw_stats_fold(d, iw->eng[i].tcp);
     rnic_tcp_free(iw->eng[i].tcp);
 }
 

@@ -70,6 +70,7 @@ void rnic_iw_qp_query(struct rnic_dev *d, struct rnic_qp *qp,
         return;
     }
     rnic_tcp_get_info(c->tc, &ti);
+    attr->tcp_state = (uint8_t)ti.state;
     attr->tcp.snd_una = rnic_cpu_to_le32(ti.snd_una);
     attr->tcp.snd_nxt = rnic_cpu_to_le32(ti.snd_nxt);
     attr->tcp.rcv_nxt = rnic_cpu_to_le32(ti.rcv_nxt);

@@ -23,12 +23,14 @@ void rnic_iw_rx_stream(struct rnic_dev *d, struct rnic_iw_conn *c,
         data += n;
         len -= n;
         if (ev.type == RNIC_MPA_RX_ERROR) {
+            rnic_iw_count_mpa_err(d, ev.code);
             rnic_iw_terminate(d, qp, rnic_mpa_term_cause(ev.code), NULL, 0);
             return;
         }
         if (ev.type != RNIC_MPA_RX_FPDU) {
             return;
         }
+        d->iw->st.fpdu_rx++;
         /* The responder's receive path is live: it sent to us. */
         rnic_iw_nudge_stop(c);
         if (c->state == IWC_RTR_WAIT &&

@@ -90,6 +90,7 @@ static void term_send(struct rnic_dev *d, struct rnic_qp *qp,
     if (queued) {
         iq->tx_msn[RNIC_RDMAP_QN_TERMINATE]++;
     }
+    d->iw->st.term_tx += queued;
     rnic_trace_term(&d->host, RNIC_TRACE_TERM_TX, iq->conn->id, qp->qpn,
                     cause.layer, cause.etype, cause.code, queued);
     qp_end(d, qp, async, (uint8_t)(cause.layer << 4 | cause.etype));
@@ -129,6 +130,7 @@ void rnic_iw_term_received(struct rnic_dev *d, struct rnic_qp *qp,
 {
     const struct rnic_rdmap_term *t = &m->u.term;
 
+    d->iw->st.term_rx++;
     if (!qp->iw) {
         return;
     }

@@ -139,16 +139,16 @@ bool rnic_iw_send_fpdu(struct rnic_dev *d, struct rnic_iw_conn *c,
         v[1] = (struct rnic_iov){ hdr, hlen };
         v[2] = (struct rnic_iov){ payload, plen };
         v[3] = (struct rnic_iov){ trailer, n };
-        return n && rnic_tcp_sendv(c->tc, v, 4, rnic_iw_now(d)) ==
-                    RNIC_TCP_OK;
+        return rnic_iw_count_fpdu_tx(d, n && rnic_tcp_sendv(c->tc, v, 4,
+                                     rnic_iw_now(d)) == RNIC_TCP_OK);
     }
     if (!rnic_iw_tx_bufs(d, c)) {
         return false;
     }
     n = rnic_mpa_fpdu_build(&c->tx, c->txbuf, RNIC_IW_TX_BUF, hdr, hlen,
                             payload, plen);
-    return n && rnic_tcp_send(c->tc, c->txbuf, n, rnic_iw_now(d)) ==
-                RNIC_TCP_OK;
+    return rnic_iw_count_fpdu_tx(d, n && rnic_tcp_send(c->tc, c->txbuf, n,
+                                 rnic_iw_now(d)) == RNIC_TCP_OK);
 }
 
 /*
@@ -207,6 +207,7 @@ static int send_fpdu_gather(struct rnic_dev *d, struct rnic_qp *qp,
         return 0;
     }
     rnic_tcp_commit(c->tc, size, rnic_iw_now(d));
+    d->iw->st.fpdu_tx++;
     return 1;
 }
 
