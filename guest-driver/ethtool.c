@@ -35,8 +35,12 @@ static const char rnic_drv_stats_names[][ETH_GSTRING_LEN] = {
 #define RNIC_NUM_DRV_STATS	ARRAY_SIZE(rnic_drv_stats_names)
 #define RNIC_NUM_PORT_STATS	ARRAY_SIZE(rnic_port_stats_desc)
 
-/* Read the device's port counters.  Sleeps. */
-int rnic_query_stats(struct rnic_dev *rdev, struct rnic_port_stats *out)
+/*
+ * Read the device's counters.  A device that writes the port block alone
+ * (port.stats_len below sizeof(*out)) leaves the protocol counters 0.
+ * Sleeps.
+ */
+int rnic_query_stats(struct rnic_dev *rdev, struct rnic_dev_stats *out)
 {
 	struct rnic_admin_cmd cmd = {};
 	int err;
@@ -116,7 +120,7 @@ static void rnic_get_ethtool_stats(struct net_device *nd,
 {
 	struct rnic_dev *rdev = rnic_from_netdev(nd);
 	struct rtnl_link_stats64 s = {};
-	struct rnic_port_stats ps;
+	struct rnic_dev_stats ds;
 	unsigned int i;
 	int err;
 
@@ -131,16 +135,16 @@ static void rnic_get_ethtool_stats(struct net_device *nd,
 	*data++ = s.rx_errors;
 	*data++ = s.rx_dropped;
 
-	err = rnic_query_stats(rdev, &ps);
+	err = rnic_query_stats(rdev, &ds);
 	if (err) {
 		/* ethtool cannot carry an error here: say so in the log. */
 		dev_warn_ratelimited(&rdev->pdev->dev,
 				     "QUERY_STATS failed (%d): port counters read as 0\n",
 				     err);
-		memset(&ps, 0, sizeof(ps));
+		memset(&ds, 0, sizeof(ds));
 	}
 	for (i = 0; i < RNIC_NUM_PORT_STATS; i++)
-		*data++ = le64_to_cpup((__le64 *)((u8 *)&ps +
+		*data++ = le64_to_cpup((__le64 *)((u8 *)&ds.port +
 						  rnic_port_stats_desc[i].offset));
 }
 

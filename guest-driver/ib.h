@@ -229,6 +229,10 @@ int rnic_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
 int rnic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void rnic_cq_kick(struct rnic_cq *cq);
 
+/* ib_stats.c, ib_restrack.c: rdma statistic and rdma resource details */
+void rnic_ib_set_stats_ops(struct ib_device *ibdev);
+void rnic_ib_set_restrack_ops(struct ib_device *ibdev);
+
 /* ib_qp.c */
 int rnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		   struct ib_udata *udata);

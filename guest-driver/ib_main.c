@@ -518,6 +518,8 @@ int rnic_ib_register(struct rnic_dev *rdev)
 	 */
 	rib->ibdev.iw_driver_flags = IW_F_NO_PORT_MAP;
 	ib_set_device_ops(&rib->ibdev, &rnic_ib_ops);
+	rnic_ib_set_stats_ops(&rib->ibdev);
+	rnic_ib_set_restrack_ops(&rib->ibdev);
 	err = ib_device_set_netdev(&rib->ibdev, nd, 1);
 	if (err)
 		goto err_cm_eq;

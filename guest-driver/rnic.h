@@ -173,7 +173,7 @@ struct rnic_dev {
 	struct work_struct rx_mode_work;
 
 	struct mutex stats_lock;	/* the QUERY_STATS buffer */
-	struct rnic_port_stats *stats_buf;
+	struct rnic_dev_stats *stats_buf;
 	dma_addr_t stats_dma;
 
 	struct rnic_ib *ib;	/* the ib_device, NULL while L2 only */
@@ -267,6 +267,6 @@ void rnic_ib_dev_fatal(struct rnic_dev *rdev);
 
 /* ethtool.c */
 void rnic_set_ethtool_ops(struct net_device *nd);
-int rnic_query_stats(struct rnic_dev *rdev, struct rnic_port_stats *out);
+int rnic_query_stats(struct rnic_dev *rdev, struct rnic_dev_stats *out);
 
 #endif /* RNIC_DRV_H */
