@@ -5,6 +5,8 @@
  * numbers, the negotiated MPA options), for CQs and MRs what the driver
  * knows itself.
  */
+#include <net/netlink.h>
+#include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
 
 #include "ib.h"
@@ -74,10 +76,9 @@ static int rnic_res_put_conn(struct sk_buff *msg, const struct rnic_qp_attr *a)
 	return 0;
 }
 
-static int rnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+static int rnic_res_qp(struct sk_buff *msg, struct rnic_qp *qp)
 {
-	struct rnic_dev *rdev = ib_rdev(ibqp->device);
-	struct rnic_qp *qp = to_rqp(ibqp);
+	struct rnic_dev *rdev = ib_rdev(qp->ibqp.device);
 	struct rnic_qp_attr a;
 
 	if (rdma_nl_put_driver_u32(msg, "sq_depth", qp->sq_depth) ||
@@ -92,10 +93,8 @@ static int rnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	return rnic_res_put_conn(msg, &a);
 }
 
-static int rnic_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
+static int rnic_res_cq(struct sk_buff *msg, struct rnic_cq *cq)
 {
-	struct rnic_cq *cq = to_rcq(ibcq);
-
 	if (rdma_nl_put_driver_u32(msg, "cqn", cq->cqn) ||
 	    rdma_nl_put_driver_u32(msg, "user", cq->user))
 		return -EMSGSIZE;
@@ -105,10 +104,8 @@ static int rnic_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 	return 0;
 }
 
-static int rnic_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
+static int rnic_res_mr(struct sk_buff *msg, struct rnic_mr *mr)
 {
-	struct rnic_mr *mr = to_rmr(ibmr);
-
 	if (rdma_nl_put_driver_u32(msg, "stag_index", mr->index) ||
 	    rdma_nl_put_driver_u32(msg, "user", !!mr->umem))
 		return -EMSGSIZE;
@@ -117,6 +114,49 @@ static int rnic_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	     rdma_nl_put_driver_u32(msg, "frmr_npages", mr->npages)))
 		return -EMSGSIZE;
 	return 0;
+}
+
+/* The driver's entries go in their own nest (RDMA_NLDEV_ATTR_DRIVER). */
+static struct nlattr *rnic_res_open(struct sk_buff *msg)
+{
+	return nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+}
+
+static int rnic_res_close(struct sk_buff *msg, struct nlattr *nest, int err)
+{
+	if (err) {
+		nla_nest_cancel(msg, nest);
+		return err;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int rnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct nlattr *nest = rnic_res_open(msg);
+
+	if (!nest)
+		return -EMSGSIZE;
+	return rnic_res_close(msg, nest, rnic_res_qp(msg, to_rqp(ibqp)));
+}
+
+static int rnic_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
+{
+	struct nlattr *nest = rnic_res_open(msg);
+
+	if (!nest)
+		return -EMSGSIZE;
+	return rnic_res_close(msg, nest, rnic_res_cq(msg, to_rcq(ibcq)));
+}
+
+static int rnic_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
+{
+	struct nlattr *nest = rnic_res_open(msg);
+
+	if (!nest)
+		return -EMSGSIZE;
+	return rnic_res_close(msg, nest, rnic_res_mr(msg, to_rmr(ibmr)));
 }
 
 static const struct ib_device_ops rnic_ib_restrack_ops = {
