@@ -17,6 +17,11 @@
 #             rc_rdma_read_bw/lat (RFC 7306 on), $RNIC_QPERF_SIZE (16K) messages
 #   strace    strace -c -f of two ib_write_bw clients, few and many messages:
 #             fails when the ioctl/write count grows with the message count
+#   counters  (rnic) during an rping, `rdma resource show qp -dd` lists the
+#             driver's connection details on both guests; after it, with both
+#             guests idle, `rdma statistic show link DEV/1`: traffic counted,
+#             no wire error, and each guest's sent counts match what the other
+#             received (check_counters)
 . "$RNIC_LAB_DIR/guest/lib.sh"
 set -o pipefail
 net_up
@@ -32,7 +37,7 @@ TAG=${RNIC_NIC%%,*}
 # refused for a while by a peer's CM.
 declare -A PORT=([rping]=7174 [ucmatose]=7471 [rdmacm]=7472 [write_bw]=18515 [read_bw]=18516
 	[send_bw]=18517 [write_lat]=18518 [send_lat]=18519 [strace]=18520 [strace2]=18521
-	[read_lat]=18522)
+	[read_lat]=18522 [counters]=7175)
 
 # port TOOL: its port, moved on by 100 for each earlier run in this boot.
 port() { echo $((${PORT[$1]} + 100 * RUN)); }
@@ -92,8 +97,97 @@ serve() { # serve TOOL
 	strace)
 		timeout 300 ib_write_bw -R -d "$DEV" -p "$(port strace)" -s 4096 -n 100 &&
 			timeout 300 ib_write_bw -R -d "$DEV" -p "$(port strace2)" -s 4096 -n 2000 ;;
+	counters) counters ;;
 	*) fail "unknown tool $1" ;;
 	esac || fail "$1 server"
+}
+
+# ctr NAME FILE: counter NAME of an `rdma statistic show` output.
+ctr() { awk -v n="$1" '{ for (i = 1; i < NF; i++) if ($i == n) { print $(i + 1); exit } }' "$2"; }
+
+# peer_file NAME: wait up to 300 s for the other guest's $RNIC_OUT/NAME.
+peer_file() {
+	local f=$RNIC_RUN_DIR/out$((3 - RNIC_GUEST_ID))/$1 i
+	for i in $(seq 1 300); do
+		[ -e "$f" ] && { echo "$f"; return 0; }
+		sleep 1
+	done
+	fail "the peer never wrote $1"
+}
+
+# counters: both guests.  An rping connection (guest 1 serves) is up while
+# each guest reads its QP details (iproute2 prints driver keys with or
+# without a drv_ prefix); then both note they are idle, wait 5 s for the
+# last ACKs and FINs, read their counters and compare them with the other's.
+counters() {
+	local mine=$RNIC_OUT/counters.txt res cq mr i pid="" name
+	[ "$TAG" = rnic ] || return 0
+	[ "$RNIC_ROLE" = server ] || sleep 3
+	for i in $(seq 1 60); do
+		if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then
+			if [ "$RNIC_ROLE" = server ]; then
+				timeout 300 rping -s -a "$RNIC_IP" -p "$(port counters)" -C 100000 >/dev/null 2>&1 &
+			else
+				timeout 300 rping -c -a "$RNIC_PEER" -p "$(port counters)" -C 100000 >/dev/null 2>&1 &
+			fi
+			pid=$!
+		fi
+		res=$(rdma -dd resource show qp link "$DEV/1" 2>&1)
+		echo "$res" | grep -qE "(drv_)?tcp_state ESTABLISHED" && break
+		sleep 1
+	done
+	echo "$res"
+	cq=$(rdma -dd resource show cq dev "$DEV" 2>&1)
+	mr=$(rdma -dd resource show mr dev "$DEV" 2>&1)
+	echo "$cq"
+	echo "$mr"
+	touch "$RNIC_OUT/counters.res"
+	peer_file counters.res >/dev/null
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+	echo "$res" | grep -qE "(drv_)?tcp_state ESTABLISHED" || fail "no QP with tcp_state ESTABLISHED"
+	for name in snd_una snd_nxt rcv_nxt mss srtt_us mpa_rev mpa_crc mpa_markers sq_depth ird; do
+		echo "$res" | grep -qE " (drv_)?$name " || fail "rdma resource show qp -dd: no $name"
+	done
+	echo "$cq" | grep -qE " (drv_)?cqn " || fail "rdma resource show cq -dd: no cqn"
+	echo "$mr" | grep -qE " (drv_)?stag_index " || fail "rdma resource show mr -dd: no stag_index"
+	touch "$RNIC_OUT/counters.idle"
+	peer_file counters.idle >/dev/null
+	sleep 5
+	rdma statistic show link "$DEV/1" >"$mine" || fail "rdma statistic show link $DEV/1"
+	cat "$mine"
+	touch "$RNIC_OUT/counters.done"
+	check_counters "$mine" "$(dirname "$(peer_file counters.done)")/counters.txt"
+}
+
+# check_counters MINE THEIRS: what this guest counted, and against the peer.
+check_counters() {
+	local mine=$1 theirs=$2 n a b
+	for n in tcpOutSegs tcpInSegs tcpOutDataSegs iwFpduSent iwFpduReceived iwConnsEstablished \
+		tcpConnsOpened portTxFrames; do
+		a=$(ctr $n "$mine")
+		[ -n "$a" ] && [ "$a" -gt 0 ] || fail "$n is ${a:-missing}, want > 0"
+	done
+	for n in tcpInCsumErrors tcpInHdrErrors mpaCrcErrors mpaFramingErrors; do
+		a=$(ctr $n "$mine")
+		[ "$a" = 0 ] || fail "$n is ${a:-missing} on a wire that damages nothing"
+	done
+	# FPDUs: every one queued here reached the peer unless its connection
+	# was reset first; segments: the peer's offload TCP takes all but those
+	# that found their connection gone (they go to its L2 path).
+	a=$(ctr iwFpduSent "$mine") b=$(ctr iwFpduReceived "$theirs")
+	say "iwFpduSent here $a, iwFpduReceived at the peer $b"
+	[ "$b" -le "$a" ] && [ $((a - b)) -le $((a / 1000 + 5)) ] ||
+		fail "iwFpduSent here $a, iwFpduReceived at the peer $b"
+	a=$(ctr tcpOutSegs "$mine") b=$(ctr tcpInSegs "$theirs")
+	say "tcpOutSegs here $a, tcpInSegs at the peer $b"
+	[ "$b" -le "$a" ] && [ $((a - b)) -le $((a / 100 + 10)) ] ||
+		fail "tcpOutSegs here $a, tcpInSegs at the peer $b"
+	result "counters-$TAG-guest$RNIC_GUEST_ID" tcp_out="$(ctr tcpOutSegs "$mine")" \
+		tcp_in="$(ctr tcpInSegs "$mine")" rexmit="$(ctr tcpRetransSegs "$mine")" \
+		rto="$(ctr tcpTimeouts "$mine")" fpdu_out="$(ctr iwFpduSent "$mine")" \
+		fpdu_in="$(ctr iwFpduReceived "$mine")" term_out="$(ctr iwTermSent "$mine")" \
+		term_in="$(ctr iwTermReceived "$mine")" conns="$(ctr iwConnsEstablished "$mine")"
 }
 
 # pair_name TOOL: the name of this run's server/client pair (lib.sh's
@@ -232,6 +326,7 @@ client() { # client TOOL
 		# 1900 more messages: allow a handful of extra calls (CM timing), not one per message.
 		[ $((c2 - c1)) -le 20 ] || fail "ioctl+write calls grow with the messages: $c1 for 100, $c2 for 2000"
 		;;
+	counters) counters ;;
 	*) fail "unknown tool $1" ;;
 	esac
 	return 0 # every failure above ends in fail (exit)
@@ -250,6 +345,7 @@ check_wire() {
 	read_bw | read_lat) echo "ports=$(port "$1") opcodes=1,2" ;;
 	send_bw | send_lat) echo "ports=$(port "$1") opcodes=3" ;;
 	strace) echo "ports=$(port strace),$(port strace2) opcodes=0" ;;
+	counters) echo "ports=$(port counters) opcodes=0,1,2,3" ;;
 	esac
 }
 
