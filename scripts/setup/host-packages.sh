@@ -32,7 +32,8 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOS
 }
 
-# Build tools, guest userland (shared over 9p), RDMA tools the guests run;
+# Build tools, guest userland (shared over 9p), RDMA tools the guests run
+# (NFS server and client, iSCSI initiator and fio for tests/vm/guest/ulp-pair.sh);
 # dkms and mmdebstrap for the guest kit and the standalone guest images.
 PACKAGES=(
 	build-essential pkg-config ccache ninja-build cmake python3 python3-venv
@@ -45,6 +46,7 @@ PACKAGES=(
 	seabios qemu-system-data ipxe-qemu
 	tshark clang llvm libclang-rt-14-dev
 	nvme-cli
+	nfs-kernel-server open-iscsi fio
 	sparse dwarves rsync cython3 python3-dev
 	dkms mmdebstrap e2fsprogs
 )
