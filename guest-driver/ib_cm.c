@@ -193,6 +193,14 @@ int rnic_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 	if (addr.ss_family != AF_INET && addr.ss_family != AF_INET6)
 		return -EAFNOSUPPORT;
 	rnic_listen_addr(&addr, c);
+	/*
+	 * An IPv6-only wildcard (IPV6_V6ONLY: svcrdma's next to its IPv4
+	 * one on the same port) is no IPv4 listener: the device is asked
+	 * for IPv6 as it is.
+	 */
+	if (cm_id->afonly && addr.ss_family == AF_INET6 &&
+	    ipv6_addr_any(&((struct sockaddr_in6 *)&addr)->sin6_addr))
+		c->family = RNIC_AF_IPV6;
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
 		return -ENOMEM;
@@ -220,6 +228,9 @@ int rnic_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 			xa_erase(&rib->listeners, l->listen_id);
 	}
 	mutex_unlock(&rib->cm_lock);
+	/* A device without IPv6 lacks the family, as callers expect. */
+	if (err == -EOPNOTSUPP && c->family == RNIC_AF_IPV6)
+		err = -EAFNOSUPPORT;
 	if (err)
 		goto err_sock;
 	cm_id->provider_data = l;
