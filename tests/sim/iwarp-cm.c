@@ -44,100 +44,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include "wire/mpa.h"
-#include "simlink.h"
+#include "cmpair.h"
 
 #define PORT 7000
 
-static const uint8_t ip[2][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 } };
 
-struct pair {
-    struct simlink sl;
-    struct simdev *sd[2];
-    struct sd_cq cq[2][2];
-    struct sd_qp qp[2];
-    char err[512];
-};
-
-static bool fail(struct pair *p, const char *what, const char *detail)
-{
-    snprintf(p->err, sizeof(p->err), "%s%s%s", what, detail ? ": " : "",
-             detail ? detail : "");
-    return false;
-}
-
-static bool pair_up(struct pair *p)
-{
-    struct sd_env env;
-    int i, s;
-
-    memset(p, 0, sizeof(*p));
-    sl_init(&p->sl, 5);
-    p->sl.p[0].delay_ns = p->sl.p[1].delay_ns = 20000;
-    env = sl_env(&p->sl);
-    for (i = 0; i < 2; i++) {
-        struct rnic_dev_config cfg;
-
-        rnic_dev_config_default(&cfg);
-        cfg.mac[0] = 0x02;
-        cfg.mac[5] = (uint8_t)(i + 1);
-        p->sd[i] = sd_new(&cfg, 8u << 20, i, 5, &env);
-        sl_port_simdev(&p->sl, i, p->sd[i]);
-    }
-    for (i = 0; i < 2; i++) {
-        struct simdev *sd = p->sd[i];
-
-        s = sd_enable(sd, 1500);
-        s = s ? s : sd_announce(sd, ip[i]);
-        s = s ? s : sd_create_pd(sd, 1);
-        s = s ? s : sd_create_cq(sd, &p->cq[i][0], 0, 5);
-        s = s ? s : sd_create_cq(sd, &p->cq[i][1], 1, 5);
-        s = s ? s : sd_create_qp(sd, &p->qp[i], 1, 1, &p->cq[i][0],
-                                 &p->cq[i][1], NULL, 4, 4);
-        if (s) {
-            return fail(p, sd->err, NULL);
-        }
-    }
-    return true;
-}
-
-static void pair_down(struct pair *p)
-{
-    sl_fini(&p->sl);
-    sd_free(p->sd[0]);
-    sd_free(p->sd[1]);
-}
-
-static void connect_cmd(struct pair *p, struct rnic_cmd_cm_connect *c,
+static void connect_cmd(struct cmpair *p, struct rnic_cmd_cm_connect *c,
                         uint16_t port, uint8_t rev, uint16_t pdata_len)
 {
-    memset(c, 0, sizeof(*c));
-    c->qpn = p->qp[0].qpn;
-    c->tuple.family = RNIC_AF_IPV4;
-    memcpy(c->tuple.local_addr, ip[0], 4);
-    memcpy(c->tuple.remote_addr, ip[1], 4);
-    c->tuple.local_port = 45000;
-    c->tuple.remote_port = port;
-    memcpy(c->next_hop_mac, p->sd[1]->mac, 6);
-    c->ird = c->ord = 4;
+    cp_connect_cmd(p, c, 45000, port);
     c->mpa_rev = rev;
-    c->mpa_flags = RNIC_MPA_CRC;
     c->pdata_len = pdata_len;
 }
 
 /* Step until side has a CM event; false after max_ns. */
-static bool next_event(struct pair *p, int side, struct sd_cm_event *ev,
-                       uint64_t max_ns)
-{
-    uint64_t end = p->sl.now + max_ns;
-
-    while (!sd_cm_next(p->sd[side], ev)) {
-        if (p->sl.now > end || !sl_step(&p->sl)) {
-            return sd_cm_next(p->sd[side], ev);
-        }
-    }
-    return true;
-}
-
 static void fill(uint8_t *b, size_t n, uint8_t seed)
 {
     size_t i;
@@ -148,7 +68,7 @@ static void fill(uint8_t *b, size_t n, uint8_t seed)
 }
 
 /* CONNECT with pd, the passive side ACCEPTs with its own; both checked. */
-static bool establish(struct pair *p, uint8_t rev, uint16_t len_req,
+static bool establish(struct cmpair *p, uint8_t rev, uint16_t len_req,
                       uint16_t len_rep, uint32_t *conn, uint32_t *aconn)
 {
     struct rnic_cmd_cm_connect c;
@@ -158,40 +78,40 @@ static bool establish(struct pair *p, uint8_t rev, uint16_t len_req,
     fill(req, sizeof(req), 1);
     fill(rep, sizeof(rep), 2);
     if (sd_cm_listen(p->sd[1], 0, PORT)) {
-        return fail(p, p->sd[1]->err, NULL);
+        return cp_fail(p, p->sd[1]->err, NULL);
     }
     connect_cmd(p, &c, PORT, rev, len_req);
     if (sd_cm_connect(p->sd[0], &c, req, aconn)) {
-        return fail(p, p->sd[0]->err, NULL);
+        return cp_fail(p, p->sd[0]->err, NULL);
     }
-    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+    if (!cp_next_event(p, 1, &ev, 10 * SL_SEC) ||
         ev.code != RNIC_CM_CONNECT_REQUEST) {
-        return fail(p, "no CONNECT_REQUEST", NULL);
+        return cp_fail(p, "no CONNECT_REQUEST", NULL);
     }
     if (ev.cm.pdata_len != len_req || memcmp(ev.pdata, req, len_req)) {
-        return fail(p, "CONNECT_REQUEST private data differs", NULL);
+        return cp_fail(p, "CONNECT_REQUEST private data differs", NULL);
     }
     *conn = ev.conn_id;
     if (sd_cm_accept(p->sd[1], ev.conn_id, p->qp[1].qpn, 4, 4, RNIC_MPA_CRC,
                      rep, len_rep)) {
-        return fail(p, p->sd[1]->err, NULL);
+        return cp_fail(p, p->sd[1]->err, NULL);
     }
-    if (!next_event(p, 0, &ev, 10 * SL_SEC) ||
+    if (!cp_next_event(p, 0, &ev, 10 * SL_SEC) ||
         ev.code != RNIC_CM_CONNECT_REPLY) {
-        return fail(p, "no CONNECT_REPLY at the active side",
+        return cp_fail(p, "no CONNECT_REPLY at the active side",
                     sd_cm_name(ev.code));
     }
     if (ev.cm.pdata_len != len_rep || memcmp(ev.pdata, rep, len_rep)) {
-        return fail(p, "CONNECT_REPLY private data differs", NULL);
+        return cp_fail(p, "CONNECT_REPLY private data differs", NULL);
     }
-    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+    if (!cp_next_event(p, 1, &ev, 10 * SL_SEC) ||
         ev.code != RNIC_CM_ESTABLISHED) {
-        return fail(p, "no ESTABLISHED at the passive side", NULL);
+        return cp_fail(p, "no ESTABLISHED at the passive side", NULL);
     }
     return true;
 }
 
-static bool case_reject(struct pair *p)
+static bool case_reject(struct cmpair *p)
 {
     struct rnic_cmd_cm_connect c;
     struct sd_cm_event ev;
@@ -199,32 +119,32 @@ static bool case_reject(struct pair *p)
     uint32_t conn;
 
     if (sd_cm_listen(p->sd[1], 0, PORT)) {
-        return fail(p, p->sd[1]->err, NULL);
+        return cp_fail(p, p->sd[1]->err, NULL);
     }
     connect_cmd(p, &c, PORT, 2, 4);
     if (sd_cm_connect(p->sd[0], &c, "hey!", &conn)) {
-        return fail(p, p->sd[0]->err, NULL);
+        return cp_fail(p, p->sd[0]->err, NULL);
     }
-    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+    if (!cp_next_event(p, 1, &ev, 10 * SL_SEC) ||
         ev.code != RNIC_CM_CONNECT_REQUEST) {
-        return fail(p, "no CONNECT_REQUEST", NULL);
+        return cp_fail(p, "no CONNECT_REQUEST", NULL);
     }
     if (sd_cm_reject(p->sd[1], ev.conn_id, why, sizeof(why))) {
-        return fail(p, p->sd[1]->err, NULL);
+        return cp_fail(p, p->sd[1]->err, NULL);
     }
-    if (!next_event(p, 0, &ev, 10 * SL_SEC)) {
-        return fail(p, "no CM event at the active side after REJECT", NULL);
+    if (!cp_next_event(p, 0, &ev, 10 * SL_SEC)) {
+        return cp_fail(p, "no CM event at the active side after REJECT", NULL);
     }
     if (ev.code != RNIC_CM_REJECTED || ev.conn_id != conn) {
-        return fail(p, "active side got", sd_cm_name(ev.code));
+        return cp_fail(p, "active side got", sd_cm_name(ev.code));
     }
     if (ev.cm.pdata_len != sizeof(why) || memcmp(ev.pdata, why, sizeof(why))) {
-        return fail(p, "REJECTED without the rejecting private data", NULL);
+        return cp_fail(p, "REJECTED without the rejecting private data", NULL);
     }
     return true;
 }
 
-static bool case_abort(struct pair *p)
+static bool case_abort(struct cmpair *p)
 {
     struct sd_cm_event ev;
     struct rnic_qp_attr at;
@@ -237,7 +157,7 @@ static bool case_abort(struct pair *p)
     }
     if (sd_reg_mr(p->sd[1], &mr, RNIC_STAG(5, 1), 1, RNIC_ACCESS_LOCAL_WRITE,
                   0x10000, 4096, 1)) {
-        return fail(p, p->sd[1]->err, NULL);
+        return cp_fail(p, p->sd[1]->err, NULL);
     }
     for (i = 0; i < 3; i++) {
         struct rnic_rq_wqe w;
@@ -251,18 +171,18 @@ static bool case_abort(struct pair *p)
         sd_post_recv(p->sd[1], &p->qp[1], &w);
     }
     if (sd_cm_simple(p->sd[0], RNIC_CMD_CM_ABORT, aconn)) {
-        return fail(p, p->sd[0]->err, NULL);
+        return cp_fail(p, p->sd[0]->err, NULL);
     }
-    if (!next_event(p, 1, &ev, 10 * SL_SEC)) {
-        return fail(p, "the passive side saw nothing after CM_ABORT", NULL);
+    if (!cp_next_event(p, 1, &ev, 10 * SL_SEC)) {
+        return cp_fail(p, "the passive side saw nothing after CM_ABORT", NULL);
     }
     if (ev.code != RNIC_CM_RESET) {
-        return fail(p, "passive side got", sd_cm_name(ev.code));
+        return cp_fail(p, "passive side got", sd_cm_name(ev.code));
     }
     for (i = 0; i < 1000 && flushed < 3; i++) {
         while (sd_poll_cq(p->sd[1], &p->cq[1][1], &cqe)) {
             if (cqe.status != RNIC_WC_WR_FLUSH_ERR) {
-                return fail(p, "receive completed with",
+                return cp_fail(p, "receive completed with",
                             sd_wc_status_name(cqe.status));
             }
             flushed++;
@@ -270,16 +190,16 @@ static bool case_abort(struct pair *p)
         sl_step(&p->sl);
     }
     if (flushed != 3) {
-        return fail(p, "posted receives not flushed after RESET", NULL);
+        return cp_fail(p, "posted receives not flushed after RESET", NULL);
     }
     if (sd_query_qp(p->sd[1], p->qp[1].qpn, &at) ||
         at.state != RNIC_QPS_ERROR) {
-        return fail(p, "passive QP not in ERROR after RESET", NULL);
+        return cp_fail(p, "passive QP not in ERROR after RESET", NULL);
     }
     return true;
 }
 
-static bool case_no_listener(struct pair *p)
+static bool case_no_listener(struct cmpair *p)
 {
     struct rnic_cmd_cm_connect c;
     struct sd_cm_event ev;
@@ -287,19 +207,19 @@ static bool case_no_listener(struct pair *p)
 
     connect_cmd(p, &c, PORT + 1, 2, 0);
     if (sd_cm_connect(p->sd[0], &c, NULL, &conn)) {
-        return fail(p, p->sd[0]->err, NULL);
+        return cp_fail(p, p->sd[0]->err, NULL);
     }
-    if (!next_event(p, 0, &ev, 300 * SL_SEC)) {
-        return fail(p, "no CM event for a connect nobody answers", NULL);
+    if (!cp_next_event(p, 0, &ev, 300 * SL_SEC)) {
+        return cp_fail(p, "no CM event for a connect nobody answers", NULL);
     }
     if (ev.code != RNIC_CM_REJECTED && ev.code != RNIC_CM_RESET &&
         ev.code != RNIC_CM_TIMEOUT) {
-        return fail(p, "connect to no listener ended in", sd_cm_name(ev.code));
+        return cp_fail(p, "connect to no listener ended in", sd_cm_name(ev.code));
     }
     return true;
 }
 
-static bool case_loopback_no_listener(struct pair *p)
+static bool case_loopback_no_listener(struct cmpair *p)
 {
     uint64_t wire = p->sl.st[0].sent, t0 = p->sl.now;
     struct rnic_cmd_cm_connect c;
@@ -307,29 +227,29 @@ static bool case_loopback_no_listener(struct pair *p)
     uint32_t conn;
 
     connect_cmd(p, &c, PORT + 1, 2, 0);
-    memcpy(c.tuple.remote_addr, ip[0], 4);
+    memcpy(c.tuple.remote_addr, cp_ip[0], 4);
     memcpy(c.next_hop_mac, p->sd[0]->mac, 6);
     if (sd_cm_connect(p->sd[0], &c, NULL, &conn)) {
-        return fail(p, p->sd[0]->err, NULL);
+        return cp_fail(p, p->sd[0]->err, NULL);
     }
-    if (!next_event(p, 0, &ev, 300 * SL_SEC)) {
-        return fail(p, "no CM event for a connect to ourselves", NULL);
+    if (!cp_next_event(p, 0, &ev, 300 * SL_SEC)) {
+        return cp_fail(p, "no CM event for a connect to ourselves", NULL);
     }
     if (ev.code != RNIC_CM_RESET || ev.cm.status != ECONNREFUSED) {
-        return fail(p, "connect to our own closed port ended in",
+        return cp_fail(p, "connect to our own closed port ended in",
                     sd_cm_name(ev.code));
     }
     if (p->sl.now - t0 > SL_SEC / 10) {
-        return fail(p, "refusal took more than 100 ms simulated", NULL);
+        return cp_fail(p, "refusal took more than 100 ms simulated", NULL);
     }
     if (p->sl.st[0].sent != wire || !p->sd[0]->dev.loop_frames) {
-        return fail(p, "looped frames reached the wire (or none looped)",
+        return cp_fail(p, "looped frames reached the wire (or none looped)",
                     NULL);
     }
     return true;
 }
 
-static bool case_pdata_limits(struct pair *p)
+static bool case_pdata_limits(struct cmpair *p)
 {
     struct rnic_cmd_cm_connect c;
     uint8_t big[RNIC_MPA_MAX_PDATA + 1];
@@ -341,13 +261,13 @@ static bool case_pdata_limits(struct pair *p)
     connect_cmd(p, &c, PORT, 1, RNIC_MPA_MAX_PDATA + 1);
     s = sd_cm_connect(p->sd[0], &c, big, &conn);
     if (s != RNIC_STS_BAD_PARAM) {
-        return fail(p, "CONNECT with 513 bytes of private data answered",
+        return cp_fail(p, "CONNECT with 513 bytes of private data answered",
                     sd_sts_name(s));
     }
     connect_cmd(p, &c, PORT, 2, RNIC_MPA_MAX_PDATA - RNIC_MPA_V2_LEN + 1);
     s = sd_cm_connect(p->sd[0], &c, big, &conn);
     if (s != RNIC_STS_BAD_PARAM) {
-        return fail(p, "rev 2 CONNECT with 509 bytes of private data answered",
+        return cp_fail(p, "rev 2 CONNECT with 509 bytes of private data answered",
                     sd_sts_name(s));
     }
     /* the largest each way (rev 2: the RFC 6581 block takes 4 bytes) */
@@ -355,7 +275,7 @@ static bool case_pdata_limits(struct pair *p)
                      RNIC_MPA_MAX_PDATA - RNIC_MPA_V2_LEN, &conn, &conn);
 }
 
-static bool case_pdata_rev1(struct pair *p)
+static bool case_pdata_rev1(struct cmpair *p)
 {
     uint32_t conn, aconn;
 
@@ -363,37 +283,37 @@ static bool case_pdata_rev1(struct pair *p)
                      &aconn);
 }
 
-static bool case_bad_commands(struct pair *p)
+static bool case_bad_commands(struct cmpair *p)
 {
     struct rnic_cmd_cm_connect c;
     uint32_t conn;
     int s;
 
     if (sd_cm_listen(p->sd[1], 0, PORT)) {
-        return fail(p, p->sd[1]->err, NULL);
+        return cp_fail(p, p->sd[1]->err, NULL);
     }
     s = sd_cm_listen(p->sd[1], 1, PORT);
     if (s == RNIC_STS_OK) {
-        return fail(p, "a second LISTEN on the same port was accepted", NULL);
+        return cp_fail(p, "a second LISTEN on the same port was accepted", NULL);
     }
     s = sd_cm_listen(p->sd[1], 0, PORT + 5);
     if (s == RNIC_STS_OK) {
-        return fail(p, "LISTEN reusing a live listen_id was accepted", NULL);
+        return cp_fail(p, "LISTEN reusing a live listen_id was accepted", NULL);
     }
     connect_cmd(p, &c, PORT, 2, 0);
     c.qpn = 77;
     s = sd_cm_connect(p->sd[0], &c, NULL, &conn);
     if (s == RNIC_STS_OK) {
-        return fail(p, "CONNECT of a QP that does not exist was accepted",
+        return cp_fail(p, "CONNECT of a QP that does not exist was accepted",
                     NULL);
     }
     s = sd_cm_accept(p->sd[1], 12345, p->qp[1].qpn, 4, 4, 0, NULL, 0);
     if (s == RNIC_STS_OK) {
-        return fail(p, "ACCEPT of an unknown connection was accepted", NULL);
+        return cp_fail(p, "ACCEPT of an unknown connection was accepted", NULL);
     }
     s = sd_cm_simple(p->sd[1], RNIC_CMD_CM_ABORT, 54321);
     if (s == RNIC_STS_OK) {
-        return fail(p, "ABORT of an unknown connection was accepted", NULL);
+        return cp_fail(p, "ABORT of an unknown connection was accepted", NULL);
     }
     return true;
 }
@@ -426,16 +346,8 @@ static bool nudge_tap(void *opaque, int from, uint8_t *f, size_t *len)
     return true;
 }
 
-static void run_for(struct pair *p, uint64_t ns)
-{
-    uint64_t end = p->sl.now + ns;
-
-    while (p->sl.now < end && sl_step(&p->sl)) {
-    }
-}
-
 /* A Send of 64 bytes from side `from`, the other side's receive posted. */
-static bool send_one(struct pair *p, int from, uint64_t wr_id)
+static bool send_one(struct cmpair *p, int from, uint64_t wr_id)
 {
     int to = 1 - from;
     struct sd_mr mr[2];
@@ -449,7 +361,7 @@ static bool send_one(struct pair *p, int from, uint64_t wr_id)
         if (sd_reg_mr(p->sd[i], &mr[i], RNIC_STAG(6 + (uint32_t)wr_id, 1), 1,
                       RNIC_ACCESS_LOCAL_WRITE, 0x20000 + wr_id * 0x1000, 4096,
                       1)) {
-            return fail(p, p->sd[i]->err, NULL);
+            return cp_fail(p, p->sd[i]->err, NULL);
         }
     }
     memset(&r, 0, sizeof(r));
@@ -470,18 +382,18 @@ static bool send_one(struct pair *p, int from, uint64_t wr_id)
     sd_post_send(p->sd[from], &p->qp[from], &w);
     while (!sd_poll_cq(p->sd[to], &p->cq[to][1], &cqe)) {
         if (p->sl.now > end || !sl_step(&p->sl)) {
-            return fail(p, "the Send was not received", NULL);
+            return cp_fail(p, "the Send was not received", NULL);
         }
     }
     if (cqe.status != RNIC_WC_SUCCESS || cqe.byte_len != 64) {
-        return fail(p, "the Send completed with",
+        return cp_fail(p, "the Send completed with",
                     sd_wc_status_name(cqe.status));
     }
     return true;
 }
 
 /* Nothing else happened at either side: no CM event, QPs in RTS. */
-static bool quiet_rts(struct pair *p)
+static bool quiet_rts(struct cmpair *p)
 {
     struct sd_cm_event ev;
     struct rnic_qp_attr at;
@@ -490,20 +402,20 @@ static bool quiet_rts(struct pair *p)
 
     for (i = 0; i < 2; i++) {
         if (sd_cm_next(p->sd[i], &ev)) {
-            return fail(p, "unexpected CM event", sd_cm_name(ev.code));
+            return cp_fail(p, "unexpected CM event", sd_cm_name(ev.code));
         }
         if (sd_poll_cq(p->sd[i], &p->cq[i][1], &cqe)) {
-            return fail(p, "a nudge completed a receive", NULL);
+            return cp_fail(p, "a nudge completed a receive", NULL);
         }
         if (sd_query_qp(p->sd[i], p->qp[i].qpn, &at) ||
             at.state != RNIC_QPS_RTS) {
-            return fail(p, "a QP left RTS", NULL);
+            return cp_fail(p, "a QP left RTS", NULL);
         }
     }
     return true;
 }
 
-static bool case_nudge(struct pair *p)
+static bool case_nudge(struct cmpair *p)
 {
     uint32_t conn, aconn;
     uint64_t t0, t_send;
@@ -516,23 +428,23 @@ static bool case_nudge(struct pair *p)
     }
     t0 = p->sl.now;
     /* Nothing sent after the Reply: nothing for the responder to miss. */
-    run_for(p, SL_SEC / 4);
+    cp_run_for(p, SL_SEC / 4);
     if (nudges.n) {
-        return fail(p, "nudged before sending anything", NULL);
+        return cp_fail(p, "nudged before sending anything", NULL);
     }
     t_send = p->sl.now;
     if (!send_one(p, 0, 1)) {
         return false;
     }
-    run_for(p, 8 * SL_SEC);
+    cp_run_for(p, 8 * SL_SEC);
     if (!nudges.n) {
-        return fail(p, "no zero-length Write to the silent responder", NULL);
+        return cp_fail(p, "no zero-length Write to the silent responder", NULL);
     }
     if (nudges.first < t_send + 50000000ull || nudges.last > t0 + 5 * SL_SEC) {
-        return fail(p, "nudges outside 50 ms after the Send .. 5 s", NULL);
+        return cp_fail(p, "nudges outside 50 ms after the Send .. 5 s", NULL);
     }
     if (nudges.n > 7) {
-        return fail(p, "too many nudges", NULL);
+        return cp_fail(p, "too many nudges", NULL);
     }
     printf("%u nudge(s), %.3f .. %.3f s after the Send\n", nudges.n,
            (double)(nudges.first - t_send) / SL_SEC,
@@ -544,7 +456,7 @@ static bool case_nudge(struct pair *p)
     return send_one(p, 1, 2) && send_one(p, 0, 3) && quiet_rts(p);
 }
 
-static bool case_nudge_answered(struct pair *p)
+static bool case_nudge_answered(struct cmpair *p)
 {
     uint32_t conn, aconn;
 
@@ -557,15 +469,15 @@ static bool case_nudge_answered(struct pair *p)
     if (!send_one(p, 0, 1) || !send_one(p, 1, 2)) {
         return false;
     }
-    run_for(p, 8 * SL_SEC);
+    cp_run_for(p, 8 * SL_SEC);
     if (nudges.n) {
-        return fail(p, "nudged a responder that had answered", NULL);
+        return cp_fail(p, "nudged a responder that had answered", NULL);
     }
     return quiet_rts(p);
 }
 
 /* One RDMA Read of 256 bytes by side `from` from the other side's memory. */
-static bool read_one(struct pair *p, int from, uint64_t wr_id)
+static bool read_one(struct cmpair *p, int from, uint64_t wr_id)
 {
     int to = 1 - from;
     uint64_t src = 0x40000 + wr_id * 0x1000, dst = 0x60000 + wr_id * 0x1000;
@@ -579,11 +491,11 @@ static bool read_one(struct pair *p, int from, uint64_t wr_id)
                   RNIC_ACCESS_REMOTE_READ, src, 4096, 1) ||
         sd_modify_qp_access(p->sd[to], p->qp[to].qpn,
                             RNIC_ACCESS_REMOTE_READ)) {
-        return fail(p, p->sd[to]->err, NULL);
+        return cp_fail(p, p->sd[to]->err, NULL);
     }
     if (sd_reg_mr(p->sd[from], &dmr, RNIC_STAG(40 + (uint32_t)wr_id, 1), 1,
                   RNIC_ACCESS_LOCAL_WRITE, dst, 4096, 1)) {
-        return fail(p, p->sd[from]->err, NULL);
+        return cp_fail(p, p->sd[from]->err, NULL);
     }
     fill(want, sizeof(want), (uint8_t)wr_id);
     sd_write(p->sd[to], sd_mr_addr(&smr, src), want, sizeof(want));
@@ -602,17 +514,17 @@ static bool read_one(struct pair *p, int from, uint64_t wr_id)
     do {
         while (!sd_poll_cq(p->sd[from], &p->cq[from][0], &cqe)) {
             if (p->sl.now > end || !sl_step(&p->sl)) {
-                return fail(p, "the RDMA Read did not complete", NULL);
+                return cp_fail(p, "the RDMA Read did not complete", NULL);
             }
         }
     } while (cqe.wr_id != wr_id && cqe.status == RNIC_WC_SUCCESS);
     if (cqe.status != RNIC_WC_SUCCESS) {
-        return fail(p, "the RDMA Read completed with",
+        return cp_fail(p, "the RDMA Read completed with",
                     sd_wc_status_name(cqe.status));
     }
     sd_read(p->sd[from], sd_mr_addr(&dmr, dst), got, sizeof(got));
     if (memcmp(got, want, sizeof(got))) {
-        return fail(p, "the RDMA Read brought other bytes", NULL);
+        return cp_fail(p, "the RDMA Read brought other bytes", NULL);
     }
     return true;
 }
@@ -623,7 +535,7 @@ static bool read_one(struct pair *p, int from, uint64_t wr_id)
  * CONNECT_REQUEST offered (its ORD is our IRD and the reverse). *rep gets
  * the active side's CONNECT_REPLY.
  */
-static bool establish_as(struct pair *p, uint8_t rev, uint8_t cflags,
+static bool establish_as(struct cmpair *p, uint8_t rev, uint8_t cflags,
                          uint8_t aflags, struct sd_cm_event *rep)
 {
     struct rnic_cmd_cm_connect c;
@@ -632,30 +544,30 @@ static bool establish_as(struct pair *p, uint8_t rev, uint8_t cflags,
     int s;
 
     if (sd_cm_listen(p->sd[1], 0, PORT)) {
-        return fail(p, p->sd[1]->err, NULL);
+        return cp_fail(p, p->sd[1]->err, NULL);
     }
     connect_cmd(p, &c, PORT, rev, 0);
     c.mpa_flags = cflags;
     if (sd_cm_connect(p->sd[0], &c, NULL, &aconn)) {
-        return fail(p, p->sd[0]->err, NULL);
+        return cp_fail(p, p->sd[0]->err, NULL);
     }
-    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+    if (!cp_next_event(p, 1, &ev, 10 * SL_SEC) ||
         ev.code != RNIC_CM_CONNECT_REQUEST) {
-        return fail(p, "no CONNECT_REQUEST", NULL);
+        return cp_fail(p, "no CONNECT_REQUEST", NULL);
     }
     s = sd_cm_accept(p->sd[1], ev.conn_id, p->qp[1].qpn, ev.cm.ord,
                      ev.cm.ird, aflags, NULL, 0);
     if (s) {
-        return fail(p, "CM_ACCEPT answered", sd_sts_name(s));
+        return cp_fail(p, "CM_ACCEPT answered", sd_sts_name(s));
     }
-    if (!next_event(p, 0, rep, 10 * SL_SEC) ||
+    if (!cp_next_event(p, 0, rep, 10 * SL_SEC) ||
         rep->code != RNIC_CM_CONNECT_REPLY) {
-        return fail(p, "no CONNECT_REPLY at the active side",
+        return cp_fail(p, "no CONNECT_REPLY at the active side",
                     sd_cm_name(rep->code));
     }
-    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+    if (!cp_next_event(p, 1, &ev, 10 * SL_SEC) ||
         ev.code != RNIC_CM_ESTABLISHED) {
-        return fail(p, "no ESTABLISHED at the passive side",
+        return cp_fail(p, "no ESTABLISHED at the passive side",
                     sd_cm_name(ev.code));
     }
     return true;
@@ -667,7 +579,7 @@ static bool establish_as(struct pair *p, uint8_t rev, uint8_t cflags,
  * responder that accepts with them (rping's rdma_accept(id, NULL)) has ORD 0
  * and its first RDMA Read fails locally.
  */
-static bool case_rev1_ird_ord(struct pair *p)
+static bool case_rev1_ird_ord(struct cmpair *p)
 {
     struct sd_cm_event rep;
 
@@ -675,7 +587,7 @@ static bool case_rev1_ird_ord(struct pair *p)
         return false;
     }
     if (rep.cm.mpa_rev != 1) {
-        return fail(p, "the connection is not MPA revision 1", NULL);
+        return cp_fail(p, "the connection is not MPA revision 1", NULL);
     }
     return send_one(p, 0, 1) && read_one(p, 1, 2) && read_one(p, 0, 3) &&
            send_one(p, 1, 4) && quiet_rts(p);
@@ -687,7 +599,7 @@ static bool case_rev1_ird_ord(struct pair *p)
  * offered; the RTR completes the connection and is invisible to both ULPs:
  * the first real messages each way, and a Read, flow as without an RTR.
  */
-static bool rtr_case(struct pair *p, uint8_t offer)
+static bool rtr_case(struct cmpair *p, uint8_t offer)
 {
     struct sd_cm_event rep;
     uint8_t rtr_flags = RNIC_MPA_P2P_WRITE | RNIC_MPA_P2P_READ |
@@ -697,23 +609,23 @@ static bool rtr_case(struct pair *p, uint8_t offer)
         return false;
     }
     if ((rep.cm.mpa_flags & rtr_flags) != offer) {
-        return fail(p, "the CONNECT_REPLY names another RTR", NULL);
+        return cp_fail(p, "the CONNECT_REPLY names another RTR", NULL);
     }
     return send_one(p, 0, 1) && send_one(p, 1, 2) && read_one(p, 1, 3) &&
            read_one(p, 0, 4) && quiet_rts(p);
 }
 
-static bool case_rtr_send(struct pair *p)
+static bool case_rtr_send(struct cmpair *p)
 {
     return rtr_case(p, RNIC_MPA_P2P_SEND);
 }
 
-static bool case_rtr_write(struct pair *p)
+static bool case_rtr_write(struct cmpair *p)
 {
     return rtr_case(p, RNIC_MPA_P2P_WRITE);
 }
 
-static bool case_rtr_read(struct pair *p)
+static bool case_rtr_read(struct cmpair *p)
 {
     return rtr_case(p, RNIC_MPA_P2P_READ);
 }
@@ -759,7 +671,7 @@ static bool drop_rtr_write(void *opaque, int from, uint8_t *f, size_t *len)
 }
 
 /* Both QPs destroyed, the devices hold no connection memory any more. */
-static bool no_conn_mem(struct pair *p)
+static bool no_conn_mem(struct cmpair *p)
 {
     struct rnic_port_stats ps;
     char msg[96];
@@ -767,35 +679,35 @@ static bool no_conn_mem(struct pair *p)
 
     for (i = 0; i < 2; i++) {
         if (sd_destroy(p->sd[i], RNIC_CMD_DESTROY_QP, p->qp[i].qpn)) {
-            return fail(p, p->sd[i]->err, NULL);
+            return cp_fail(p, p->sd[i]->err, NULL);
         }
     }
-    run_for(p, 2 * SL_SEC);
+    cp_run_for(p, 2 * SL_SEC);
     for (i = 0; i < 2; i++) {
         if (sd_query_stats(p->sd[i], &ps)) {
-            return fail(p, p->sd[i]->err, NULL);
+            return cp_fail(p, p->sd[i]->err, NULL);
         }
         if (ps.conn_mem_bytes) {
             snprintf(msg, sizeof(msg), "device %c holds %llu bytes", 'A' + i,
                      (unsigned long long)ps.conn_mem_bytes);
-            return fail(p, "connection memory left after the failure", msg);
+            return cp_fail(p, "connection memory left after the failure", msg);
         }
     }
     return true;
 }
 
 /* side's next CM event is code with status, at t0 + [lo, hi] ns. */
-static bool expect_event(struct pair *p, int side, uint8_t code,
+static bool expect_event(struct cmpair *p, int side, uint8_t code,
                          uint16_t status, uint64_t t0, uint64_t lo,
                          uint64_t hi)
 {
     struct sd_cm_event ev;
     char msg[128];
 
-    if (!next_event(p, side, &ev, hi - (p->sl.now - t0) + SL_SEC)) {
+    if (!cp_next_event(p, side, &ev, hi - (p->sl.now - t0) + SL_SEC)) {
         snprintf(msg, sizeof(msg), "side %c: no %s within %.1f s", 'A' + side,
                  sd_cm_name(code), (double)hi / SL_SEC);
-        return fail(p, msg, NULL);
+        return cp_fail(p, msg, NULL);
     }
     if (ev.code != code || ev.cm.status != status ||
         p->sl.now - t0 < lo || p->sl.now - t0 > hi) {
@@ -804,18 +716,18 @@ static bool expect_event(struct pair *p, int side, uint8_t code,
                  sd_cm_name(ev.code), ev.cm.status,
                  (double)(p->sl.now - t0) / SL_SEC, sd_cm_name(code), status,
                  (double)lo / SL_SEC, (double)hi / SL_SEC);
-        return fail(p, msg, NULL);
+        return cp_fail(p, msg, NULL);
     }
     return true;
 }
 
-static bool qp_in_error(struct pair *p, int side)
+static bool qp_in_error(struct cmpair *p, int side)
 {
     struct rnic_qp_attr at;
 
     if (sd_query_qp(p->sd[side], p->qp[side].qpn, &at) ||
         at.state != RNIC_QPS_ERROR) {
-        return fail(p, side ? "B's QP is not in ERROR" :
+        return cp_fail(p, side ? "B's QP is not in ERROR" :
                     "A's QP is not in ERROR", NULL);
     }
     return true;
@@ -826,7 +738,7 @@ static bool qp_in_error(struct pair *p, int side)
  * accept): the initiator's Reply timer (10 s) ends the connect with
  * TIMEOUT/ETIMEDOUT and a RST, which the responder reports as RESET.
  */
-static bool case_timer_reply(struct pair *p)
+static bool case_timer_reply(struct cmpair *p)
 {
     struct rnic_cmd_cm_connect c;
     struct sd_cm_event ev;
@@ -834,15 +746,15 @@ static bool case_timer_reply(struct pair *p)
     uint32_t aconn;
 
     if (sd_cm_listen(p->sd[1], 0, PORT)) {
-        return fail(p, p->sd[1]->err, NULL);
+        return cp_fail(p, p->sd[1]->err, NULL);
     }
     connect_cmd(p, &c, PORT, 2, 0);
     if (sd_cm_connect(p->sd[0], &c, NULL, &aconn)) {
-        return fail(p, p->sd[0]->err, NULL);
+        return cp_fail(p, p->sd[0]->err, NULL);
     }
-    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+    if (!cp_next_event(p, 1, &ev, 10 * SL_SEC) ||
         ev.code != RNIC_CM_CONNECT_REQUEST) {
-        return fail(p, "no CONNECT_REQUEST", NULL);
+        return cp_fail(p, "no CONNECT_REQUEST", NULL);
     }
     t0 = p->sl.now;
     return expect_event(p, 0, RNIC_CM_TIMEOUT, ETIMEDOUT, t0,
@@ -858,7 +770,7 @@ static bool case_timer_reply(struct pair *p)
  * connection without telling its host (it never saw a CONNECT_REQUEST);
  * the initiator reports RESET.
  */
-static bool case_timer_request(struct pair *p)
+static bool case_timer_request(struct cmpair *p)
 {
     struct rnic_cmd_cm_connect c;
     struct sd_cm_event ev;
@@ -867,11 +779,11 @@ static bool case_timer_request(struct pair *p)
 
     p->sl.tap = drop_request;
     if (sd_cm_listen(p->sd[1], 0, PORT)) {
-        return fail(p, p->sd[1]->err, NULL);
+        return cp_fail(p, p->sd[1]->err, NULL);
     }
     connect_cmd(p, &c, PORT, 2, 0);
     if (sd_cm_connect(p->sd[0], &c, NULL, &aconn)) {
-        return fail(p, p->sd[0]->err, NULL);
+        return cp_fail(p, p->sd[0]->err, NULL);
     }
     /*
      * The Request rides on the handshake's last ACK: B accepts the TCP
@@ -883,7 +795,7 @@ static bool case_timer_request(struct pair *p)
         return false;
     }
     if (sd_cm_next(p->sd[1], &ev)) {
-        return fail(p, "the responder's host saw", sd_cm_name(ev.code));
+        return cp_fail(p, "the responder's host saw", sd_cm_name(ev.code));
     }
     return qp_in_error(p, 0) && no_conn_mem(p);
 }
@@ -894,7 +806,7 @@ static bool case_timer_request(struct pair *p)
  * responder's RTR timer (10 s) ends it with TIMEOUT/ETIMEDOUT and a RST,
  * the initiator (in RTS since the Reply) reports RESET; no ESTABLISHED.
  */
-static bool case_timer_rtr(struct pair *p)
+static bool case_timer_rtr(struct cmpair *p)
 {
     struct rnic_cmd_cm_connect c;
     struct sd_cm_event ev;
@@ -903,24 +815,24 @@ static bool case_timer_rtr(struct pair *p)
 
     p->sl.tap = drop_rtr_write;
     if (sd_cm_listen(p->sd[1], 0, PORT)) {
-        return fail(p, p->sd[1]->err, NULL);
+        return cp_fail(p, p->sd[1]->err, NULL);
     }
     connect_cmd(p, &c, PORT, 2, 0);
     c.mpa_flags = RNIC_MPA_CRC | RNIC_MPA_P2P_WRITE;
     if (sd_cm_connect(p->sd[0], &c, NULL, &aconn)) {
-        return fail(p, p->sd[0]->err, NULL);
+        return cp_fail(p, p->sd[0]->err, NULL);
     }
-    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
+    if (!cp_next_event(p, 1, &ev, 10 * SL_SEC) ||
         ev.code != RNIC_CM_CONNECT_REQUEST) {
-        return fail(p, "no CONNECT_REQUEST", NULL);
+        return cp_fail(p, "no CONNECT_REQUEST", NULL);
     }
     if (sd_cm_accept(p->sd[1], ev.conn_id, p->qp[1].qpn, 4, 4, RNIC_MPA_CRC,
                      NULL, 0)) {
-        return fail(p, p->sd[1]->err, NULL);
+        return cp_fail(p, p->sd[1]->err, NULL);
     }
     t0 = p->sl.now;
-    if (!next_event(p, 0, &ev, SL_SEC) || ev.code != RNIC_CM_CONNECT_REPLY) {
-        return fail(p, "no CONNECT_REPLY at the active side",
+    if (!cp_next_event(p, 0, &ev, SL_SEC) || ev.code != RNIC_CM_CONNECT_REPLY) {
+        return cp_fail(p, "no CONNECT_REPLY at the active side",
                     sd_cm_name(ev.code));
     }
     return expect_event(p, 1, RNIC_CM_TIMEOUT, ETIMEDOUT, t0, 9 * SL_SEC,
@@ -932,7 +844,7 @@ static bool case_timer_rtr(struct pair *p)
 
 static const struct {
     const char *name;
-    bool (*fn)(struct pair *p);
+    bool (*fn)(struct cmpair *p);
 } cases[] = {
     { "reject", case_reject },
     { "abort", case_abort },
@@ -954,29 +866,24 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    static struct pair P;
-    int fails = 0, ran = 0, i;
+    static struct cmpair P;
+    int fails = 0, ran = 0;
     size_t k;
 
     for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        bool want = argc == 1;
         bool ok;
 
-        for (i = 1; i + 1 < argc; i += 2) {
-            want |= !strcmp(argv[i], "--case") &&
-                    !strcmp(argv[i + 1], cases[k].name);
-        }
-        if (!want) {
+        if (!cp_wants(argc, argv, cases[k].name)) {
             continue;
         }
         ran++;
-        ok = pair_up(&P) && cases[k].fn(&P);
+        ok = cp_up(&P, 5, NULL, NULL, NULL) && cases[k].fn(&P);
         ok = ok && sd_check_guards(P.sd[0]) == 0 &&
              sd_check_guards(P.sd[1]) == 0;
         printf("%-14s %s%s\n", cases[k].name, ok ? "ok" : "FAIL: ",
                ok ? "" : P.err);
         fails += !ok;
-        pair_down(&P);
+        cp_down(&P);
     }
     if (!ran) {
         fprintf(stderr, "usage: %s [--case NAME]...\n", argv[0]);

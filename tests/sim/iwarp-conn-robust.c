@@ -40,13 +40,11 @@
 #include <string.h>
 #include "wire/be.h"
 #include "wire/net.h"
-#include "simlink.h"
+#include "cmpair.h"
 #include "simpair.h"
 
 #define PORT 7100
 #define NRECV 3
-
-static const uint8_t ip[2][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 } };
 
 /* What each side put on the wire (the link's tap sees every frame sent). */
 struct wire {
@@ -64,22 +62,11 @@ struct router {
 };
 
 struct pair {
-    struct simlink sl;
+    struct cmpair c;
     struct router rt;
-    struct simdev *sd[2];
-    struct sd_cq cq[2][2];
-    struct sd_qp qp[2];
     struct wire w;
     bool mute[2];               /* drop everything this side sends */
-    char err[512];
 };
-
-static bool fail(struct pair *p, const char *what, const char *detail)
-{
-    snprintf(p->err, sizeof(p->err), "%s%s%s", what, detail ? ": " : "",
-             detail ? detail : "");
-    return false;
-}
 
 /* TCP flags of an IPv4/TCP frame, -1 for anything else. */
 static int tcp_flags(const uint8_t *f, size_t len)
@@ -109,9 +96,9 @@ static bool wire_tap(void *opaque, int from, uint8_t *frame, size_t *len)
     }
     p->w.frames[from]++;
     if (!p->w.first_at[from]) {
-        p->w.first_at[from] = p->sl.now;
+        p->w.first_at[from] = p->c.sl.now;
     }
-    p->w.last_at[from] = p->sl.now;
+    p->w.last_at[from] = p->c.sl.now;
     if (fl >= 0 && (fl & 0x04)) {
         p->w.rst[from]++;
     }
@@ -120,119 +107,18 @@ static bool wire_tap(void *opaque, int from, uint8_t *frame, size_t *len)
 
 static bool pair_up(struct pair *p, const struct rnic_dev_config *base)
 {
-    struct sd_env env;
-    int i, s;
-
     memset(p, 0, sizeof(*p));
-    sl_init(&p->sl, 7);
-    p->sl.p[0].delay_ns = p->sl.p[1].delay_ns = 20000;
-    p->sl.tap = wire_tap;
-    p->sl.tap_opaque = p;
-    env = sl_env(&p->sl);
-    for (i = 0; i < 2; i++) {
-        struct rnic_dev_config cfg;
-
-        if (base) {
-            cfg = *base;
-        } else {
-            rnic_dev_config_default(&cfg);
-        }
-        cfg.mac[0] = 0x02;
-        cfg.mac[5] = (uint8_t)(i + 1);
-        p->sd[i] = sd_new(&cfg, 8u << 20, i, 7, &env);
-        sl_port_simdev(&p->sl, i, p->sd[i]);
-    }
-    for (i = 0; i < 2; i++) {
-        struct simdev *sd = p->sd[i];
-
-        s = sd_enable(sd, 1500);
-        s = s ? s : sd_announce(sd, ip[i]);
-        s = s ? s : sd_create_pd(sd, 1);
-        s = s ? s : sd_create_cq(sd, &p->cq[i][0], 0, 5);
-        s = s ? s : sd_create_cq(sd, &p->cq[i][1], 1, 5);
-        s = s ? s : sd_create_qp(sd, &p->qp[i], 1, 1, &p->cq[i][0],
-                                 &p->cq[i][1], NULL, 4, 4);
-        if (s) {
-            return fail(p, sd->err, NULL);
-        }
-    }
-    return true;
-}
-
-static void pair_down(struct pair *p)
-{
-    sl_fini(&p->sl);
-    sd_free(p->sd[0]);
-    sd_free(p->sd[1]);
-}
-
-/* Step until side has a CM event; false after max_ns. */
-static bool next_event(struct pair *p, int side, struct sd_cm_event *ev,
-                       uint64_t max_ns)
-{
-    uint64_t end = p->sl.now + max_ns;
-
-    while (!sd_cm_next(p->sd[side], ev)) {
-        if (p->sl.now > end || !sl_step(&p->sl)) {
-            return sd_cm_next(p->sd[side], ev);
-        }
-    }
-    return true;
-}
-
-static void run_for(struct pair *p, uint64_t ns)
-{
-    uint64_t end = p->sl.now + ns;
-
-    while (p->sl.now < end && sl_step(&p->sl)) {
-    }
-    if (p->sl.now < end) {
-        p->sl.now = end;        /* nothing pending: the clock still moves */
-    }
+    return cp_up(&p->c, 7, base, wire_tap, p);
 }
 
 /* A connects to B, B accepts: both QPs in RTS. */
 static bool establish(struct pair *p)
 {
-    struct rnic_cmd_cm_connect c;
-    struct sd_cm_event ev;
-    uint32_t aconn;
-
-    if (sd_cm_listen(p->sd[1], 0, PORT)) {
-        return fail(p, p->sd[1]->err, NULL);
-    }
-    memset(&c, 0, sizeof(c));
-    c.qpn = p->qp[0].qpn;
-    c.tuple.family = RNIC_AF_IPV4;
-    memcpy(c.tuple.local_addr, ip[0], 4);
-    memcpy(c.tuple.remote_addr, ip[1], 4);
-    c.tuple.local_port = 45100;
-    c.tuple.remote_port = PORT;
-    memcpy(c.next_hop_mac, p->sd[1]->mac, 6);
-    c.ird = c.ord = 4;
-    c.mpa_rev = 2;
-    c.mpa_flags = RNIC_MPA_CRC;
-    if (sd_cm_connect(p->sd[0], &c, NULL, &aconn)) {
-        return fail(p, p->sd[0]->err, NULL);
-    }
-    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
-        ev.code != RNIC_CM_CONNECT_REQUEST) {
-        return fail(p, "no CONNECT_REQUEST", NULL);
-    }
-    if (sd_cm_accept(p->sd[1], ev.conn_id, p->qp[1].qpn, 4, 4, RNIC_MPA_CRC,
-                     NULL, 0)) {
-        return fail(p, p->sd[1]->err, NULL);
-    }
-    if (!next_event(p, 0, &ev, 10 * SL_SEC) ||
-        ev.code != RNIC_CM_CONNECT_REPLY) {
-        return fail(p, "no CONNECT_REPLY", sd_cm_name(ev.code));
-    }
-    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
-        ev.code != RNIC_CM_ESTABLISHED) {
-        return fail(p, "no ESTABLISHED", sd_cm_name(ev.code));
+    if (!cp_establish(&p->c, 45100, PORT)) {
+        return false;
     }
     /* let the last ACKs settle: both sides idle from here on */
-    run_for(p, SL_SEC);
+    cp_run_for(&p->c, SL_SEC);
     return true;
 }
 
@@ -242,9 +128,9 @@ static bool post_recvs(struct pair *p, int side)
     struct sd_mr mr;
     int i;
 
-    if (sd_reg_mr(p->sd[side], &mr, RNIC_STAG(5, 1), 1,
+    if (sd_reg_mr(p->c.sd[side], &mr, RNIC_STAG(5, 1), 1,
                   RNIC_ACCESS_LOCAL_WRITE, 0x10000, 4096, 1)) {
-        return fail(p, p->sd[side]->err, NULL);
+        return cp_fail(&p->c, p->c.sd[side]->err, NULL);
     }
     for (i = 0; i < NRECV; i++) {
         struct rnic_rq_wqe w;
@@ -255,7 +141,7 @@ static bool post_recvs(struct pair *p, int side)
         w.sge[0].addr = 0x10000;
         w.sge[0].length = 4096;
         w.sge[0].lkey = mr.stag;
-        sd_post_recv(p->sd[side], &p->qp[side], &w);
+        sd_post_recv(p->c.sd[side], &p->c.qp[side], &w);
     }
     return true;
 }
@@ -274,40 +160,40 @@ static bool torn_down_at(struct pair *p, int side, uint8_t code,
     unsigned flushed = 0, i;
     char why[128];
 
-    if (!next_event(p, side, &ev, not_after - p->sl.now) ||
-        p->sl.now > not_after) {
+    if (!cp_next_event(&p->c, side, &ev, not_after - p->c.sl.now) ||
+        p->c.sl.now > not_after) {
         snprintf(why, sizeof(why), "side %c saw no CM event by %.3f s",
                  'A' + side, (double)not_after / SL_SEC);
-        return fail(p, why, NULL);
+        return cp_fail(&p->c, why, NULL);
     }
-    if (p->sl.now < not_before) {
+    if (p->c.sl.now < not_before) {
         snprintf(why, sizeof(why), "side %c got %s at %.3f s, before %.3f s",
-                 'A' + side, sd_cm_name(ev.code), (double)p->sl.now / SL_SEC,
+                 'A' + side, sd_cm_name(ev.code), (double)p->c.sl.now / SL_SEC,
                  (double)not_before / SL_SEC);
-        return fail(p, why, NULL);
+        return cp_fail(&p->c, why, NULL);
     }
     if (ev.code != code || ev.cm.status != status) {
         snprintf(why, sizeof(why), "side %c got %s status %u, want %s %u",
                  'A' + side, sd_cm_name(ev.code), ev.cm.status,
                  sd_cm_name(code), status);
-        return fail(p, why, NULL);
+        return cp_fail(&p->c, why, NULL);
     }
     for (i = 0; i < 1000 && flushed < NRECV; i++) {
-        while (sd_poll_cq(p->sd[side], &p->cq[side][1], &cqe)) {
+        while (sd_poll_cq(p->c.sd[side], &p->c.cq[side][1], &cqe)) {
             if (cqe.status != RNIC_WC_WR_FLUSH_ERR) {
-                return fail(p, "receive completed with",
+                return cp_fail(&p->c, "receive completed with",
                             sd_wc_status_name(cqe.status));
             }
             flushed++;
         }
-        sl_step(&p->sl);
+        sl_step(&p->c.sl);
     }
     if (flushed != NRECV) {
-        return fail(p, "posted receives not flushed", NULL);
+        return cp_fail(&p->c, "posted receives not flushed", NULL);
     }
-    if (sd_query_qp(p->sd[side], p->qp[side].qpn, &at) ||
+    if (sd_query_qp(p->c.sd[side], p->c.qp[side].qpn, &at) ||
         at.state != RNIC_QPS_ERROR) {
-        return fail(p, "QP not in ERROR", NULL);
+        return cp_fail(&p->c, "QP not in ERROR", NULL);
     }
     return true;
 }
@@ -315,7 +201,7 @@ static bool torn_down_at(struct pair *p, int side, uint8_t code,
 static bool torn_down(struct pair *p, int side, uint8_t code,
                       uint16_t status, uint64_t within_ns)
 {
-    return torn_down_at(p, side, code, status, 0, p->sl.now + within_ns);
+    return torn_down_at(p, side, code, status, 0, p->c.sl.now + within_ns);
 }
 
 /* Reset side `r` (how: 0 register, 1 rnic_dev_reset); the other learns. */
@@ -329,25 +215,25 @@ static bool reset_case(struct pair *p, int r, int how)
     }
     sent_before = p->w.frames[o];
     if (how == 0) {
-        rnic_dev_reg_write(&p->sd[r]->dev, RNIC_REG_DEV_CTRL,
+        rnic_dev_reg_write(&p->c.sd[r]->dev, RNIC_REG_DEV_CTRL,
                            RNIC_CTRL_RESET);
-        sd_run(p->sd[r]);
-    } else if (!rnic_dev_reset(&p->sd[r]->dev)) {
-        return fail(p, "rnic_dev_reset deferred outside a dispatch", NULL);
+        sd_run(p->c.sd[r]);
+    } else if (!rnic_dev_reset(&p->c.sd[r]->dev)) {
+        return cp_fail(&p->c, "rnic_dev_reset deferred outside a dispatch", NULL);
     }
-    if (rnic_dev_reg_read(&p->sd[r]->dev, RNIC_REG_DEV_STATUS) &
+    if (rnic_dev_reg_read(&p->c.sd[r]->dev, RNIC_REG_DEV_STATUS) &
         (RNIC_STATUS_READY | RNIC_STATUS_RESETTING)) {
-        return fail(p, "the reset did not complete", NULL);
+        return cp_fail(&p->c, "the reset did not complete", NULL);
     }
     if (!torn_down(p, o, RNIC_CM_RESET, 104, SL_SEC)) {
         return false;
     }
     if (p->w.rst[r] != 1) {
-        return fail(p, "the reset side did not send exactly one RST", NULL);
+        return cp_fail(&p->c, "the reset side did not send exactly one RST", NULL);
     }
     /* learnt from the RST alone, not from a send of its own */
     if (p->w.frames[o] != sent_before) {
-        return fail(p, "the idle side sent before it learnt", NULL);
+        return cp_fail(&p->c, "the idle side sent before it learnt", NULL);
     }
     return true;
 }
@@ -395,7 +281,7 @@ static bool case_reset_200(struct pair *p)
     memset(&sp, 0, sizeof(sp));
     if (!sp_init(&sp, &o, 11) || !sp_connect(&sp)) {
         snprintf(why, sizeof(why), "simpair: %.100s", sp.err);
-        fail(p, why, NULL);
+        cp_fail(&p->c, why, NULL);
         goto out;
     }
     sp.sl.tap = many_tap;
@@ -427,7 +313,7 @@ static bool case_reset_200(struct pair *p)
     printf("%s\n", why);
     ok = many_rst[0] == N && resets == N && !other;
     if (!ok) {
-        fail(p, "reset-200", why);
+        cp_fail(&p->c, "reset-200", why);
     }
 out:
     sp_fini(&sp);
@@ -469,15 +355,15 @@ static bool quiet_rts(struct pair *p)
     int i;
 
     for (i = 0; i < 2; i++) {
-        if (sd_cm_next(p->sd[i], &ev)) {
-            return fail(p, "unexpected CM event", sd_cm_name(ev.code));
+        if (sd_cm_next(p->c.sd[i], &ev)) {
+            return cp_fail(&p->c, "unexpected CM event", sd_cm_name(ev.code));
         }
-        if (sd_poll_cq(p->sd[i], &p->cq[i][1], &cqe)) {
-            return fail(p, "a receive completed while idle", NULL);
+        if (sd_poll_cq(p->c.sd[i], &p->c.cq[i][1], &cqe)) {
+            return cp_fail(&p->c, "a receive completed while idle", NULL);
         }
-        if (sd_query_qp(p->sd[i], p->qp[i].qpn, &at) ||
+        if (sd_query_qp(p->c.sd[i], p->c.qp[i].qpn, &at) ||
             at.state != RNIC_QPS_RTS) {
-            return fail(p, "a QP left RTS", NULL);
+            return cp_fail(&p->c, "a QP left RTS", NULL);
         }
     }
     return true;
@@ -488,7 +374,7 @@ static bool send_one(struct pair *p, int from, uint64_t wr_id)
 {
     int to = 1 - from;
     uint64_t addr = 0x20000 + wr_id * 0x1000;
-    uint64_t end = p->sl.now + SL_SEC;
+    uint64_t end = p->c.sl.now + SL_SEC;
     struct sd_mr mr[2];
     struct rnic_sq_wqe w;
     struct rnic_rq_wqe r;
@@ -496,9 +382,9 @@ static bool send_one(struct pair *p, int from, uint64_t wr_id)
     int i;
 
     for (i = 0; i < 2; i++) {
-        if (sd_reg_mr(p->sd[i], &mr[i], RNIC_STAG(6 + (uint32_t)wr_id, 1), 1,
+        if (sd_reg_mr(p->c.sd[i], &mr[i], RNIC_STAG(6 + (uint32_t)wr_id, 1), 1,
                       RNIC_ACCESS_LOCAL_WRITE, addr, 4096, 1)) {
-            return fail(p, p->sd[i]->err, NULL);
+            return cp_fail(&p->c, p->c.sd[i]->err, NULL);
         }
     }
     memset(&r, 0, sizeof(r));
@@ -507,7 +393,7 @@ static bool send_one(struct pair *p, int from, uint64_t wr_id)
     r.sge[0].addr = addr;
     r.sge[0].length = 4096;
     r.sge[0].lkey = mr[to].stag;
-    sd_post_recv(p->sd[to], &p->qp[to], &r);
+    sd_post_recv(p->c.sd[to], &p->c.qp[to], &r);
     memset(&w, 0, sizeof(w));
     w.hdr.wr_id = wr_id;
     w.hdr.opcode = RNIC_WR_SEND;
@@ -516,14 +402,14 @@ static bool send_one(struct pair *p, int from, uint64_t wr_id)
     w.data.sge[0].addr = addr;
     w.data.sge[0].length = 64;
     w.data.sge[0].lkey = mr[from].stag;
-    sd_post_send(p->sd[from], &p->qp[from], &w);
-    while (!sd_poll_cq(p->sd[to], &p->cq[to][1], &cqe)) {
-        if (p->sl.now > end || !sl_step(&p->sl)) {
-            return fail(p, "the Send was not received", NULL);
+    sd_post_send(p->c.sd[from], &p->c.qp[from], &w);
+    while (!sd_poll_cq(p->c.sd[to], &p->c.cq[to][1], &cqe)) {
+        if (p->c.sl.now > end || !sl_step(&p->c.sl)) {
+            return cp_fail(&p->c, "the Send was not received", NULL);
         }
     }
     if (cqe.status != RNIC_WC_SUCCESS || cqe.byte_len != 64) {
-        return fail(p, "the Send completed with",
+        return cp_fail(&p->c, "the Send completed with",
                     sd_wc_status_name(cqe.status));
     }
     return true;
@@ -541,9 +427,9 @@ static bool case_keepalive_alive(struct pair *p)
     t_idle = p->w.last_at[0] > p->w.last_at[1] ? p->w.last_at[0] :
                                                  p->w.last_at[1];
     wire_mark(p, base);
-    run_for(p, 3 * period);
+    cp_run_for(&p->c, 3 * period);
     if (p->w.frames[0] == base[0] || p->w.frames[1] == base[1]) {
-        return fail(p, "no keepalive probe (or no answer) in 3 x 7875 s",
+        return cp_fail(&p->c, "no keepalive probe (or no answer) in 3 x 7875 s",
                     NULL);
     }
     first = p->w.first_at[0] < p->w.first_at[1] ? p->w.first_at[0] :
@@ -552,13 +438,13 @@ static bool case_keepalive_alive(struct pair *p)
         first > t_idle + 7200 * SL_SEC + SL_SEC) {
         snprintf(why, sizeof(why), "first probe %.3f s after the last frame, "
                  "want 7200", (double)(first - t_idle) / SL_SEC);
-        return fail(p, why, NULL);
+        return cp_fail(&p->c, why, NULL);
     }
     printf("idle %.0f s: %" PRIu64 " + %" PRIu64 " keepalive frames\n",
            (double)(3 * period) / SL_SEC, p->w.frames[0] - base[0],
            p->w.frames[1] - base[1]);
     if (p->w.rst[0] || p->w.rst[1]) {
-        return fail(p, "a RST while both peers were alive", NULL);
+        return cp_fail(&p->c, "a RST while both peers were alive", NULL);
     }
     return quiet_rts(p) && send_one(p, 0, 1) && send_one(p, 1, 2) &&
            quiet_rts(p);
@@ -592,14 +478,14 @@ static bool vanish(struct pair *p, const struct rnic_dev_config *cfg,
                           due[i] + SL_SEC)) {
             return false;
         }
-        at[i] = p->sl.now;
+        at[i] = p->c.sl.now;
     }
     for (i = 0; i < 2; i++) {
         if (p->w.frames[i] - base[i] != probes + 1 || p->w.rst[i] != 1) {
             snprintf(why, sizeof(why), "side %c sent %" PRIu64 " frames "
                      "(%" PRIu64 " RST), want %u probes and one RST",
                      'A' + i, p->w.frames[i] - base[i], p->w.rst[i], probes);
-            return fail(p, why, NULL);
+            return cp_fail(&p->c, why, NULL);
         }
     }
     printf("A and B timed out %.3f and %.3f s after the last frame each "
@@ -636,9 +522,9 @@ static bool case_keepalive_off(struct pair *p)
         return false;
     }
     wire_mark(p, base);
-    run_for(p, 4 * 3600 * SL_SEC);
+    cp_run_for(&p->c, 4 * 3600 * SL_SEC);
     if (p->w.frames[0] != base[0] || p->w.frames[1] != base[1]) {
-        return fail(p, "frames on an idle link with keepalive off", NULL);
+        return cp_fail(&p->c, "frames on an idle link with keepalive off", NULL);
     }
     return quiet_rts(p) && send_one(p, 0, 1) && quiet_rts(p);
 }
@@ -664,14 +550,14 @@ static bool router_tap(struct pair *p, const uint8_t *frame, size_t len)
         return true;            /* lies told: the path opens again */
     }
     /* A had the first ICMP for 1 ms and still sends frames too big */
-    if (p->rt.icmps && p->sl.now > p->rt.first_icmp_at + SL_MS) {
+    if (p->rt.icmps && p->c.sl.now > p->rt.first_icmp_at + SL_MS) {
         p->rt.big_after++;
     }
     p->rt.dropped++;
     if (tcp_flags(frame, len) < 0 || qlen > 68) {
         return false;
     }
-    rnic_ip4_build(icmp_frame, p->sd[0]->mac, p->sd[1]->mac, rtr, ip[0],
+    rnic_ip4_build(icmp_frame, p->c.sd[0]->mac, p->c.sd[1]->mac, rtr, cp_ip[0],
                    1, (uint16_t)(8 + qlen), (uint16_t)p->rt.icmps);
     memset(icmp, 0, 8);
     icmp[0] = 3;
@@ -691,16 +577,16 @@ static bool router_tap(struct pair *p, const uint8_t *frame, size_t len)
     }
     rnic_st_be16(icmp + 2, ck);
     if (!p->rt.icmps++) {
-        p->rt.first_icmp_at = p->sl.now;
+        p->rt.first_icmp_at = p->c.sl.now;
     }
-    sl_send(&p->sl, 1, icmp_frame, 14 + 20 + 8 + qlen);
+    sl_send(&p->c.sl, 1, icmp_frame, 14 + 20 + 8 + qlen);
     return false;
 }
 
 /* One Send of len octets from A to B, checked byte for byte. */
 static bool send_big(struct pair *p, uint32_t len, uint64_t max_ns)
 {
-    uint64_t end = p->sl.now + max_ns;
+    uint64_t end = p->c.sl.now + max_ns;
     uint8_t *src = malloc(len), *dst = malloc(len);
     struct sd_mr mr[2];
     struct rnic_sq_wqe w;
@@ -710,23 +596,23 @@ static bool send_big(struct pair *p, uint32_t len, uint64_t max_ns)
     uint32_t i;
 
     for (i = 0; i < 2; i++) {
-        if (sd_reg_mr(p->sd[i], &mr[i], RNIC_STAG(9, 1), 1,
+        if (sd_reg_mr(p->c.sd[i], &mr[i], RNIC_STAG(9, 1), 1,
                       RNIC_ACCESS_LOCAL_WRITE, 0x100000, len, 0)) {
-            fail(p, p->sd[i]->err, NULL);
+            cp_fail(&p->c, p->c.sd[i]->err, NULL);
             goto out;
         }
     }
     for (i = 0; i < len; i++) {
         src[i] = (uint8_t)(i * 7 + (i >> 9));
     }
-    sd_mr_write(p->sd[0], &mr[0], 0, src, len);
+    sd_mr_write(p->c.sd[0], &mr[0], 0, src, len);
     memset(&r, 0, sizeof(r));
     r.wr_id = 0x99;
     r.num_sge = 1;
     r.sge[0].addr = 0x100000;
     r.sge[0].length = len;
     r.sge[0].lkey = mr[1].stag;
-    sd_post_recv(p->sd[1], &p->qp[1], &r);
+    sd_post_recv(p->c.sd[1], &p->c.qp[1], &r);
     memset(&w, 0, sizeof(w));
     w.hdr.wr_id = 0x99;
     w.hdr.opcode = RNIC_WR_SEND;
@@ -735,20 +621,20 @@ static bool send_big(struct pair *p, uint32_t len, uint64_t max_ns)
     w.data.sge[0].addr = 0x100000;
     w.data.sge[0].length = len;
     w.data.sge[0].lkey = mr[0].stag;
-    sd_post_send(p->sd[0], &p->qp[0], &w);
-    while (!sd_poll_cq(p->sd[1], &p->cq[1][1], &cqe)) {
-        if (p->sl.now > end || !sl_step(&p->sl)) {
-            fail(p, "the Send did not arrive", NULL);
+    sd_post_send(p->c.sd[0], &p->c.qp[0], &w);
+    while (!sd_poll_cq(p->c.sd[1], &p->c.cq[1][1], &cqe)) {
+        if (p->c.sl.now > end || !sl_step(&p->c.sl)) {
+            cp_fail(&p->c, "the Send did not arrive", NULL);
             goto out;
         }
     }
     if (cqe.status != RNIC_WC_SUCCESS || cqe.byte_len != len) {
-        fail(p, "the Send completed with", sd_wc_status_name(cqe.status));
+        cp_fail(&p->c, "the Send completed with", sd_wc_status_name(cqe.status));
         goto out;
     }
-    sd_mr_read(p->sd[1], &mr[1], 0, dst, len);
+    sd_mr_read(p->c.sd[1], &mr[1], 0, dst, len);
     if (memcmp(src, dst, len)) {
-        fail(p, "the Send's data differs", NULL);
+        cp_fail(&p->c, "the Send's data differs", NULL);
         goto out;
     }
     ok = true;
@@ -763,7 +649,7 @@ static unsigned mss_of(struct pair *p, int side)
 {
     struct rnic_qp_attr at;
 
-    if (sd_query_qp(p->sd[side], p->qp[side].qpn, &at)) {
+    if (sd_query_qp(p->c.sd[side], p->c.qp[side].qpn, &at)) {
         return 0;
     }
     return at.tcp.mss;
@@ -793,13 +679,13 @@ static bool pmtu_case(struct pair *p, unsigned mtu, unsigned says,
              p->rt.dropped, p->rt.icmps, p->rt.big_after);
     printf("%s\n", why);
     if (!p->rt.icmps) {
-        return fail(p, "the router sent no ICMP", why);
+        return cp_fail(&p->c, "the router sent no ICMP", why);
     }
     if (after < lo || after > hi) {
-        return fail(p, "A's MSS", why);
+        return cp_fail(&p->c, "A's MSS", why);
     }
     if (!forge && p->rt.big_after) {
-        return fail(p, "frames beyond the path MTU went on", why);
+        return cp_fail(&p->c, "frames beyond the path MTU went on", why);
     }
     return quiet_rts(p);
 }
@@ -821,7 +707,7 @@ static bool case_pmtu_forged(struct pair *p)
 
     for (f = 1; f <= 3; f++) {
         if (f > 1) {
-            pair_down(p);
+            cp_down(&p->c);
         }
         if (!pmtu_case(p, 1000, 1000, f, 1436, 1460)) {
             return false;
@@ -850,31 +736,26 @@ static const struct {
 int main(int argc, char **argv)
 {
     static struct pair P;
-    int fails = 0, ran = 0, i;
+    int fails = 0, ran = 0;
     size_t k;
 
     for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        bool want = argc == 1;
         bool ok;
 
-        for (i = 1; i + 1 < argc; i += 2) {
-            want |= !strcmp(argv[i], "--case") &&
-                    !strcmp(argv[i + 1], cases[k].name);
-        }
-        if (!want) {
+        if (!cp_wants(argc, argv, cases[k].name)) {
             continue;
         }
         ran++;
-        memset(P.sd, 0, sizeof(P.sd));
+        memset(P.c.sd, 0, sizeof(P.c.sd));
         ok = cases[k].fn(&P);
-        ok = ok && (!P.sd[0] || (sd_check_guards(P.sd[0]) == 0 &&
-                                 sd_check_guards(P.sd[1]) == 0));
+        ok = ok && (!P.c.sd[0] || (sd_check_guards(P.c.sd[0]) == 0 &&
+                                 sd_check_guards(P.c.sd[1]) == 0));
         printf("%-18s %s%s\n", cases[k].name, ok ? "ok" : "FAIL: ",
-               ok ? "" : P.err);
+               ok ? "" : P.c.err);
         fflush(stdout);
         fails += !ok;
-        if (P.sd[0]) {
-            pair_down(&P);
+        if (P.c.sd[0]) {
+            cp_down(&P.c);
         }
     }
     if (!ran) {

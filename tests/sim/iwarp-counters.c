@@ -25,20 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "wire/net.h"
-#include "simlink.h"
+#include "cmpair.h"
 
 #define PORT 7100
 
-static const uint8_t ip[2][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 } };
-
 struct pair {
-    struct simlink sl;
-    struct simdev *sd[2];
-    struct sd_cq cq[2][2];
-    struct sd_qp qp[2];
+    struct cmpair c;
     struct sd_mr mr[2];
     struct rnic_proto_stats base[2];
-    char err[512];
 };
 
 #define CTR(f) { #f, offsetof(struct rnic_proto_stats, f) }
@@ -65,13 +59,6 @@ static struct {
     size_t at;                  /* payload octet to flip */
 } tap;
 
-static bool fail(struct pair *p, const char *what, const char *detail)
-{
-    snprintf(p->err, sizeof(p->err), "%s%s%s", what, detail ? ": " : "",
-             detail ? detail : "");
-    return false;
-}
-
 static uint64_t get(const struct rnic_proto_stats *s, size_t i)
 {
     uint64_t v;
@@ -84,11 +71,11 @@ static bool query(struct pair *p, int side, struct rnic_proto_stats *out)
 {
     struct rnic_dev_stats ds;
 
-    if (sd_query_dev_stats(p->sd[side], &ds)) {
-        return fail(p, "QUERY_STATS", p->sd[side]->err);
+    if (sd_query_dev_stats(p->c.sd[side], &ds)) {
+        return cp_fail(&p->c, "QUERY_STATS", p->c.sd[side]->err);
     }
     if (ds.port.stats_len != sizeof(ds)) {
-        return fail(p, "QUERY_STATS wrote no protocol counters", NULL);
+        return cp_fail(&p->c, "QUERY_STATS wrote no protocol counters", NULL);
     }
     *out = ds.proto;
     return true;
@@ -151,82 +138,18 @@ static void tap_arm(enum tap_act act, int from, unsigned nth, size_t at)
     tap.at = at;
 }
 
-static void run_for(struct pair *p, uint64_t ns)
-{
-    uint64_t end = p->sl.now + ns;
-
-    while (p->sl.now < end && sl_step(&p->sl)) {
-    }
-}
-
 static bool pair_up(struct pair *p)
 {
-    struct sd_env env;
-    int i, s;
+    int i;
 
     memset(p, 0, sizeof(*p));
-    sl_init(&p->sl, 7);
-    p->sl.p[0].delay_ns = p->sl.p[1].delay_ns = 20000;
-    p->sl.tap = tap_fn;
-    env = sl_env(&p->sl);
-    for (i = 0; i < 2; i++) {
-        struct rnic_dev_config cfg;
-
-        rnic_dev_config_default(&cfg);
-        cfg.mac[0] = 0x02;
-        cfg.mac[5] = (uint8_t)(i + 1);
-        p->sd[i] = sd_new(&cfg, 8u << 20, i, 7, &env);
-        sl_port_simdev(&p->sl, i, p->sd[i]);
+    if (!cp_up(&p->c, 7, NULL, tap_fn, NULL)) {
+        return false;
     }
     for (i = 0; i < 2; i++) {
-        struct simdev *sd = p->sd[i];
-
-        s = sd_enable(sd, 1500);
-        s = s ? s : sd_announce(sd, ip[i]);
-        s = s ? s : sd_create_pd(sd, 1);
-        s = s ? s : sd_create_cq(sd, &p->cq[i][0], 0, 5);
-        s = s ? s : sd_create_cq(sd, &p->cq[i][1], 1, 5);
-        s = s ? s : sd_create_qp(sd, &p->qp[i], 1, 1, &p->cq[i][0],
-                                 &p->cq[i][1], NULL, 4, 4);
-        s = s ? s : sd_reg_mr(sd, &p->mr[i], RNIC_STAG(6, 1), 1,
-                              RNIC_ACCESS_LOCAL_WRITE, 0x20000, 16384, 1);
-        if (s) {
-            return fail(p, sd->err, NULL);
-        }
-    }
-    return true;
-}
-
-static void pair_down(struct pair *p)
-{
-    sl_fini(&p->sl);
-    sd_free(p->sd[0]);
-    sd_free(p->sd[1]);
-}
-
-static void connect_cmd(struct pair *p, struct rnic_cmd_cm_connect *c)
-{
-    memset(c, 0, sizeof(*c));
-    c->qpn = p->qp[0].qpn;
-    c->tuple.family = RNIC_AF_IPV4;
-    memcpy(c->tuple.local_addr, ip[0], 4);
-    memcpy(c->tuple.remote_addr, ip[1], 4);
-    c->tuple.local_port = 45000;
-    c->tuple.remote_port = PORT;
-    memcpy(c->next_hop_mac, p->sd[1]->mac, 6);
-    c->ird = c->ord = 4;
-    c->mpa_rev = 2;
-    c->mpa_flags = RNIC_MPA_CRC;
-}
-
-static bool next_event(struct pair *p, int side, struct sd_cm_event *ev,
-                       uint64_t max_ns)
-{
-    uint64_t end = p->sl.now + max_ns;
-
-    while (!sd_cm_next(p->sd[side], ev)) {
-        if (p->sl.now > end || !sl_step(&p->sl)) {
-            return sd_cm_next(p->sd[side], ev);
+        if (sd_reg_mr(p->c.sd[i], &p->mr[i], RNIC_STAG(6, 1), 1,
+                      RNIC_ACCESS_LOCAL_WRITE, 0x20000, 16384, 1)) {
+            return cp_fail(&p->c, p->c.sd[i]->err, NULL);
         }
     }
     return true;
@@ -238,34 +161,10 @@ static bool next_event(struct pair *p, int side, struct sd_cm_event *ev,
  */
 static bool establish(struct pair *p)
 {
-    struct rnic_cmd_cm_connect c;
-    struct sd_cm_event ev;
-    uint32_t aconn;
-
-    if (sd_cm_listen(p->sd[1], 0, PORT)) {
-        return fail(p, p->sd[1]->err, NULL);
+    if (!cp_establish(&p->c, 45000, PORT)) {
+        return false;
     }
-    connect_cmd(p, &c);
-    if (sd_cm_connect(p->sd[0], &c, NULL, &aconn)) {
-        return fail(p, p->sd[0]->err, NULL);
-    }
-    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
-        ev.code != RNIC_CM_CONNECT_REQUEST) {
-        return fail(p, "no CONNECT_REQUEST", NULL);
-    }
-    if (sd_cm_accept(p->sd[1], ev.conn_id, p->qp[1].qpn, 4, 4, RNIC_MPA_CRC,
-                     NULL, 0)) {
-        return fail(p, p->sd[1]->err, NULL);
-    }
-    if (!next_event(p, 0, &ev, 10 * SL_SEC) ||
-        ev.code != RNIC_CM_CONNECT_REPLY) {
-        return fail(p, "no CONNECT_REPLY", sd_cm_name(ev.code));
-    }
-    if (!next_event(p, 1, &ev, 10 * SL_SEC) ||
-        ev.code != RNIC_CM_ESTABLISHED) {
-        return fail(p, "no ESTABLISHED", NULL);
-    }
-    run_for(p, 6 * SL_SEC);
+    cp_run_for(&p->c, 6 * SL_SEC);
     return query(p, 0, &p->base[0]) && query(p, 1, &p->base[1]);
 }
 
@@ -282,7 +181,7 @@ static void post_send(struct pair *p, int from, uint32_t len, uint64_t wr_id)
     r.sge[0].addr = 0x20000;
     r.sge[0].length = 16384;
     r.sge[0].lkey = p->mr[to].stag;
-    sd_post_recv(p->sd[to], &p->qp[to], &r);
+    sd_post_recv(p->c.sd[to], &p->c.qp[to], &r);
     memset(&w, 0, sizeof(w));
     w.hdr.wr_id = wr_id;
     w.hdr.opcode = RNIC_WR_SEND;
@@ -291,23 +190,23 @@ static void post_send(struct pair *p, int from, uint32_t len, uint64_t wr_id)
     w.data.sge[0].addr = 0x20000;
     w.data.sge[0].length = len;
     w.data.sge[0].lkey = p->mr[from].stag;
-    sd_post_send(p->sd[from], &p->qp[from], &w);
+    sd_post_send(p->c.sd[from], &p->c.qp[from], &w);
 }
 
 /* The Send arrives whole (within 10 s: an RTO may come first). */
 static bool send_ok(struct pair *p, int from, uint32_t len)
 {
-    uint64_t end = p->sl.now + 10 * SL_SEC;
+    uint64_t end = p->c.sl.now + 10 * SL_SEC;
     struct rnic_cqe cqe;
 
     post_send(p, from, len, 1);
-    while (!sd_poll_cq(p->sd[1 - from], &p->cq[1 - from][1], &cqe)) {
-        if (p->sl.now > end || !sl_step(&p->sl)) {
-            return fail(p, "the Send was not received", NULL);
+    while (!sd_poll_cq(p->c.sd[1 - from], &p->c.cq[1 - from][1], &cqe)) {
+        if (p->c.sl.now > end || !sl_step(&p->c.sl)) {
+            return cp_fail(&p->c, "the Send was not received", NULL);
         }
     }
     if (cqe.status != RNIC_WC_SUCCESS || cqe.byte_len != len) {
-        return fail(p, "the Send completed with",
+        return cp_fail(&p->c, "the Send completed with",
                     sd_wc_status_name(cqe.status));
     }
     return true;
@@ -340,7 +239,7 @@ static bool expect(struct pair *p, int side, const char *want)
         if (d != w) {
             snprintf(buf, sizeof(buf), "device %c %s moved by %" PRIu64
                      ", expected %" PRIu64, 'A' + side, ctrs[i].name, d, w);
-            return fail(p, buf, NULL);
+            return cp_fail(&p->c, buf, NULL);
         }
     }
     return true;
@@ -375,14 +274,14 @@ static bool balanced(struct pair *p, uint64_t lost)
         snprintf(buf, sizeof(buf), "segments do not balance: A tx %" PRIu64
                  " B rx %" PRIu64 " (%" PRIu64 " lost), B tx %" PRIu64
                  " A rx %" PRIu64, atx, brx, lost, btx, arx);
-        return fail(p, buf, NULL);
+        return cp_fail(&p->c, buf, NULL);
     }
     return true;
 }
 
 static bool tap_hit_once(struct pair *p)
 {
-    return tap.hit == 1 || fail(p, "the tap did not hit exactly one frame",
+    return tap.hit == 1 || cp_fail(&p->c, "the tap did not hit exactly one frame",
                                 NULL);
 }
 
@@ -406,7 +305,7 @@ static bool case_clean(struct pair *p)
     if (!establish(p) || !send_ok(p, 0, 64) || !send_ok(p, 1, 64)) {
         return false;
     }
-    run_for(p, 2 * SL_SEC);
+    cp_run_for(&p->c, 2 * SL_SEC);
     return balanced(p, 0) &&
            expect_with_segs(p, 0, "tcp_tx_data_segs=1,fpdu_tx=1,fpdu_rx=1") &&
            expect_with_segs(p, 1, "tcp_tx_data_segs=1,fpdu_tx=1,fpdu_rx=1");
@@ -421,7 +320,7 @@ static bool case_rto(struct pair *p)
     if (!send_ok(p, 0, 64)) {
         return false;
     }
-    run_for(p, 2 * SL_SEC);
+    cp_run_for(&p->c, 2 * SL_SEC);
     return tap_hit_once(p) && balanced(p, 1) &&
            expect_with_segs(p, 0, "tcp_tx_data_segs=2,tcp_rexmit_segs=1,"
                             "tcp_rto=1,fpdu_tx=1") &&
@@ -437,7 +336,7 @@ static bool case_ooo(struct pair *p)
     if (!send_ok(p, 0, 4000)) {
         return false;
     }
-    run_for(p, 2 * SL_SEC);
+    cp_run_for(&p->c, 2 * SL_SEC);
     return tap_hit_once(p) && balanced(p, 1) &&
            expect_with_segs(p, 0, "tcp_tx_data_segs=4,tcp_rexmit_segs=1,"
                             "tcp_rto=1,fpdu_tx=3") &&
@@ -453,7 +352,7 @@ static bool case_csum(struct pair *p)
     if (!send_ok(p, 0, 64)) {
         return false;
     }
-    run_for(p, 2 * SL_SEC);
+    cp_run_for(&p->c, 2 * SL_SEC);
     return tap_hit_once(p) && balanced(p, 0) &&
            expect_with_segs(p, 0, "tcp_tx_data_segs=2,tcp_rexmit_segs=1,"
                             "tcp_rto=1,fpdu_tx=1") &&
@@ -469,10 +368,10 @@ static bool case_crc(struct pair *p)
     }
     tap_arm(TAP_FLIP_FIX, 0, 1, 20);
     post_send(p, 0, 64, 1);
-    run_for(p, 3 * SL_SEC);
-    if (sd_query_qp(p->sd[0], p->qp[0].qpn, &at) ||
+    cp_run_for(&p->c, 3 * SL_SEC);
+    if (sd_query_qp(p->c.sd[0], p->c.qp[0].qpn, &at) ||
         at.state != RNIC_QPS_ERROR) {
-        return fail(p, "A's QP is not in ERROR after B's Terminate", NULL);
+        return cp_fail(&p->c, "A's QP is not in ERROR after B's Terminate", NULL);
     }
     /* A sends its Send, B its Terminate: one data segment each. */
     return tap_hit_once(p) && balanced(p, 0) &&
@@ -494,24 +393,24 @@ static bool case_mpa_neg(struct pair *p)
             return false;
         }
     }
-    if (sd_cm_listen(p->sd[1], 0, PORT)) {
-        return fail(p, p->sd[1]->err, NULL);
+    if (sd_cm_listen(p->c.sd[1], 0, PORT)) {
+        return cp_fail(&p->c, p->c.sd[1]->err, NULL);
     }
     tap_arm(TAP_FLIP_FIX, 0, 1, 3);     /* "MPA ID Req Frame": the key */
-    connect_cmd(p, &c);
-    if (sd_cm_connect(p->sd[0], &c, NULL, &aconn)) {
-        return fail(p, p->sd[0]->err, NULL);
+    cp_connect_cmd(&p->c, &c, 45000, PORT);
+    if (sd_cm_connect(p->c.sd[0], &c, NULL, &aconn)) {
+        return cp_fail(&p->c, p->c.sd[0]->err, NULL);
     }
-    if (!next_event(p, 0, &ev, 10 * SL_SEC)) {
-        return fail(p, "no CM event at A", NULL);
+    if (!cp_next_event(&p->c, 0, &ev, 10 * SL_SEC)) {
+        return cp_fail(&p->c, "no CM event at A", NULL);
     }
     if (ev.code == RNIC_CM_CONNECT_REPLY) {
-        return fail(p, "a damaged MPA Request was accepted", NULL);
+        return cp_fail(&p->c, "a damaged MPA Request was accepted", NULL);
     }
-    if (sd_cm_next(p->sd[1], &ev)) {
-        return fail(p, "B posted", sd_cm_name(ev.code));
+    if (sd_cm_next(p->c.sd[1], &ev)) {
+        return cp_fail(&p->c, "B posted", sd_cm_name(ev.code));
     }
-    run_for(p, 2 * SL_SEC);
+    cp_run_for(&p->c, 2 * SL_SEC);
     return tap_hit_once(p) && balanced(p, 0) &&
            expect_with_segs(p, 0, "tcp_tx_data_segs=1,tcp_conns_opened=1") &&
            expect_with_segs(p, 1, "tcp_conns_opened=1,mpa_neg_fail=1,"
@@ -529,26 +428,26 @@ static bool case_reset(struct pair *p)
     }
     /* The old buffer size: the port block alone, told by stats_len. */
     memset(&ds, 0xa5, sizeof(ds));
-    sd_write(p->sd[0], p->sd[0]->scratch_query, &ds, sizeof(ds));
-    if (sd_query_stats(p->sd[0], &ps) || ps.stats_len != sizeof(ps)) {
-        return fail(p, "QUERY_STATS with 128 octets: stats_len is not 128",
+    sd_write(p->c.sd[0], p->c.sd[0]->scratch_query, &ds, sizeof(ds));
+    if (sd_query_stats(p->c.sd[0], &ps) || ps.stats_len != sizeof(ps)) {
+        return cp_fail(&p->c, "QUERY_STATS with 128 octets: stats_len is not 128",
                     NULL);
     }
-    sd_read(p->sd[0], p->sd[0]->scratch_query, &ds, sizeof(ds));
+    sd_read(p->c.sd[0], p->c.sd[0]->scratch_query, &ds, sizeof(ds));
     for (i = 0; i < sizeof(ds.proto); i++) {
         if (((uint8_t *)&ds.proto)[i] != 0xa5) {
-            return fail(p, "QUERY_STATS with 128 octets wrote beyond them",
+            return cp_fail(&p->c, "QUERY_STATS with 128 octets wrote beyond them",
                         NULL);
         }
     }
     if (!query(p, 0, &ds.proto) || !ds.proto.tcp_tx_segs ||
         !ds.proto.fpdu_tx) {
-        return fail(p, "no traffic counted before the reset", NULL);
+        return cp_fail(&p->c, "no traffic counted before the reset", NULL);
     }
-    rnic_dev_reg_write(&p->sd[0]->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
-    sd_run(p->sd[0]);
-    if (sd_enable(p->sd[0], 1500) || !query(p, 0, &ds.proto)) {
-        return fail(p, "device A after its reset", p->sd[0]->err);
+    rnic_dev_reg_write(&p->c.sd[0]->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
+    sd_run(p->c.sd[0]);
+    if (sd_enable(p->c.sd[0], 1500) || !query(p, 0, &ds.proto)) {
+        return cp_fail(&p->c, "device A after its reset", p->c.sd[0]->err);
     }
     memset(&p->base[0], 0, sizeof(p->base[0]));
     return expect(p, 0, "");
@@ -570,30 +469,25 @@ static const struct {
 int main(int argc, char **argv)
 {
     static struct pair P;
-    int fails = 0, ran = 0, i;
+    int fails = 0, ran = 0;
     size_t k;
 
     for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        bool want = argc == 1;
         bool ok;
 
-        for (i = 1; i + 1 < argc; i += 2) {
-            want |= !strcmp(argv[i], "--case") &&
-                    !strcmp(argv[i + 1], cases[k].name);
-        }
-        if (!want) {
+        if (!cp_wants(argc, argv, cases[k].name)) {
             continue;
         }
         ran++;
         memset(&tap, 0, sizeof(tap));
         printf("%s:\n", cases[k].name);
         ok = pair_up(&P) && cases[k].fn(&P);
-        ok = ok && sd_check_guards(P.sd[0]) == 0 &&
-             sd_check_guards(P.sd[1]) == 0;
+        ok = ok && sd_check_guards(P.c.sd[0]) == 0 &&
+             sd_check_guards(P.c.sd[1]) == 0;
         printf("%-8s %s%s\n", cases[k].name, ok ? "ok" : "FAIL: ",
-               ok ? "" : P.err);
+               ok ? "" : P.c.err);
         fails += !ok;
-        pair_down(&P);
+        cp_down(&P.c);
     }
     if (!ran) {
         fprintf(stderr, "usage: %s [--case NAME]...\n", argv[0]);
