@@ -250,3 +250,38 @@ rdma_up() {
 	fi
 	soft_rdma_up "${RNIC_SOFT:-siw}" "$RNIC_SIW"
 }
+
+# nvmet_rdma_target NQN PORT: a 1 GiB null_blk namespace (/dev/nullb0) in
+# subsystem NQN, open to any host, served over RDMA on $RNIC_IP:PORT through
+# the kernel's configfs (nvmet-rdma).
+nvmet_rdma_target() {
+	local s=/sys/kernel/config/nvmet/subsystems/$1 p=/sys/kernel/config/nvmet/ports/1
+	modprobe null_blk nr_devices=1 gb=1 memory_backed=1 || fail "null_blk"
+	modprobe nvmet-rdma || fail "nvmet-rdma"
+	mount -t configfs none /sys/kernel/config 2>/dev/null
+	mkdir "$s" || fail "nvmet subsystem"
+	echo 1 >"$s/attr_allow_any_host"
+	mkdir "$s/namespaces/1"
+	echo /dev/nullb0 >"$s/namespaces/1/device_path"
+	echo 1 >"$s/namespaces/1/enable" || fail "namespace enable"
+	mkdir "$p"
+	echo rdma >"$p/addr_trtype"
+	echo ipv4 >"$p/addr_adrfam"
+	echo "$RNIC_IP" >"$p/addr_traddr"
+	echo "$2" >"$p/addr_trsvcid"
+	ln -s "$s" "$p/subsystems/$1" || fail "nvmet port (rdma listen on $RNIC_IP:$2)"
+}
+
+# kernel_clean: no oops, BUG or WARNING in the kernel log (printed if any).
+# The whole log is kept in the run directory (out<N>/dmesg.txt). The kernel
+# command line is not an event: it holds "oops=panic", which a
+# case-insensitive check would take for an oops in every guest.
+kernel_clean() {
+	local bad
+	dmesg >"$RNIC_OUT/dmesg.txt"
+	bad=$(grep -v "Kernel command line:\|\] Command line:" "$RNIC_OUT/dmesg.txt" |
+		grep -E "Oops|BUG:|WARNING:|Call Trace" -A12)
+	[ -z "$bad" ] && return 0
+	echo "$bad"
+	return 1
+}

@@ -21,21 +21,7 @@ PORT=4420
 MIB=${RNIC_NVME_MIB:-256}
 
 target() {
-	modprobe null_blk nr_devices=1 gb=1 memory_backed=1 || fail "null_blk"
-	modprobe nvmet-rdma || fail "nvmet-rdma"
-	mount -t configfs none /sys/kernel/config 2>/dev/null
-	local s=/sys/kernel/config/nvmet/subsystems/$NQN p=/sys/kernel/config/nvmet/ports/1
-	mkdir "$s" || fail "nvmet subsystem"
-	echo 1 >"$s/attr_allow_any_host"
-	mkdir "$s/namespaces/1"
-	echo /dev/nullb0 >"$s/namespaces/1/device_path"
-	echo 1 >"$s/namespaces/1/enable" || fail "namespace enable"
-	mkdir "$p"
-	echo rdma >"$p/addr_trtype"
-	echo ipv4 >"$p/addr_adrfam"
-	echo "$RNIC_IP" >"$p/addr_traddr"
-	echo $PORT >"$p/addr_trsvcid"
-	ln -s "$s" "$p/subsystems/$NQN" || fail "nvmet port (rdma listen on $RNIC_IP:$PORT)"
+	nvmet_rdma_target "$NQN" $PORT
 	say "target: $NQN on $RNIC_IP:$PORT (rdma), /dev/nullb0"
 	# Serve until the host says it is done (a file on its output share).
 	local end=$((SECONDS + 900))
@@ -106,20 +92,6 @@ host() {
 	nvme disconnect -n "$NQN" >/dev/null || fail "second disconnect"
 	kernel_clean || fail "kernel oops/BUG/WARNING on the host"
 	exit 0
-}
-
-# kernel_clean: no oops, BUG or WARNING in the kernel log (printed if any).
-# The whole log is kept in the run directory (out<N>/dmesg.txt). The kernel
-# command line is not an event: it holds "oops=panic", which the earlier
-# case-insensitive check took for an oops in every guest.
-kernel_clean() {
-	local bad
-	dmesg >"$RNIC_OUT/dmesg.txt"
-	bad=$(grep -v "Kernel command line:\|\] Command line:" "$RNIC_OUT/dmesg.txt" |
-		grep -E "Oops|BUG:|WARNING:|Call Trace" -A12)
-	[ -z "$bad" ] && return 0
-	echo "$bad"
-	return 1
 }
 
 if [ "$RNIC_ROLE" = server ]; then target; else host; fi

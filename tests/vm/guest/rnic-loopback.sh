@@ -67,23 +67,9 @@ perf_self() { # perf_self TOOL PORT
 
 NQN=nqn.2026-12.invalid.rnic:loopback
 nvmeof_self() {
-	local s=/sys/kernel/config/nvmet/subsystems/$NQN p=/sys/kernel/config/nvmet/ports/1
 	local mib=${RNIC_NVME_MIB:-64} want got dev t0 t1
-	modprobe null_blk nr_devices=1 gb=1 memory_backed=1 || fail "null_blk"
-	modprobe nvmet-rdma || fail "nvmet-rdma"
+	nvmet_rdma_target "$NQN" 4420
 	modprobe nvme-rdma || fail "nvme-rdma"
-	mount -t configfs none /sys/kernel/config 2>/dev/null
-	mkdir "$s" || fail "nvmet subsystem"
-	echo 1 >"$s/attr_allow_any_host"
-	mkdir "$s/namespaces/1"
-	echo /dev/nullb0 >"$s/namespaces/1/device_path"
-	echo 1 >"$s/namespaces/1/enable" || fail "namespace enable"
-	mkdir "$p"
-	echo rdma >"$p/addr_trtype"
-	echo ipv4 >"$p/addr_adrfam"
-	echo "$RNIC_IP" >"$p/addr_traddr"
-	echo 4420 >"$p/addr_trsvcid"
-	ln -s "$s" "$p/subsystems/$NQN" || fail "nvmet port (rdma listen on $RNIC_IP:4420)"
 	nvme connect -t rdma -a "$RNIC_IP" -s 4420 -n "$NQN" \
 		--hostnqn="nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)" ||
 		fail "nvme connect -t rdma $RNIC_IP:4420 (this guest's own target)"

@@ -63,17 +63,6 @@ mbps() { # mbps MIB T0 T1
 	echo "$1 $2 $3" | awk '{printf "%.1f", $1*8*1.048576/($3-$2)}'
 }
 
-# kernel_clean: no oops, BUG or WARNING in the kernel log (as nvmeof-pair.sh).
-kernel_clean() {
-	local bad
-	dmesg >"$RNIC_OUT/dmesg.txt"
-	bad=$(grep -v "Kernel command line:\|\] Command line:" "$RNIC_OUT/dmesg.txt" |
-		grep -E "Oops|BUG:|WARNING:|Call Trace" -A12)
-	[ -z "$bad" ] && return 0
-	echo "$bad"
-	return 1
-}
-
 # --- NFS over RDMA ---------------------------------------------------------
 
 # nfs_server_up: nfsd with one tmpfs export (fsid: tmpfs has no UUID; 0: it
