@@ -24,6 +24,7 @@ import argparse
 import collections
 import json
 import re
+import signal
 import subprocess
 import sys
 import os
@@ -75,8 +76,15 @@ def tshark(pcap, extra):
     with tempfile.TemporaryFile() as err:
         p = subprocess.Popen(['tshark', '-r', pcap] + OPTS + extra, stdout=subprocess.PIPE,
                              stderr=err)
-        for line in p.stdout:
-            yield line.decode('utf-8', 'replace').rstrip('\n')
+        try:
+            for line in p.stdout:
+                yield line.decode('utf-8', 'replace').rstrip('\n')
+        finally:
+            # Ended early (an error, or SIGTERM from the lab's timeout): our
+            # tshark goes with us rather than reading on as an orphan.
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         if p.wait() != 0:
             err.seek(0)
             raise TsharkError('pcap-check: tshark failed on %s: %s' %
@@ -391,4 +399,7 @@ def main():
 
 
 if __name__ == '__main__':
+    # SIGTERM/SIGHUP unwind like an exception, so tshark() ends its child.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda signum, frame: sys.exit(128 + signum))
     main()
