@@ -231,6 +231,9 @@ void tcp_rd_add(struct rnic_tcp_conn *c, const uint8_t *p, uint32_t n);
 void tcp_rd_take(struct rnic_tcp_conn *c, uint32_t len);
 void tcp_rd_drop(struct rnic_tcp_conn *c);
 void tcp_rd_frame_end(struct rnic_tcp *t);
+bool tcp_ob_get(struct rnic_tcp_conn *c);
+void tcp_ob_write(struct rnic_tcp_conn *c, uint32_t pos, const uint8_t *p,
+                  uint32_t n);
 void tcp_ob_put_if_idle(struct rnic_tcp_conn *c);
 
 /* tcp_opt.c */

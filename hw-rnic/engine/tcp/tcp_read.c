@@ -22,8 +22,18 @@ void tcp_ob_put_if_idle(struct rnic_tcp_conn *c)
     }
 }
 
-static void ring_put(struct rnic_tcp_conn *c, uint32_t pos, const uint8_t *p,
-                     uint32_t n)
+/* The out-of-order/read ring, taken on first need; false: no memory. */
+bool tcp_ob_get(struct rnic_tcp_conn *c)
+{
+    if (!c->ob) {
+        c->ob = tcp_mem_alloc(c->t, &c->t->st.mem_conn_bytes, c->rcv_buf);
+    }
+    return c->ob != NULL;
+}
+
+/* n octets into the ring at pos, wrapping at its end. */
+void tcp_ob_write(struct rnic_tcp_conn *c, uint32_t pos, const uint8_t *p,
+                  uint32_t n)
 {
     uint32_t k = c->rcv_buf - pos;
 
@@ -41,13 +51,10 @@ static bool rd_stash(struct rnic_tcp_conn *c)
     if (!c->rd_frame_len) {
         return true;
     }
-    if (!c->ob) {
-        c->ob = tcp_mem_alloc(c->t, &c->t->st.mem_conn_bytes, c->rcv_buf);
-        if (!c->ob) {
-            return false;
-        }
+    if (!tcp_ob_get(c)) {
+        return false;
     }
-    ring_put(c, c->rd_pos, c->rd_frame, c->rd_frame_len);
+    tcp_ob_write(c, c->rd_pos, c->rd_frame, c->rd_frame_len);
     c->rd_frame = NULL;
     c->rd_frame_len = 0;
     return true;
@@ -76,7 +83,7 @@ void tcp_rd_add(struct rnic_tcp_conn *c, const uint8_t *p, uint32_t n)
             c->rcv_unread -= n;
             return;
         }
-        ring_put(c, c->ob_head, p, n);
+        tcp_ob_write(c, c->ob_head, p, n);
     }
     c->rd_len += n;
     tcp_conn_event(c, RNIC_TCP_EV_READABLE);

@@ -50,21 +50,11 @@ void tcp_ooo_insert(struct rnic_tcp_conn *c, uint32_t seq, const uint8_t *data,
         /* no slot: drop, the sender will resend */
         return;
     }
-    if (!c->ob) {
-        /* first reordering on this connection */
-        c->ob = tcp_mem_alloc(c->t, &c->t->st.mem_conn_bytes, c->rcv_buf);
-        if (!c->ob) {
-            return;
-        }
+    if (!tcp_ob_get(c)) {
+        return;
     }
-    uint32_t pos = (uint32_t)(((uint64_t)c->ob_head + off) % c->rcv_buf);
-    uint32_t k = c->rcv_buf - pos;
-    if (k >= len) {
-        memcpy(c->ob + pos, data, len);
-    } else {
-        memcpy(c->ob + pos, data, k);
-        memcpy(c->ob, data + k, len - k);
-    }
+    tcp_ob_write(c, (uint32_t)(((uint64_t)c->ob_head + off) % c->rcv_buf),
+                 data, len);
     memmove(&r[i + 1], &r[j], sizeof(*r) * (size_t)(n - j));
     r[i].s = ms;
     r[i].e = me;
