@@ -95,26 +95,11 @@ static void recv1(struct harness *h, struct t_qp *qp, uint64_t wr_id,
 /* B's QP P_QP: sends complete on the big CQ, receives on SMALL_CQ. */
 static bool connect(struct pair *p)
 {
-    struct rnic_eqe e;
-    uint32_t conn = 0;
-    bool ok = true;
-
     p_make_qp(&p->a, P_QP);
     CHECK_EQ(t_create_qp(p->b.h, &p->b.qp, P_QP, 0, P_CQ, SMALL_CQ, 6, 6),
              RNIC_STS_OK);
     grant_access(&p->b, P_QP);
-    ok &= p_listen(&p->b, 0, P_PORT) == RNIC_STS_OK;
-    ok &= p_connect(p, P_QP, 2, RNIC_MPA_CRC, NULL, &conn) == RNIC_STS_OK;
-    p_settle(p, 1000000000ull);
-    ok &= p_cm_event(&p->b, &e, NULL) && e.code == RNIC_CM_CONNECT_REQUEST;
-    ok &= p_accept(&p->b, e.obj, P_QP, RNIC_MPA_CRC, NULL) == RNIC_STS_OK;
-    p_settle(p, 1000000000ull);
-    ok &= p_cm_event(&p->a, &e, NULL) && e.code == RNIC_CM_CONNECT_REPLY;
-    ok &= p_cm_event(&p->b, &e, NULL) && e.code == RNIC_CM_ESTABLISHED;
-    ok &= p_qp_state(&p->a, P_QP) == RNIC_QPS_RTS;
-    ok &= p_qp_state(&p->b, P_QP) == RNIC_QPS_RTS;
-    CHECK(ok);
-    return ok;
+    return p_connect_made(p, 2, RNIC_MPA_CRC);
 }
 
 /*

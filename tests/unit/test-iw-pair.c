@@ -329,12 +329,17 @@ bool p_cm_event(struct p_dev *d, struct rnic_eqe *e, uint8_t *pd)
 
 bool p_connect_pair(struct pair *p, uint8_t rev, uint8_t flags)
 {
+    p_make_qp(&p->a, P_QP);
+    p_make_qp(&p->b, P_QP);
+    return p_connect_made(p, rev, flags);
+}
+
+bool p_connect_made(struct pair *p, uint8_t rev, uint8_t flags)
+{
     struct rnic_eqe e;
     uint32_t conn = 0;
     bool ok = true;
 
-    p_make_qp(&p->a, P_QP);
-    p_make_qp(&p->b, P_QP);
     ok &= p_listen(&p->b, 0, P_PORT) == RNIC_STS_OK;
     ok &= p_connect(p, P_QP, rev, flags, NULL, &conn) == RNIC_STS_OK;
     p_settle(p, 1000000000ull);

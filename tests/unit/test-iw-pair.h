@@ -69,6 +69,8 @@ unsigned p_conn_cmd(struct p_dev *d, uint8_t opcode, uint32_t conn);
 bool p_cm_event(struct p_dev *d, struct rnic_eqe *e, uint8_t *pd);
 /* A connected pair (a active, b passive) with QPs P_QP in RTS. */
 bool p_connect_pair(struct pair *p, uint8_t rev, uint8_t flags);
+/* The same for QPs P_QP both sides made themselves (their own CQs). */
+bool p_connect_made(struct pair *p, uint8_t rev, uint8_t flags);
 /* A offers a Read RTR, B's hand-written Reply picks Write (settled). */
 bool p_reply_unoffered_rtr(struct pair *p, uint32_t *conn);
 /* Post (not ring) a signaled one-SGE Send of len octets at addr. */
