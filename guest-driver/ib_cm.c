@@ -273,6 +273,21 @@ int rnic_iw_destroy_listen(struct iw_cm_id *cm_id)
  * no neighbour is looked up.  An address of another net_device is not
  * reachable through our port.
  */
+/*
+ * dev carries the route: our port itself, or a VLAN on it (tagged in
+ * CM_CONNECT); any other net_device is not reachable through our port.
+ */
+static int rnic_hop_dev(struct net_device *nd, struct net_device *dev,
+			struct rnic_cmd_cm_connect *c)
+{
+	if (is_vlan_dev(dev) && vlan_dev_real_dev(dev) == nd) {
+		c->flags |= cpu_to_le32(RNIC_CONNECT_F_VLAN);
+		c->vlan = cpu_to_le16(vlan_dev_vlan_id(dev));
+		return 0;
+	}
+	return dev == nd ? 0 : -ENETUNREACH;
+}
+
 static int rnic_self_hop(struct net_device *nd, __be32 daddr,
 			 struct rnic_cmd_cm_connect *c)
 {
@@ -283,12 +298,7 @@ static int rnic_self_hop(struct net_device *nd, __be32 daddr,
 		owner = ip_dev_find(&init_net, daddr);
 		if (!owner)
 			return -ENETUNREACH;
-		if (is_vlan_dev(owner) && vlan_dev_real_dev(owner) == nd) {
-			c->flags |= cpu_to_le32(RNIC_CONNECT_F_VLAN);
-			c->vlan = cpu_to_le16(vlan_dev_vlan_id(owner));
-		} else if (owner != nd) {
-			err = -ENETUNREACH;
-		}
+		err = rnic_hop_dev(nd, owner, c);
 		dev_put(owner);
 	}
 	if (!err)
@@ -324,13 +334,9 @@ static int rnic_next_hop(struct rnic_ib *rib, struct sockaddr_in *local,
 			local->sin_addr.s_addr = fl4.saddr;
 		goto out_rt;
 	}
-	if (is_vlan_dev(dev) && vlan_dev_real_dev(dev) == nd) {
-		c->flags |= cpu_to_le32(RNIC_CONNECT_F_VLAN);
-		c->vlan = cpu_to_le16(vlan_dev_vlan_id(dev));
-	} else if (dev != nd) {
-		err = -ENETUNREACH;
+	err = rnic_hop_dev(nd, dev, c);
+	if (err)
 		goto out_rt;
-	}
 	if (!local->sin_addr.s_addr)
 		local->sin_addr.s_addr = fl4.saddr;
 	n = dst_neigh_lookup(&rt->dst, &remote->sin_addr.s_addr);
