@@ -52,11 +52,27 @@ rping_self() { # rping_self ADDR PORT
 	result "loopback-rping" addr="$1" pings="$pings" verified=yes
 }
 
+# perftest turns its cycle counts into rates with a clock rate it measures
+# against gettimeofday(); under TCG on a loaded host that fit can fail
+# ("Correlation coefficient r^2: 0.76 < 0.9", then "Can't produce a report",
+# exit 1) after every message went through. Only that is retried.
+NO_REPORT="Can't produce a report"
 perf_self() { # perf_self TOOL PORT
-	local a=(-R -d "$DEV" -p "$2" -s 65536 -n "${RNIC_PERF_ITERS:-2000}" --report_gbits) row
-	server_bg "$2" "ib_$1" "${a[@]}"
-	client_retry "ib_$1" "${a[@]}" "$RNIC_IP" || { echo "$OUT"; kill "$SERVER_PID"; fail "ib_$1 client"; }
-	server_done "$2" || fail "ib_$1 server"
+	local a=(-R -d "$DEV" -p "$2" -s 65536 -n "${RNIC_PERF_ITERS:-2000}" --report_gbits) row try
+	for try in 1 2 3; do
+		server_bg "$2" "ib_$1" "${a[@]}"
+		if client_retry "ib_$1" "${a[@]}" "$RNIC_IP"; then
+			server_done "$2" && break
+			grep -q "$NO_REPORT" "/tmp/server.$2.txt" || fail "ib_$1 server"
+		else
+			echo "$OUT"
+			kill "$SERVER_PID" 2>/dev/null
+			wait "$SERVER_PID"
+			echo "$OUT" | grep -q "$NO_REPORT" || fail "ib_$1 client"
+		fi
+		[ $try = 3 ] && fail "ib_$1: no report in 3 runs (perftest's clock fit)"
+		say "ib_$1: perftest could not fit its clock (run $try); running again"
+	done
 	echo "$OUT" | tail -4
 	row=$(echo "$OUT" | awk '$1 == 65536 && $2 ~ /^[0-9]+$/ && NF >= 5')
 	[ -n "$row" ] || fail "ib_$1: no 65536-byte result row"
