@@ -50,6 +50,7 @@ int main(void)
     struct rnic_frameq q;
     uint32_t len[MODEL_MAX], id[MODEL_MAX];
     uint32_t head = 0, n = 0, next_id = 0, step, puts = 0, fulls = 0;
+    uint32_t walks = 0;
     size_t used = 0;
 
     CHECK(rnic_frameq_init(&q, 32768, 64) == 0);
@@ -99,12 +100,27 @@ int main(void)
             n--;
         }
         CHECK(q.count == n);
+        /* Every few steps the walk sees exactly the model, oldest first. */
+        if (step % 97 == 0) {
+            uint32_t pos = UINT32_MAX, seen = 0;
+            const uint8_t *f;
+            size_t l;
+
+            while ((f = rnic_frameq_walk(&q, &pos, &seen, &l))) {
+                uint32_t k = (head + seen - 1) % MODEL_MAX;
+
+                fill(got, len[k], id[k]);
+                CHECK(l == len[k] && !memcmp(f, got, l));
+            }
+            CHECK(seen == n);
+            walks++;
+        }
     }
     rnic_frameq_clear(&q);
     CHECK(!q.count && rnic_frameq_room(&q, 9300));
     rnic_frameq_fini(&q);
-    printf("test-frameq: %u frames through, %u refused as full\n", puts,
-           fulls);
+    printf("test-frameq: %u frames through, %u refused as full, %u walks\n",
+           puts, fulls, walks);
     if (failures) {
         printf("test-frameq: %d check(s) failed\n", failures);
         return 1;

@@ -112,3 +112,27 @@ void rnic_frameq_pop(struct rnic_frameq *q)
         q->wrap_at = q->size;
     }
 }
+
+const uint8_t *rnic_frameq_walk(const struct rnic_frameq *q, uint32_t *pos,
+                                uint32_t *n, size_t *len)
+{
+    uint32_t at, rl;
+
+    if (*n >= q->count) {
+        return NULL;
+    }
+    if (*pos == UINT32_MAX) {
+        at = q->head;
+    } else {
+        memcpy(&rl, q->buf + *pos, 4);
+        at = *pos + rec_size(rl);
+        if (at == q->wrap_at) {
+            at = 0;
+        }
+    }
+    memcpy(&rl, q->buf + at, 4);
+    *pos = at;
+    *len = rl;
+    (*n)++;
+    return q->buf + at + 4;
+}

@@ -32,5 +32,12 @@ bool rnic_frameq_put(struct rnic_frameq *q, const void *frame, size_t len);
 /* The oldest frame, or NULL if empty; it stays queued until _pop. */
 const uint8_t *rnic_frameq_peek(const struct rnic_frameq *q, size_t *len);
 void rnic_frameq_pop(struct rnic_frameq *q);
+/*
+ * The frame after the one at *pos (UINT32_MAX: start at the oldest), for
+ * walking the queue without taking from it (the state stream); NULL after
+ * the newest.  n counts the frames seen so far (start at 0).
+ */
+const uint8_t *rnic_frameq_walk(const struct rnic_frameq *q, uint32_t *pos,
+                                uint32_t *n, size_t *len);
 
 #endif
