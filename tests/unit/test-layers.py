@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 # Lowest first; hw-rnic/engine/meson.build says what each one holds.
-LAYERS = ['wire', 'tcp', 'core', 'rdma', 'iwarp', 'device']
+LAYERS = ['wire', 'tcp', 'core', 'rdma', 'iwarp', 'device', 'state']
 RANK = {name: i for i, name in enumerate(LAYERS)}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
