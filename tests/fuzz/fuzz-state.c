@@ -372,6 +372,17 @@ static void seed_objects(struct fs *f)
     c.u.alloc_mr.stag = 0x300 | 0x44;
     c.u.alloc_mr.max_pages = 8;
     seed_cmd(f, &c, RNIC_CMD_ALLOC_MR);
+    for (i = 0; i < 2; i++) {
+        static const uint8_t addr[2][4] = { { 0 }, { 10, 0, 0, 1 } };
+
+        memset(&c, 0, sizeof(c));
+        c.u.cm_listen.listen_id = 2 + i;
+        c.u.cm_listen.backlog = 8;
+        c.u.cm_listen.family = RNIC_AF_IPV4;
+        c.u.cm_listen.port = 4791 + i;
+        memcpy(c.u.cm_listen.addr, addr[i], 4);
+        seed_cmd(f, &c, RNIC_CMD_CM_LISTEN);
+    }
     /* Work latched for the next pass, frames queued between passes. */
     rnic_dev_doorbell(&f->dev, 0, RNIC_DB_CQ, RNIC_DB_VAL(1, RNIC_DB_ARM, 0));
     rnic_dev_doorbell(&f->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(0, 0, 1));

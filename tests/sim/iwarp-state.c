@@ -9,7 +9,8 @@
  * A' connects to B and runs RDMA Writes, Reads and Sends both ways with
  * every byte checked; the Send posted before the snapshot arrives, B's
  * Sends land in the receives posted before it, the flushed QP's CQ goes on
- * with the right entries and phase, and B's L2 frames reach A's L2 ring.
+ * with the right entries and phase, B's L2 frames reach A's L2 ring, and
+ * B connects to the listener A made before the snapshot.
  * Save, load, save gives the same bytes, and saving A' while it holds a
  * connection is refused with a sentence and changes nothing.
  *
@@ -38,6 +39,8 @@ struct st {
     struct sd_mr mr[2], rx[2];
     struct sd_cq fcq;               /* A: CQ of the QP flushed to ERROR */
     struct sd_qp fqp;
+    struct sd_cq lcq[2];            /* the connection to A's listener */
+    struct sd_qp lqp[2];
     uint8_t *pat[2];                /* what each side's MR held at first */
 };
 
@@ -169,6 +172,15 @@ static bool build_a(struct st *t)
     if (sd_modify_qp_state(a, t->fqp.qpn, RNIC_QPS_ERROR)) {
         return fail(t, a->err, NULL);
     }
+    /* A listener, and a QP with a receive posted for its connection. */
+    if (sd_create_cq(a, &t->lcq[0], 4, 5) ||
+        sd_create_qp(a, &t->lqp[0], 3, 1, &t->lcq[0], &t->lcq[0], NULL, 4,
+                     4) ||
+        sd_cm_listen(a, 7, 6000)) {
+        return fail(t, a->err, NULL);
+    }
+    post_recv(t, 0, &t->lqp[0], 500, IOVA_A_RX + 3 * RECV_LEN, RECV_LEN,
+              STAG_RX);
     sd_run(a);
     if (!sd_poll_cq(a, &t->fcq, &c) || c.wr_id != 300 ||
         c.status != RNIC_WC_WR_FLUSH_ERR) {
@@ -215,6 +227,61 @@ static bool snapshot_restore(struct st *t, size_t *stream_len)
     sd_run(a);
     *stream_len = n1;
     return true;
+}
+
+/* B connects to the listener A made before the snapshot, and Sends. */
+static bool to_listener(struct st *t)
+{
+    struct simdev *a = t->cp.sd[0], *b = t->cp.sd[1];
+    struct rnic_cmd_cm_connect c;
+    struct sd_cm_event ev;
+    struct rnic_sq_wqe w;
+    uint32_t conn;
+
+    if (sd_create_cq(b, &t->lcq[1], 4, 5) ||
+        sd_create_qp(b, &t->lqp[1], 3, 1, &t->lcq[1], &t->lcq[1], NULL, 4,
+                     4)) {
+        return fail(t, b->err, NULL);
+    }
+    memset(&c, 0, sizeof(c));
+    c.qpn = t->lqp[1].qpn;
+    c.tuple.family = RNIC_AF_IPV4;
+    memcpy(c.tuple.local_addr, cp_ip[1], 4);
+    memcpy(c.tuple.remote_addr, cp_ip[0], 4);
+    c.tuple.local_port = 41000;
+    c.tuple.remote_port = 6000;
+    memcpy(c.next_hop_mac, a->mac, 6);
+    c.ird = c.ord = 4;
+    c.mpa_rev = 2;
+    c.mpa_flags = RNIC_MPA_CRC;
+    if (sd_cm_connect(b, &c, NULL, &conn)) {
+        return fail(t, b->err, NULL);
+    }
+    if (!cp_next_event(&t->cp, 0, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_CONNECT_REQUEST) {
+        return fail(t, "the restored listener got no CONNECT_REQUEST", NULL);
+    }
+    if (sd_cm_accept(a, ev.conn_id, t->lqp[0].qpn, 4, 4, RNIC_MPA_CRC, NULL,
+                     0)) {
+        return fail(t, a->err, NULL);
+    }
+    if (!cp_next_event(&t->cp, 1, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_CONNECT_REPLY) {
+        return fail(t, "no CONNECT_REPLY from the restored listener", NULL);
+    }
+    memset(&w, 0, sizeof(w));
+    w.hdr.wr_id = 600;
+    w.hdr.opcode = RNIC_WR_SEND;
+    w.hdr.flags = RNIC_WQE_SIGNALED;
+    w.hdr.count = 1;
+    w.data.sge[0].addr = IOVA_B + 4096;
+    w.data.sge[0].length = 4096;
+    w.data.sge[0].lkey = t->mr[1].stag;
+    sd_post_send(b, &t->lqp[1], &w);
+    return want_cqe(t, 1, &t->lcq[1], 600, RNIC_WC_SUCCESS, 4096) &&
+           want_cqe(t, 0, &t->lcq[0], 500, RNIC_WC_SUCCESS, 4096) &&
+           same(t, 0, &t->rx[0], 3 * RECV_LEN, t->pat[1] + 4096, 4096,
+                "B's Send through the restored listener");
 }
 
 /* A' at work: everything made before the snapshot is used. */
@@ -299,7 +366,7 @@ static bool run_a_prime(struct st *t)
         }
     }
     return same(t, 1, &t->mr[1], MR_LEN / 2, t->pat[0], MR_LEN / 2,
-                "A's Write") &&
+                "A's Write") && to_listener(t) &&
            same(t, 0, &t->mr[0], MR_LEN / 2, t->pat[1], MR_LEN / 2,
                 "A's Read") &&
            same(t, 1, &t->rx[1], RECV_LEN, t->pat[0] + 100, RECV_LEN,

@@ -48,6 +48,7 @@ int rnic_state_save(struct rnic_dev *d, uint8_t **buf, size_t *len,
     rnic_st_save_dblatch(d, &w);
     rnic_st_save_frames(d, &w);
     rnic_st_save_iw(d, &w);
+    rnic_st_save_listeners(d, &w);
     rnic_sw_begin(&w, RNIC_SEC_END, RNIC_SEC_VERSION);
     rnic_sw_end(&w);
     if (w.failed) {
@@ -90,6 +91,8 @@ static const struct sec_desc *sec_find(uint16_t id)
                                rnic_st_load_dblatch },
         [RNIC_SEC_FRAMES] = { "FRAMES", true, true, rnic_st_load_frames },
         [RNIC_SEC_IW] = { "IW", true, true, rnic_st_load_iw },
+        [RNIC_SEC_LISTEN] = { "LISTEN", false, false,
+                              rnic_st_load_listener },
     };
     static const struct sec_desc end = { "END", true, true, load_end };
 
@@ -119,6 +122,11 @@ static bool target_fresh(struct rnic_dev *d)
     }
     for (i = 0; i < d->cfg.max_mr; i++) {
         if (d->rdma->mr[i].state != RNIC_MR_FREE) {
+            return false;
+        }
+    }
+    for (i = 0; i < d->cfg.max_listen; i++) {
+        if (d->iw->lis[i].live) {
             return false;
         }
     }

@@ -23,6 +23,7 @@ enum rnic_st_sec {
     RNIC_SEC_DBLATCH,           /* RDMA doorbells latched, in order */
     RNIC_SEC_FRAMES,            /* backlog, egress and loopback frames */
     RNIC_SEC_IW,                /* the iWARP layer's own state */
+    RNIC_SEC_LISTEN,            /* one per CM listener */
     RNIC_SEC_END = 0x7fff,      /* last: a stream cut at a section ends */
 };
 
@@ -85,5 +86,7 @@ bool rnic_st_load_dblatch(struct rnic_st_ld *ld);
 const char *rnic_st_iw_unsaved(struct rnic_dev *d, char *buf, size_t n);
 void rnic_st_save_iw(struct rnic_dev *d, struct rnic_sw *w);
 bool rnic_st_load_iw(struct rnic_st_ld *ld);
+void rnic_st_save_listeners(struct rnic_dev *d, struct rnic_sw *w);
+bool rnic_st_load_listener(struct rnic_st_ld *ld);
 
 #endif

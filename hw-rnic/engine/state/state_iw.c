@@ -1,29 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The iWARP layer's section of the state stream.  Version 1 carries no
- * listener or connection (docs/migration.md says what is missing): saving
- * is refused while one exists, and the section holds what an engine
- * without connections keeps, the RFC 6528 ISN secret, so that connections
- * made after a load continue the sequence numbers the peers saw.
+ * The iWARP layer's sections of the state stream.  Version 1 carries no
+ * connection (docs/migration.md says what is missing): saving is refused
+ * while one exists, half-open ones included.  What an engine without
+ * connections keeps is carried: the RFC 6528 ISN secret, so that
+ * connections made after a load continue the sequence numbers the peers
+ * saw, and the CM listeners, made again on load by the CM_LISTEN command
+ * itself, which checks them as it checks the driver's.
  */
 #include <stdio.h>
 #include <string.h>
 #include "state_int.h"
 #include "iwarp/iw.h"
+#include "wire/le.h"
 
 const char *rnic_st_iw_unsaved(struct rnic_dev *d, char *buf, size_t n)
 {
     struct rnic_iw *iw = d->iw;
     uint64_t conn = 0, eng = 0;
-    uint32_t i;
 
-    for (i = 0; i < d->cfg.max_listen; i++) {
-        if (iw->lis[i].live) {
-            snprintf(buf, n, "listener %u is live: listeners are not in "
-                     "the state stream yet", i);
-            return buf;
-        }
-    }
     rnic_iw_mem_usage(d, &conn, &eng);
     if (iw->nlive || iw->nzombie || conn) {
         snprintf(buf, n, "%u connections are open (TCP holds %llu bytes): "
@@ -54,5 +49,66 @@ bool rnic_st_load_iw(struct rnic_st_ld *ld)
         return rnic_sr_fail(ld->r, "the target already made TCP engines");
     }
     memcpy(iw->isn_key, key, sizeof(key));
+    return true;
+}
+
+void rnic_st_save_listeners(struct rnic_dev *d, struct rnic_sw *w)
+{
+    uint32_t i;
+
+    for (i = 0; i < d->cfg.max_listen; i++) {
+        const struct rnic_iw_listener *l = &d->iw->lis[i];
+
+        if (!l->live) {
+            continue;
+        }
+        rnic_sw_begin(w, RNIC_SEC_LISTEN, RNIC_SEC_VERSION);
+        rnic_sw_u32(w, i);
+        rnic_sw_bytes(w, l->addr, sizeof(l->addr));
+        rnic_sw_u16(w, l->port);
+        rnic_sw_u32(w, l->backlog);
+        rnic_sw_end(w);
+    }
+}
+
+bool rnic_st_load_listener(struct rnic_st_ld *ld)
+{
+    struct rnic_sr *r = ld->r;
+    struct rnic_admin_cmd cmd;
+    struct rnic_admin_cqe cqe;
+    struct rnic_cmd_cm_listen *c = &cmd.u.cm_listen;
+    uint32_t id, backlog;
+    uint16_t port;
+    unsigned sts;
+
+    memset(&cmd, 0, sizeof(cmd));
+    memset(&cqe, 0, sizeof(cqe));
+    if (!rnic_sr_u32(r, &id)) {
+        return false;
+    }
+    if ((int64_t)id <= ld->last_obj) {
+        return rnic_sr_fail(r, "listener %u: out of order", id);
+    }
+    ld->last_obj = id;
+    rnic_sr_bytes(r, c->addr, 4);
+    rnic_sr_u16(r, &port);
+    if (!rnic_sr_u32(r, &backlog)) {
+        return false;
+    }
+    /* CM_LISTEN keeps 1..1024; anything else was not saved by an rnic. */
+    if (backlog == 0 || backlog > 1024) {
+        return rnic_sr_fail(r, "listener %u: backlog %u (1..1024)", id,
+                            backlog);
+    }
+    cmd.hdr.opcode = RNIC_CMD_CM_LISTEN;
+    c->listen_id = rnic_cpu_to_le32(id);
+    c->backlog = rnic_cpu_to_le32(backlog);
+    c->family = RNIC_AF_IPV4;
+    c->port = rnic_cpu_to_le16(port);
+    sts = rnic_iw_admin(ld->d, &cmd, &cqe);
+    if (sts) {
+        return rnic_sr_fail(r, "listener %u: CM_LISTEN refuses it (status "
+                            "%u)", id, sts);
+    }
     return true;
 }
