@@ -368,6 +368,10 @@ static void test_targeted(struct harness *h, const uint8_t *s, size_t n)
     m[0] ^= 1;
     expect(h, m, n, "magic", "not an rnic state stream");
     FRESH();
+    at = find_sec(m, n, RNIC_SEC_DEV, 0);
+    m[at + 4] |= RNIC_STATUS_RESETTING; /* no reset latched to end it */
+    expect(h, m, n, "RESETTING without a reset", "RESETTING");
+    FRESH();
     at = find_sec(m, n, RNIC_SEC_EQ, 0);
     put32(m + at + 10, 12345);  /* cidx far behind pidx */
     expect(h, m, n, "EQ indices", "entries pending");
