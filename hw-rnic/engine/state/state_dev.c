@@ -275,6 +275,12 @@ static bool load_regs(struct rnic_st_ld *ld)
         return rnic_sr_fail(r, "DEV_STATUS 0x%x has unknown bits",
                             d->status);
     }
+    /* dev.c sets both at once, and the reset clears both. */
+    if (!!(d->status & RNIC_STATUS_RESETTING) !=
+        !!(d->pending & RNIC_PEND_RESET)) {
+        return rnic_sr_fail(r, "DEV_STATUS RESETTING without the reset "
+                            "latched, or the reverse");
+    }
     if ((d->status & RNIC_STATUS_READY) && !(d->ctrl & RNIC_CTRL_ENABLE)) {
         return rnic_sr_fail(r, "DEV_STATUS READY on a disabled device");
     }
