@@ -619,6 +619,8 @@ static const Property rnic_properties[] = {
                        cfg.keep_intvl_s, RNIC_DEF_KEEP_INTVL_S),
     DEFINE_PROP_UINT32("tcp-keepalive-probes", RnicState, cfg.keep_probes,
                        RNIC_DEF_KEEP_PROBES),
+    DEFINE_PROP_UINT32("tcp-window", RnicState, cfg.tcp_window_kib,
+                       RNIC_DEF_TCP_WINDOW_KIB),
 };
 
 static void rnic_class_init(ObjectClass *klass, void *data)

@@ -32,7 +32,7 @@
  * leaves the device's default), unless --mtu names them.
  *
  * Usage: rnic-devbench [--seconds S] [--runs N] [--mtu M]... [--max-mtu M]
- *        [--idle-conns N] [--no-anchors]
+ *        [--tcp-window KIB] [--idle-conns N] [--no-anchors]
  *        rnic-devbench --quick MIB    (a verified short run per MTU, no
  *                                      timing claims: suite qtest)
  */
@@ -109,6 +109,8 @@ static uint64_t writes_total;       /* Writes posted over all runs */
 static unsigned idle_conns;         /* of the configuration being run */
 /* The device's max-mtu property: the largest MTU the wire carries. */
 static unsigned dev_max_mtu = RNIC_L2_MAX_FRAME - 22;
+/* The device's tcp-window property, KiB (0: the device's default). */
+static unsigned dev_tcp_window;
 
 static double now_s(void)
 {
@@ -334,6 +336,10 @@ static void start(struct side *s, const char *name, bool server,
     if (idle_conns) {
         snprintf(dev + strlen(dev), sizeof(dev) - strlen(dev),
                  ",max-qp=%u,max-conn=%u", idle_conns + 16, idle_conns + 16);
+    }
+    if (dev_tcp_window) {
+        snprintf(dev + strlen(dev), sizeof(dev) - strlen(dev),
+                 ",tcp-window=%u", dev_tcp_window);
     }
     snprintf(log, sizeof(log), "%s/rnic-devbench-%s.log", logdir, name);
     memset(s, 0, sizeof(*s));
@@ -787,6 +793,8 @@ int main(int argc, char **argv)
             cfgs[ncfg - 1].idle = 0;
         } else if (!strcmp(argv[i], "--max-mtu") && i + 1 < argc) {
             dev_max_mtu = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--tcp-window") && i + 1 < argc) {
+            dev_tcp_window = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--idle-conns") && i + 1 < argc) {
             idle = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--quick") && i + 1 < argc) {
@@ -796,7 +804,8 @@ int main(int argc, char **argv)
             anchors = false;
         } else {
             fprintf(stderr, "usage: %s [--seconds S] [--runs N] [--mtu M]... "
-                    "[--max-mtu M] [--idle-conns N] [--no-anchors] | "
+                    "[--max-mtu M] [--tcp-window KIB] [--idle-conns N] "
+                    "[--no-anchors] | "
                     "--quick MIB\n",
                     argv[0]);
             return 2;

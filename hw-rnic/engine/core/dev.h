@@ -97,6 +97,9 @@
 #define RNIC_DEF_MAX_CONN       1024
 #define RNIC_DEF_MAX_MR_PAGES   (1u << 21)      /* 16 MiB of page lists */
 #define RNIC_DEF_ACK_BATCH      true
+/* Offload TCP window (KiB): send ring and receive window per connection */
+#define RNIC_DEF_TCP_WINDOW_KIB 256
+#define RNIC_MAX_TCP_WINDOW_KIB 16384
 /*
  * TCP keepalive of offloaded connections, as Linux TCP's defaults (and the
  * RNICs that follow them): probe after 2 h idle, every 75 s, drop after 9
@@ -131,6 +134,12 @@ struct rnic_dev_config {
      * probes before the connection is dropped (CM TIMEOUT, QP in ERROR).
      */
     uint32_t keep_idle_s, keep_intvl_s, keep_probes;
+    /*
+     * Each offloaded connection's send ring and receive window, KiB
+     * (RNIC_DEF_TCP_WINDOW_KIB).  Taken while data is queued or out of
+     * order and given back when drained: an idle connection holds none.
+     */
+    uint32_t tcp_window_kib;
 };
 
 /* Host memory the engine holds now, for tests, benchmarks, QUERY_STATS. */

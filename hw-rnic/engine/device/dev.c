@@ -41,6 +41,7 @@ void rnic_dev_config_default(struct rnic_dev_config *cfg)
     cfg->keep_idle_s = RNIC_DEF_KEEP_IDLE_S;
     cfg->keep_intvl_s = RNIC_DEF_KEEP_INTVL_S;
     cfg->keep_probes = RNIC_DEF_KEEP_PROBES;
+    cfg->tcp_window_kib = RNIC_DEF_TCP_WINDOW_KIB;
 }
 
 static bool in_range(uint32_t v, uint32_t lo, uint32_t hi)
@@ -94,6 +95,10 @@ const char *rnic_dev_config_check(const struct rnic_dev_config *c)
     if (!in_range(c->max_mr_pages, 1, RNIC_ENG_MAX_MR_PAGES)) {
         return "max-mr-pages must be 1..268435456 (8 bytes of host memory "
                "each)";
+    }
+    if (!in_range(c->tcp_window_kib, 4, RNIC_MAX_TCP_WINDOW_KIB)) {
+        return "tcp-window must be 4..16384 (KiB per connection while data "
+               "is in flight)";
     }
     if (c->keep_idle_s > RNIC_MAX_KEEP_S ||
         !in_range(c->keep_intvl_s, 1, RNIC_MAX_KEEP_S) ||

@@ -264,6 +264,8 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
     cfg.mtu = (uint16_t)d->cfg.max_mtu;
     cfg.max_conns = d->cfg.max_conn;
     cfg.ack_batch = d->cfg.ack_batch;
+    cfg.sndbuf = d->cfg.tcp_window_kib * 1024;
+    cfg.rcvbuf = cfg.sndbuf;
     /* dead peers are found as Linux TCP finds them (dev.h defaults) */
     cfg.keepalive = d->cfg.keep_idle_s != 0;
     cfg.keep_idle_ms = d->cfg.keep_idle_s * 1000;
