@@ -455,21 +455,6 @@ static void test_fpdu_golden(void)
                 memcpy(got, room[0].base, cut);
                 memcpy(got + cut, room[1].base, n - cut);
                 seal_bad += memcmp(got, out, n) != 0 || t2.pos != t1.pos;
-                /* the CRC taken by the caller as it wrote the ULPDU */
-                memset(got, 0xee, sizeof(got));
-                memcpy(room[0].base, got, cut);
-                memcpy(room[1].base, got, n - cut);
-                for (uint32_t i = 0; i < ul; i++) {
-                    uint32_t o = 2 + i;
-                    *(o < cut ? room[0].base + o : room[1].base + o - cut) = u[i];
-                }
-                rnic_mpa_tx_init(&t2, crc, false);
-                uint32_t c0 = rnic_crc32c(rnic_mpa_fpdu_crc_begin(ul), u, 3);
-                c0 = rnic_crc32c(c0, u + 3, ul - 3);
-                seal_bad += rnic_mpa_fpdu_seal_crc(&t2, room, ul, c0) != n;
-                memcpy(got, room[0].base, cut);
-                memcpy(got + cut, room[1].base, n - cut);
-                seal_bad += memcmp(got, out, n) != 0 || t2.pos != t1.pos;
             }
         }
     }

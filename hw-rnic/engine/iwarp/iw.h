@@ -40,8 +40,6 @@
 /* Private data we send in one Request/Reply (interop: siw/cxgb4 take 256). */
 #define RNIC_IW_RX_ULPDU_MAX    65535
 #define RNIC_IW_TX_BUF          (16 * 1024)
-/* octets gathered per CRC32c call on TX: well inside a 32 KiB L1 */
-#define RNIC_IW_GATHER_BLOCK    (8 * 1024)
 #define RNIC_IW_NO_QP           0xffffffffu
 
 /* errno-like values in struct rnic_eqe_cm.status */

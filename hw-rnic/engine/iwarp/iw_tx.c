@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "iw.h"
-#include "wire/crc32c.h"
 #include "wire/le.h"
 
 struct rnic_iw_qp *rnic_iw_qp_new(struct rnic_dev *d, struct rnic_qp *qp,
@@ -163,45 +162,10 @@ struct gather_ctx {
 };
 
 /*
- * Gather n payload octets into the ring at off, RNIC_IW_GATHER_BLOCK at a
- * time, and continue *crc over each block right after it lands: the CRC32c
- * reads octets still in L1 instead of a second pass over up to 64 KiB of
- * ring (at MTU 65000 a whole FPDU does not fit L1).  crc NULL: no CRC.
- */
-static int gather_crc(const struct rnic_span sp[2], size_t off, size_t n,
-                      rnic_span_fill_fn gather, void *ctx, uint32_t *crc)
-{
-    size_t done = 0;
-
-    while (done < n) {
-        uint8_t *a, *b;
-        size_t k = rnic_span_at(sp, off + done, n - done, &a, &b);
-        uint8_t *dst = k ? a : b;
-        int err;
-
-        if (!k) {
-            k = n - done;       /* in the second part: contiguous to its end */
-        }
-        if (k > RNIC_IW_GATHER_BLOCK) {
-            k = RNIC_IW_GATHER_BLOCK;
-        }
-        err = gather(ctx, done, dst, k);
-        if (err) {
-            return err;
-        }
-        if (crc) {
-            *crc = rnic_crc32c(*crc, dst, k);
-        }
-        done += k;
-    }
-    return 0;
-}
-
-/*
  * One FPDU of hdr + plen payload octets that gather() reads from guest
  * memory: without markers straight into TCP's send ring, the CRC32c taken
- * block by block as the gather writes it (gather_crc; the TCP checksum is
- * summed when the segment is copied into its frame).
+ * over the ring while the bytes are hot (the copy through pbuf is gone; the
+ * TCP checksum is summed when the segment is copied into its frame).
  * 1 when queued, 0 when TCP has no room now, -1 when the gather failed
  * (*err; nothing was queued).
  */
@@ -211,7 +175,7 @@ static int send_fpdu_gather(struct rnic_dev *d, struct rnic_qp *qp,
 {
     struct rnic_iw_conn *c = qp->iw->conn;
     struct gather_ctx gc = { d, qp };
-    uint32_t ulen = (uint32_t)hlen + plen, size, crc;
+    uint32_t ulen = (uint32_t)hlen + plen, size;
     struct rnic_span sp[2];
 
     if (!c->tc || c->fin_sent) {
@@ -235,13 +199,11 @@ static int send_fpdu_gather(struct rnic_dev *d, struct rnic_qp *qp,
         return 0;
     }
     rnic_span_put(sp, 2, hdr, hlen);
-    crc = c->tx.crc ? rnic_crc32c(rnic_mpa_fpdu_crc_begin(ulen), hdr, hlen) : 0;
-    *err = (enum rnic_mr_err)gather_crc(sp, 2 + hlen, plen, gather, &gc,
-                                        c->tx.crc ? &crc : NULL);
+    *err = (enum rnic_mr_err)rnic_span_gather(sp, 2 + hlen, plen, gather, &gc);
     if (*err) {
         return -1;
     }
-    if (!rnic_mpa_fpdu_seal_crc(&c->tx, sp, ulen, crc)) {
+    if (!rnic_mpa_fpdu_seal(&c->tx, sp, ulen)) {
         return 0;
     }
     rnic_tcp_commit(c->tc, size, rnic_iw_now(d));

@@ -443,14 +443,8 @@ uint32_t rnic_mpa_fpdu_frame(struct rnic_mpa_tx *tx,
     return pad + RNIC_MPA_CRC_LEN;
 }
 
-/*
- * Prefix, pad and CRC around the ULPDU at offset 2 of room; crc_in is the
- * CRC32c of the prefix and ULPDU when the caller took it (have_crc), else
- * it is taken here over the ring.
- */
-static uint32_t fpdu_seal(struct rnic_mpa_tx *tx,
-                          const struct rnic_span room[2], uint32_t ulen,
-                          bool have_crc, uint32_t crc_in)
+uint32_t rnic_mpa_fpdu_seal(struct rnic_mpa_tx *tx,
+                            const struct rnic_span room[2], uint32_t ulen)
 {
     static const uint8_t zero[3];
     uint32_t pad = rnic_mpa_pad(ulen), len, crc = 0;
@@ -467,9 +461,7 @@ static uint32_t fpdu_seal(struct rnic_mpa_tx *tx,
     rnic_st_be16(b, (uint16_t)ulen);
     rnic_span_put(room, 0, b, 2);
     rnic_span_put(room, 2 + ulen, zero, pad);
-    if (tx->crc && have_crc) {
-        crc = rnic_crc32c(crc_in, zero, pad);
-    } else if (tx->crc) {
+    if (tx->crc) {
         /* prefix, ULPDU and pad: contiguous in each part */
         k = room[0].len < len - 4 ? room[0].len : len - 4;
         crc = rnic_crc32c(0, room[0].base, k);
@@ -481,27 +473,6 @@ static uint32_t fpdu_seal(struct rnic_mpa_tx *tx,
     rnic_span_put(room, len - 4, b, 4);
     tx->pos += len;
     return len;
-}
-
-uint32_t rnic_mpa_fpdu_seal(struct rnic_mpa_tx *tx,
-                            const struct rnic_span room[2], uint32_t ulen)
-{
-    return fpdu_seal(tx, room, ulen, false, 0);
-}
-
-uint32_t rnic_mpa_fpdu_crc_begin(uint32_t ulen)
-{
-    uint8_t b[2];
-
-    rnic_st_be16(b, (uint16_t)ulen);
-    return rnic_crc32c(0, b, 2);
-}
-
-uint32_t rnic_mpa_fpdu_seal_crc(struct rnic_mpa_tx *tx,
-                                const struct rnic_span room[2], uint32_t ulen,
-                                uint32_t crc)
-{
-    return fpdu_seal(tx, room, ulen, true, crc);
 }
 
 /* ---- streaming receive ---- */

@@ -251,17 +251,6 @@ uint32_t rnic_mpa_fpdu_frame(struct rnic_mpa_tx *tx,
  */
 uint32_t rnic_mpa_fpdu_seal(struct rnic_mpa_tx *tx,
                             const struct rnic_span room[2], uint32_t ulen);
-/*
- * The same with the CRC32c taken by the caller while it wrote the ULPDU
- * (the octets still in L1, not read back from the ring): crc is
- * rnic_mpa_fpdu_crc_begin(ulen) (the prefix) continued with rnic_crc32c()
- * over the ULPDU's octets in order; the pad is added here.  Without CRC
- * negotiated crc is ignored.
- */
-uint32_t rnic_mpa_fpdu_crc_begin(uint32_t ulen);
-uint32_t rnic_mpa_fpdu_seal_crc(struct rnic_mpa_tx *tx,
-                                const struct rnic_span room[2], uint32_t ulen,
-                                uint32_t crc);
 
 /* Streaming receiver, one per connection direction. */
 enum rnic_mpa_rx_event {
