@@ -206,6 +206,37 @@ build_variant() {
 	fi
 }
 
+# clean_source DIR: a clean QEMU in DIR, as a git tree for git am: Debian's
+# source package unpacked with dpkg-source (upstream plus Debian's patches,
+# e.g. disable-pycotap, without which the orig tarball cannot configure
+# offline; no hw/rnic) and committed, tagged "clean". Unpacking and committing
+# its ~10,000 files is most of the time before a variant's configure, so the
+# tree is kept for the next series and brought back to that commit: the last
+# series' commits and files undone (reset --hard, clean -fd), checked by
+# git status; the files QEMU's .gitignore names were never touched.
+clean_source() {
+	local src=$1 stamp=$1.clean
+	if [ "$(cat "$stamp" 2>/dev/null)" = "$QEMU_SRC_VERSION" ] &&
+		git -C "$src" rev-parse -q --verify clean >/dev/null; then
+		git -C "$src" am --abort >/dev/null 2>&1 || true
+		if git -C "$src" reset -q --hard clean && git -C "$src" clean -q -fd &&
+			[ -z "$(git -C "$src" status --porcelain)" ] && [ ! -e "$src/hw/rnic" ]; then
+			say "QEMU $QEMU_SRC_VERSION source reset to its clean commit"
+			return
+		fi
+		say "the kept QEMU source did not come back clean: unpacking it again"
+	fi
+	rm -rf "$SCRATCH/src"
+	mkdir -p "$SCRATCH/src"
+	dpkg-source --no-check -x "$DSC" "$src" >/dev/null || die "dpkg-source failed to unpack $DSC"
+	[ ! -e "$src/hw/rnic" ] || die "the QEMU source already has hw/rnic"
+	git -C "$src" init -q
+	git -C "$src" add -A
+	git -C "$src" commit -q -m "QEMU $QEMU_SRC_VERSION (Debian source package)"
+	git -C "$src" tag clean
+	echo "$QEMU_SRC_VERSION" >"$stamp"
+}
+
 check_series() {
 	local series=$SCRATCH/series ver=${QEMU_SRC_VERSION%%+*} src key stamp t0 v
 	need_orig
@@ -220,19 +251,10 @@ check_series() {
 	exec 8>/tmp/rnic-qemu.lock
 	say "waiting for /tmp/rnic-qemu.lock (one QEMU build at a time on this host)"
 	flock 8
-	# A clean QEMU: Debian's source package unpacked with dpkg-source (upstream
-	# $ver plus Debian's patches, e.g. disable-pycotap, without which the orig
-	# tarball cannot configure offline; no hw/rnic), as a git tree for git am.
 	src=$SCRATCH/src/qemu-$QEMU_SRC_VERSION
-	rm -rf "$SCRATCH/src"
-	mkdir -p "$SCRATCH/src"
 	t0=$SECONDS
-	dpkg-source --no-check -x "$DSC" "$src" >/dev/null || die "dpkg-source failed to unpack $DSC"
-	[ ! -e "$src/hw/rnic" ] || die "the QEMU source already has hw/rnic"
 	git_env
-	git -C "$src" init -q
-	git -C "$src" add -A
-	git -C "$src" commit -q -m "QEMU $QEMU_SRC_VERSION (Debian source package)"
+	clean_source "$src"
 	git -C "$src" am -q "$series"/*.patch || die "git am failed on QEMU $ver"
 	say "applied $(ls "$series"/*.patch | wc -l) patches to QEMU $ver with git am in $((SECONDS - t0)) s"
 	: >"$stamp.log.new"
