@@ -52,6 +52,15 @@ wait_peer() {
 	fail "peer $RNIC_PEER does not answer ping"
 }
 
+# stack_of GUEST: the RDMA stack of lab guest GUEST (1, 2): rnic, or for a
+# virtio-net guest the software stack RNIC_SOFT (default siw); read from that
+# guest's environment file in the run directory.
+stack_of() {
+	local nic
+	nic=$(sed -n "s/^export RNIC_NIC='\(.*\)'$/\1/p" "$RNIC_RUN_DIR/guest$1.env")
+	if [ "$nic" = rnic ]; then echo rnic; else echo "${RNIC_SOFT:-siw}"; fi
+}
+
 # soft_rdma_up siw|rxe [SIW_VARIANT]: a software RDMA device on $NETDEV, named
 # siw0/rxe0 (DEV). siw comes from the variants kernel.sh builds (default: siw).
 soft_rdma_up() {
