@@ -61,10 +61,10 @@ static void b_tx(void *opaque, uint8_t *frame, size_t len)
     s->out->head++;
 }
 
-static void *b_accept(void *opaque, struct rnic_tcp_listener *l, void *lu, struct rnic_tcp_conn *c)
+static void *b_accept(void *opaque, void *lu, struct rnic_tcp_conn *c)
 {
     struct side *s = opaque;
-    (void)l; (void)lu;
+    (void)lu;
     s->c = c;
     return s;
 }

@@ -98,10 +98,10 @@ static void fz_tx(void *opaque, uint8_t *frame, size_t len)
     }
 }
 
-static void *fz_accept(void *opaque, struct rnic_tcp_listener *l, void *lu, struct rnic_tcp_conn *c)
+static void *fz_accept(void *opaque, void *lu, struct rnic_tcp_conn *c)
 {
     struct fz *f = opaque;
-    (void)l; (void)lu;
+    (void)lu;
     uint16_t rport;
     rnic_tcp_get_tuple(c, NULL, NULL, NULL, &rport);
     struct tup *t = tup_by_port(f, rport);
@@ -161,6 +161,14 @@ static void fz_events(struct fz *f)
         return;
     }
     while (rnic_tcp_pull(f->eng, &ev)) {
+        if (ev.events & RNIC_TCP_EV_ACCEPTED) {
+            ev.user = fz_accept(f, ev.listen_user, ev.conn);
+            if (!ev.user) {
+                rnic_tcp_abort(ev.conn, f->now);
+                continue;
+            }
+            rnic_tcp_set_user(ev.conn, ev.user);
+        }
         if (ev.events & RNIC_TCP_EV_READABLE) {
             fz_read(f, ev.conn, (size_t)rd8(f) * 37);
         }

@@ -92,10 +92,10 @@ static void op_tx(void *opaque, uint8_t *frame, size_t len)
     wire_write(p, frame, len);
 }
 
-static void *op_accept(void *opaque, struct rnic_tcp_listener *l, void *lu, struct rnic_tcp_conn *c)
+static void *op_accept(void *opaque, void *lu, struct rnic_tcp_conn *c)
 {
     struct peer *p = opaque;
-    (void)l; (void)lu;
+    (void)lu;
     if (p->c) {
         return NULL;            /* one connection per run */
     }

@@ -60,10 +60,10 @@ static void h_tx(void *o, uint8_t *f, size_t len)
         h->outlen[h->nout++] = len;
     }
 }
-static void *h_accept(void *o, struct rnic_tcp_listener *l, void *lu, struct rnic_tcp_conn *c)
+static void *h_accept(void *o, void *lu, struct rnic_tcp_conn *c)
 {
     struct h *h = o;
-    (void)l; (void)lu;
+    (void)lu;
     if (h->refuse) {
         return NULL;
     }
@@ -492,6 +492,70 @@ static void test_read_pull(void)
     H.manual = false;
 }
 
+/*
+ * Accept is an event, not a call from inside rnic_tcp_input: the connection
+ * reaches ESTABLISHED, the upper layer learns it at its pull (with the data
+ * and the EMSS that came with it) and takes it, or refuses it with a RST.
+ */
+static void test_accept_pull(void)
+{
+    h_init();
+    H.manual = true;
+    static int lis_user;
+    uint8_t d[100];
+    struct rnic_iov sp[4];
+    struct rnic_tcp_event ev;
+    struct seg s;
+    for (int i = 0; i < 100; i++) {
+        d[i] = (uint8_t)(i + 3);
+    }
+    CHECK(rnic_tcp_listen(H.t, 80, 16, &lis_user));
+    inject(5000, 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
+    CHECK(!rnic_tcp_pull(H.t, &ev));
+    CHECK(parse(H.nout - 1, &s) && s.flags == (TH_SYN | TH_ACK));
+    E_SEQ = s.seq + 1;
+    struct opts o = tso();
+    inject(5000, 80, TH_ACK, 1001, E_SEQ, 2048, &o, d, 100);
+    CHECK(H.accepted == 0);                 /* no call into the upper layer */
+    CHECK(rnic_tcp_pull(H.t, &ev));
+    CHECK(ev.events == (RNIC_TCP_EV_ACCEPTED | RNIC_TCP_EV_EMSS |
+                        RNIC_TCP_EV_READABLE));
+    CHECK(ev.user == NULL && ev.listen_user == &lis_user &&
+          ev.emss == 1460 - 12);
+    H.conn = ev.conn;
+    rnic_tcp_set_user(ev.conn, &H);
+    CHECK(rnic_tcp_peek(ev.conn, sp, 4) == 1 && sp[0].len == 100 &&
+          !memcmp(sp[0].base, d, 100));
+    rnic_tcp_consume(ev.conn, 100, H.now);
+    CHECK(!rnic_tcp_pull(H.t, &ev));
+    CHECK(state() == RNIC_TCP_ESTABLISHED);
+    /* the next one is refused at its pull: RST, its data dropped */
+    inject(5001, 80, TH_SYN, 7000, 0, 65535, &SYNO, NULL, 0);
+    CHECK(!rnic_tcp_pull(H.t, &ev));
+    CHECK(parse(H.nout - 1, &s) && s.flags == (TH_SYN | TH_ACK));
+    uint32_t e2 = s.seq + 1;
+    o = tso();
+    inject(5001, 80, TH_ACK, 7001, e2, 2048, &o, d, 50);
+    CHECK(rnic_tcp_pull(H.t, &ev) && (ev.events & RNIC_TCP_EV_ACCEPTED) &&
+          ev.conn != H.conn);
+    int nout = H.nout;
+    rnic_tcp_abort(ev.conn, H.now);
+    CHECK(!rnic_tcp_pull(H.t, &ev));
+    CHECK(H.nout == nout + 1 && parse(nout, &s) && (s.flags & TH_RST) &&
+          s.sport == 80 && s.dport == 5001 && s.seq == e2);
+    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 1);
+    /* a connection reset before its pull is never shown */
+    inject(5002, 80, TH_SYN, 9000, 0, 65535, &SYNO, NULL, 0);
+    CHECK(parse(H.nout - 1, &s) && s.flags == (TH_SYN | TH_ACK));
+    uint32_t e3 = s.seq + 1;
+    o = tso();
+    inject(5002, 80, TH_ACK, 9001, e3, 2048, &o, NULL, 0);
+    inject(5002, 80, TH_RST, 9001, 0, 0, NULL, NULL, 0);
+    CHECK(!rnic_tcp_pull(H.t, &ev));
+    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 1);
+    H.manual = false;
+}
+
 static void test_ooo_sack(void)
 {
     h_init();
@@ -568,8 +632,10 @@ static void test_record_segmentation(void)
     o = tso();
     inject(5000, 80, TH_ACK, P_SEQ, s.seq + s.len, 60000, &o, NULL, 0);
     CHECK(H.nout == 1 && parse(0, &s) && s.len == 1000);
-    /* EMSS change: reported upward and used for new segments */
+    /* EMSS change: an event for the upper layer, used for new segments */
     rnic_tcp_set_mtu(H.conn, 800);
+    CHECK(H.emss_events == 1);
+    rnic_tcp_deliver(H.t);
     CHECK(H.last_emss == 800 - 40 - 12 && H.emss_events == 2);
     /* records larger than the send buffer are refused, full buffer gives EAGAIN */
     CHECK(rnic_tcp_send(H.conn, r, 0, H.now) == RNIC_TCP_EINVAL);
@@ -1377,6 +1443,7 @@ int main(void)
     test_handshake_options();
     test_data_in_order_zero_copy();
     test_read_pull();
+    test_accept_pull();
     test_ooo_sack();
     test_record_segmentation();
     test_reserve_commit();

@@ -283,8 +283,10 @@ void rnic_iw_rx_buf_put(struct rnic_dev *d, struct rnic_iw_conn *c);
 bool rnic_iw_tx_bufs(struct rnic_dev *d, struct rnic_iw_conn *c);
 
 /* iw_cm.c: TCP events of a connection and timers */
-void *rnic_iw_cm_accept(struct rnic_dev *d, struct rnic_iw_eng *e,
-                        uint32_t listen_id, struct rnic_tcp_conn *tc);
+struct rnic_iw_conn *rnic_iw_cm_accept(struct rnic_dev *d,
+                                       struct rnic_iw_eng *e,
+                                       void *listen_user,
+                                       struct rnic_tcp_conn *tc);
 void rnic_iw_cm_connected(struct rnic_dev *d, struct rnic_iw_conn *c);
 void rnic_iw_cm_recv(struct rnic_dev *d, struct rnic_iw_conn *c,
                      const uint8_t *data, size_t len);

@@ -152,22 +152,30 @@ void rnic_iw_conn_close(struct rnic_dev *d, struct rnic_iw_conn *c)
 
 /* ---- TCP events ---- */
 
-void *rnic_iw_cm_accept(struct rnic_dev *d, struct rnic_iw_eng *e,
-                        uint32_t listen_id, struct rnic_tcp_conn *tc)
+/*
+ * TCP's RNIC_TCP_EV_ACCEPTED: a connection for the MPA Request to come on,
+ * at the port MTU of now; none left: TCP resets it.
+ */
+struct rnic_iw_conn *rnic_iw_cm_accept(struct rnic_dev *d,
+                                       struct rnic_iw_eng *e,
+                                       void *listen_user,
+                                       struct rnic_tcp_conn *tc)
 {
     struct rnic_iw_conn *c = rnic_iw_conn_alloc(d);
     struct rnic_ipaddr la, ra;
     uint16_t lp, rp;
 
     if (!c) {
+        rnic_tcp_abort(tc, rnic_iw_now(d));
         return NULL;
     }
     rnic_trace_conn_state(&d->host, c->id, c->qpn, RNIC_TRACE_NONE,
                           IWC_REQ_WAIT);
     c->eng = e;
     c->tc = tc;
-    c->listen_id = listen_id;
+    c->listen_id = (uint32_t)(uintptr_t)listen_user - 1;
     c->state = IWC_REQ_WAIT;
+    rnic_tcp_set_user(tc, c);
     rnic_iw_conn_mtu(d, tc, 0);
     rnic_tcp_get_tuple(tc, &la, &lp, &ra, &rp);
     c->tuple.family = RNIC_AF_IPV4;

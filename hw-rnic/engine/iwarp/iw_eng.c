@@ -2,8 +2,7 @@
 /*
  * The offload TCP engines, one per local IPv4 address: created on first
  * use, frames in (rnic_iw_receive) and out (the device's egress queue),
- * and what TCP hands up: its events, pulled (rnic_iw_pull), and the
- * accept and emss upcalls.
+ * and what TCP hands up: its events, pulled (rnic_iw_pull).
  */
 #include <string.h>
 #include "iw.h"
@@ -24,25 +23,9 @@ static void eng_tx(void *opaque, uint8_t *frame, size_t len)
     }
 }
 
-static void *eng_accept(void *opaque, struct rnic_tcp_listener *l,
-                        void *listen_user, struct rnic_tcp_conn *c)
+/* The send MSS sizes this connection's FPDUs from now on. */
+static void eng_emss(struct rnic_iw_conn *ic, uint32_t emss)
 {
-    struct rnic_iw_eng *e = opaque;
-
-    (void)l;
-    return rnic_iw_cm_accept(e->d, e, (uint32_t)(uintptr_t)listen_user - 1, c);
-}
-
-static void eng_emss(void *opaque, struct rnic_tcp_conn *c, void *user,
-                     uint32_t emss)
-{
-    struct rnic_iw_conn *ic = user;
-
-    (void)opaque;
-    (void)c;
-    if (!ic) {
-        return;
-    }
     ic->emss = emss;
     ic->mulpdu = rnic_mpa_mulpdu(emss, ic->tx.markers);
 }
@@ -136,6 +119,17 @@ void rnic_iw_pull(struct rnic_dev *d)
         for (i = 0; i < iw->neng; i++) {
             while (rnic_tcp_pull(iw->eng[i].tcp, &ev)) {
                 more = true;
+                /* a connection request got through TCP's handshake */
+                if (ev.events & RNIC_TCP_EV_ACCEPTED) {
+                    ev.user = rnic_iw_cm_accept(d, &iw->eng[i],
+                                                ev.listen_user, ev.conn);
+                    if (!ev.user) {
+                        continue;
+                    }
+                }
+                if (ev.events & RNIC_TCP_EV_EMSS) {
+                    eng_emss(ev.user, ev.emss);
+                }
                 /* the MPA Request, unless it is over already */
                 if ((ev.events & (RNIC_TCP_EV_CONNECTED | RNIC_TCP_EV_CLOSED))
                     == RNIC_TCP_EV_CONNECTED) {
@@ -162,12 +156,10 @@ void rnic_iw_pull(struct rnic_dev *d)
     }
 }
 
-/* The TCP engines' upcalls into this layer. */
+/* What the TCP engines emit: frames, and retransmissions for tracing. */
 void rnic_iw_eng_ops(struct rnic_tcp_ops *ops)
 {
     ops->tx = eng_tx;
-    ops->accept = eng_accept;
-    ops->emss = eng_emss;
     ops->rexmit = eng_rexmit;
 }
 

@@ -7,24 +7,24 @@
  * call), and requests from the upper layer (connect/listen/send/close).
  * Outputs: frames and timer requests through the ops table, and events for
  * the upper layer, queued on the connection for the upper layer to take with
- * rnic_tcp_pull() once the call into the engine has returned (only accept
- * is still an upcall). No clock, no threads, no global state: same
- * inputs, same outputs.
+ * rnic_tcp_pull() once the call into the engine has returned: the engine
+ * never calls up into the upper layer (ops only carry output: frames, the
+ * timer, tracing). No clock, no threads, no global state: same inputs, same
+ * outputs.
  *
  * The sender is record-aware: rnic_tcp_send() takes one whole record (an MPA
  * FPDU later) and the segmenter never splits a record that fits the EMSS
  * (the one exception: a peer that never offers a window that large); several
  * small records may share a segment, retransmissions keep the boundaries, and
- * EMSS changes are reported through ops->emss. The receiver queues
+ * EMSS changes are reported as RNIC_TCP_EV_EMSS. The receiver queues
  * RNIC_TCP_EV_READABLE and the upper layer reads in-order payload where it
  * lies, in the received frame (no copy), with rnic_tcp_peek/consume;
  * out-of-order data is held and becomes readable once the gap fills.
  *
  * Connection handles stay valid until the upper layer took their
- * RNIC_TCP_EV_CLOSED event (or called rnic_tcp_abort). Callbacks may call the
- * per-connection API (send, recv_done, close, abort); they must not call
- * rnic_tcp_input() or rnic_tcp_tick() (queue frames and feed them after the
- * call returns).
+ * RNIC_TCP_EV_CLOSED event (or called rnic_tcp_abort). While it takes events
+ * the upper layer may call the per-connection API (send, recv_done, close,
+ * abort); ops must not call the engine at all.
  *
  * Not implemented: IPv6 (the address type is ready), urgent data (URG is
  * ignored), SYN cookies (the backlog bounds embryonic connections), ECN.
@@ -61,13 +61,10 @@ struct rnic_tcp_ops {
     void (*timer)(void *opaque, uint64_t deadline_ns);
 
     /*
-     * A passive connection on listener reached ESTABLISHED. Return the upper
-     * layer's context for it, or NULL to refuse (the peer gets a RST). Called
-     * inside rnic_tcp_input: it may look at c and set its MTU, never end it.
+     * rnic_tcp_deliver only: RNIC_TCP_EV_ACCEPTED. Return the upper layer's
+     * context for c, or NULL to refuse it (the peer gets a RST).
      */
-    void *(*accept)(void *opaque, struct rnic_tcp_listener *l,
-                    void *listen_user,
-                    struct rnic_tcp_conn *c);
+    void *(*accept)(void *opaque, void *listen_user, struct rnic_tcp_conn *c);
     /* rnic_tcp_deliver only: RNIC_TCP_EV_CONNECTED. */
     void (*connected)(void *opaque, struct rnic_tcp_conn *c, void *user);
     /*
@@ -79,7 +76,7 @@ struct rnic_tcp_ops {
     /* rnic_tcp_deliver only: RNIC_TCP_EV_ACKED with its bytes. */
     void (*acked)(void *opaque, struct rnic_tcp_conn *c, void *user,
                   uint32_t bytes);
-    /* Effective send MSS (max payload per segment) set or changed. */
+    /* rnic_tcp_deliver only: RNIC_TCP_EV_EMSS. */
     void (*emss)(void *opaque, struct rnic_tcp_conn *c, void *user,
                  uint32_t emss);
     /* rnic_tcp_deliver only: RNIC_TCP_EV_PEER_CLOSED. */
@@ -336,29 +333,46 @@ enum {
     RNIC_TCP_EV_READABLE = 1u << 3,
     /* The peer sent FIN after all its data (handled after READABLE). */
     RNIC_TCP_EV_PEER_CLOSED = 1u << 4,
+    /*
+     * A passive connection on a listener reached ESTABLISHED: its first
+     * event, handled before all others. ev.user is NULL and ev.listen_user
+     * the listener's. The upper layer takes it with rnic_tcp_set_user (the
+     * rest of the event is then its) or refuses it with rnic_tcp_abort (the
+     * peer gets a RST, the rest of the event is dropped).
+     */
+    RNIC_TCP_EV_ACCEPTED = 1u << 5,
+    /*
+     * The effective send MSS (payload per segment) was set or changed:
+     * ev.emss (handled after ACCEPTED, before the others).
+     */
+    RNIC_TCP_EV_EMSS = 1u << 6,
 };
 
 struct rnic_tcp_event {
     struct rnic_tcp_conn *conn; /* invalid after RNIC_TCP_EV_CLOSED */
-    void *user;                 /* rnic_tcp_set_user's, never NULL */
+    /* rnic_tcp_set_user's; NULL only with RNIC_TCP_EV_ACCEPTED */
+    void *user;
+    void *listen_user;          /* RNIC_TCP_EV_ACCEPTED: rnic_tcp_listen's */
     unsigned events;            /* RNIC_TCP_EV_* */
     int err;                    /* RNIC_TCP_EV_CLOSED */
     uint32_t acked;             /* RNIC_TCP_EV_ACKED */
     bool time_wait;             /* RNIC_TCP_EV_CLOSED */
+    uint32_t emss;              /* RNIC_TCP_EV_EMSS */
 };
 
 /*
  * Take the events of the next connection that has some, in the order they
  * were queued; false when none is left. A connection whose user is NULL gets
- * none. Not from inside a call into the engine. Output that input owed a
- * connection (ACKs, queued data, FIN) is sent at the next call, after the
- * upper layer acted on the events: call until it returns false.
+ * none but RNIC_TCP_EV_ACCEPTED. Not from inside a call into the engine.
+ * Output that input owed a connection (ACKs, queued data, FIN) is sent at
+ * the next call, after the upper layer acted on the events: call until it
+ * returns false.
  */
 bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev);
 /*
  * For embedders that like callbacks: take every event and hand it to the
- * ops table (ops->connected, ops->recv, ops->peer_closed, ops->acked,
- * ops->closed). Not from inside a callback.
+ * ops table (ops->accept, ops->emss, ops->connected, ops->recv,
+ * ops->peer_closed, ops->acked, ops->closed). Not from inside a callback.
  */
 void rnic_tcp_deliver(struct rnic_tcp *t);
 

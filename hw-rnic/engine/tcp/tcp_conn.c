@@ -201,9 +201,7 @@ void tcp_conn_update_emss(struct rnic_tcp_conn *c)
     if (c->emss != c->emss_reported && !c->user_gone &&
         c->state >= RNIC_TCP_ESTABLISHED) {
         c->emss_reported = c->emss;
-        if (c->t->ops->emss) {
-            c->t->ops->emss(c->t->opaque, c, c->user, c->emss);
-        }
+        tcp_conn_event(c, RNIC_TCP_EV_EMSS);
     }
 }
 

@@ -57,13 +57,21 @@ bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev)
         c->in_ready = false;
         ev->conn = c;
         ev->user = c->user;
+        ev->listen_user = c->listen_user;
         ev->events = c->ev;
         ev->err = c->ev_err;
         ev->time_wait = c->ev_time_wait;
         ev->acked = c->ev_acked;
+        ev->emss = c->emss;
         c->ev = 0;
         c->ev_acked = 0;
-        if (c->dead || !ev->user) {
+        if (c->dead && (ev->events & RNIC_TCP_EV_ACCEPTED)) {
+            /* gone before anybody took it: nobody to tell */
+            ev->events = 0;
+        }
+        if (ev->events & RNIC_TCP_EV_ACCEPTED) {
+            ev->user = NULL;
+        } else if (c->dead || !ev->user) {
             /* a reset connection or one nobody reads has no data to read */
             tcp_rd_drop(c);
             ev->events &= ~RNIC_TCP_EV_READABLE;
@@ -75,7 +83,8 @@ bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev)
             t->dead = c;
             tcp_leave(t);
         }
-        if (ev->events && ev->user) {
+        if (ev->events &&
+            (ev->user || (ev->events & RNIC_TCP_EV_ACCEPTED))) {
             t->out_next = c->out_owed ? c : NULL;
             return true;
         }
@@ -113,6 +122,19 @@ void rnic_tcp_deliver(struct rnic_tcp *t)
     struct rnic_tcp_event ev;
 
     while (rnic_tcp_pull(t, &ev)) {
+        if (ev.events & RNIC_TCP_EV_ACCEPTED) {
+            ev.user = t->ops->accept ?
+                      t->ops->accept(t->opaque, ev.listen_user, ev.conn) :
+                      NULL;
+            if (!ev.user) {
+                rnic_tcp_abort(ev.conn, t->now);
+                continue;
+            }
+            rnic_tcp_set_user(ev.conn, ev.user);
+        }
+        if ((ev.events & RNIC_TCP_EV_EMSS) && t->ops->emss) {
+            t->ops->emss(t->opaque, ev.conn, ev.user, ev.emss);
+        }
         if ((ev.events & RNIC_TCP_EV_CONNECTED) && t->ops->connected) {
             t->ops->connected(t->opaque, ev.conn, ev.user);
         }

@@ -99,9 +99,8 @@ static void listen_input(struct rnic_tcp *t, struct rnic_tcp_listener *l,
 }
 
 /* Both directions synchronized: set up CC and tell the upper layer. */
-static bool established(struct rnic_tcp_conn *c)
+static void established(struct rnic_tcp_conn *c)
 {
-    struct rnic_tcp *t = c->t;
     tcp_conn_set_state(c, RNIC_TCP_ESTABLISHED);
     tcp_timer_clear(c, T_REXMT);
     /*
@@ -116,29 +115,19 @@ static bool established(struct rnic_tcp_conn *c)
         /* close() came in SYN_RCVD */
         tcp_conn_set_state(c, RNIC_TCP_FIN_WAIT_1);
     }
+    if (c->lis) {
+        /* the upper layer takes it, or not, when it pulls the event */
+        c->lis->pending--;
+        c->listen_user = c->lis->user;
+        c->lis = NULL;
+        c->user_gone = false;
+        tcp_conn_event(c, RNIC_TCP_EV_ACCEPTED);
+    } else {
+        tcp_conn_event(c, RNIC_TCP_EV_CONNECTED);
+    }
     tcp_conn_update_emss(c);
     tcp_cc_init(c);
     keep_arm(c);
-    if (c->lis) {
-        struct rnic_tcp_listener *l = c->lis;
-        l->pending--;
-        c->lis = NULL;
-        void *u = t->ops->accept ?
-                  t->ops->accept(t->opaque, l, l->user, c) : NULL;
-        /* accept only looks at c: it cannot have ended it */
-        if (!u) {
-            tcp_send_rst_conn(c);
-            tcp_conn_drop(c, RNIC_TCP_ECONNRESET);
-            return false;
-        }
-        c->user = u;
-        c->user_gone = false;
-        tcp_conn_update_emss(c);
-    } else {
-        tcp_conn_update_emss(c);
-        tcp_conn_event(c, RNIC_TCP_EV_CONNECTED);
-    }
-    return true;
 }
 
 static void syn_sent_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
@@ -444,9 +433,7 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
             tcp_rtt_sample(c, (uint64_t)(uint32_t)(tcp_ts_now(c) - s->tsecr) *
                               NS_PER_MS);
         }
-        if (!established(c)) {
-            return;
-        }
+        established(c);
     }
     /* RFC 5961 §5.2: ACKs for data never sent or far in the past */
     if (SEQ_GT(s->ack, c->snd_max) ||

@@ -66,6 +66,7 @@ struct rnic_tcp_conn {
     struct rnic_tcp_conn *rnext;        /* t->ready: events to take */
     struct rnic_tcp_listener *lis;      /* SYN_RCVD child of this listener */
     void *user;
+    void *listen_user;                  /* RNIC_TCP_EV_ACCEPTED's */
     uint8_t state;
     bool live;                          /* taken from the pool */
     bool in_hash, user_gone, dead, fin_queued, fin_rcvd_ooo;
