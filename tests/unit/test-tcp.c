@@ -1171,6 +1171,45 @@ static void test_receive_window(void)
     CHECK(H.nout == 1 && parse(0, &s) && s.win == 65536 >> 1);
 }
 
+/*
+ * Octets nobody will read do not hold the receive window: once the upper
+ * layer lets go of a connection TCP still closes (iWARP after a Terminate
+ * or an abort of its side), what it left unconsumed and what comes after
+ * count as consumed, and the peer is offered the window again.
+ */
+static void test_unread_after_release(void)
+{
+    h_init();
+    CHECK(establish(NULL));
+    static uint8_t d[1448];
+    struct seg s;
+    uint32_t sent = 0;
+    H.manual = true;
+    for (int i = 0; i < 30; i++) {
+        struct opts o = tso();
+        inject(5000, 80, TH_ACK, P_SEQ + sent, E_SEQ, 2048, &o, d, sizeof(d));
+        sent += sizeof(d);
+        pull_all();                     /* read, never consumed */
+    }
+    CHECK(parse(H.nout - 1, &s) && s.ack == P_SEQ + sent &&
+          (uint32_t)s.win << 1 < 65536 - 40000);
+    H.nout = 0;
+    rnic_tcp_set_user(H.conn, NULL);
+    pull_all();
+    /* the window reopens at once: the peer may be waiting for it */
+    CHECK(H.nout == 1 && parse(0, &s) && s.win == 65536 >> 1);
+    /* and stays open for what arrives afterwards */
+    for (int i = 0; i < 30; i++) {
+        struct opts o = tso();
+        inject(5000, 80, TH_ACK, P_SEQ + sent, E_SEQ, 2048, &o, d, sizeof(d));
+        sent += sizeof(d);
+        pull_all();
+    }
+    CHECK(parse(H.nout - 1, &s) && s.ack == P_SEQ + sent &&
+          s.win == 65536 >> 1);
+    H.manual = false;
+}
+
 static void test_isn_and_demux(void)
 {
     h_init();
@@ -1444,6 +1483,7 @@ int main(void)
     test_data_in_order_zero_copy();
     test_read_pull();
     test_accept_pull();
+    test_unread_after_release();
     test_ooo_sack();
     test_record_segmentation();
     test_reserve_commit();
