@@ -300,6 +300,13 @@ void rnic_tcp_recv_done(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns)
     }
     struct rnic_tcp *t = c->t;
     tcp_enter(t, now_ns);
+    tcp_rcv_release(c, len);
+    tcp_leave(t);
+}
+
+/* len received octets are gone from the buffer: the window may reopen. */
+void tcp_rcv_release(struct rnic_tcp_conn *c, size_t len)
+{
     uint32_t before = c->rcv_adv - c->rcv_nxt;
     c->rcv_unread -= len > c->rcv_unread ? c->rcv_unread : (uint32_t)len;
     /*
@@ -315,7 +322,6 @@ void rnic_tcp_recv_done(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns)
             tcp_output(c);
         }
     }
-    tcp_leave(t);
 }
 
 int rnic_tcp_close(struct rnic_tcp_conn *c, uint64_t now_ns)

@@ -260,6 +260,7 @@ void tcp_send_rst(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip,
                   const struct tcp_seg *s);
 void tcp_send_rst_conn(struct rnic_tcp_conn *c);
 uint32_t tcp_rcv_window(struct rnic_tcp_conn *c);
+void tcp_rcv_release(struct rnic_tcp_conn *c, size_t len);
 void tcp_sb_ack(struct rnic_tcp_conn *c, uint32_t ack);
 
 /* tcp_timer.c */

@@ -66,10 +66,10 @@ static bool rd_stash(struct rnic_tcp_conn *c)
  */
 void tcp_rd_add(struct rnic_tcp_conn *c, const uint8_t *p, uint32_t n)
 {
-    c->rcv_unread += n;
     if (c->user_gone || !n) {
-        return;                 /* nobody reads: dropped, the window closes */
+        return;                 /* nobody reads: dropped, the window stays */
     }
+    c->rcv_unread += n;
     if (!c->rd_len) {
         c->rd_pos = c->ob_head;
         if (p) {
@@ -89,9 +89,14 @@ void tcp_rd_add(struct rnic_tcp_conn *c, const uint8_t *p, uint32_t n)
     tcp_conn_event(c, RNIC_TCP_EV_READABLE);
 }
 
-/* Nobody will read c's data (its user is gone or it died). */
+/*
+ * Nobody will read c's data (its user is gone or it died): it counts as
+ * consumed, the window reopens by it.
+ */
 void tcp_rd_drop(struct rnic_tcp_conn *c)
 {
+    uint32_t n = c->rd_len;
+
     c->rd_frame = NULL;
     c->rd_frame_len = 0;
     c->rd_len = 0;
@@ -99,6 +104,11 @@ void tcp_rd_drop(struct rnic_tcp_conn *c)
         c->t->rd_conn = NULL;
     }
     tcp_ob_put_if_idle(c);
+    if (n && !c->dead) {
+        tcp_enter(c->t, c->t->now);
+        tcp_rcv_release(c, n);
+        tcp_leave(c->t);
+    }
 }
 
 /*
