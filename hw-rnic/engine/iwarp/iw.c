@@ -164,7 +164,8 @@ void rnic_iw_timer(struct rnic_dev *d)
     for (i = 0; i < iw->nlive; i++) {
         struct rnic_iw_conn *c = iw->live[i];
 
-        if (!c->zombie && c->deadline <= now) {
+        /* a connection freed meanwhile has no deadline */
+        if (c->deadline <= now) {
             c->deadline = UINT64_MAX;
             rnic_iw_cm_timer(d, c, now);
         }

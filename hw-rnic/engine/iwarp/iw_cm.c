@@ -116,7 +116,8 @@ void rnic_iw_conn_maybe_fin(struct rnic_dev *d, struct rnic_iw_conn *c)
 {
     struct rnic_qp *qp = NULL;
 
-    if (c->zombie || c->state != IWC_CLOSING || c->fin_sent || !c->tc) {
+    /* a freed connection has no TCP any more */
+    if (c->state != IWC_CLOSING || c->fin_sent || !c->tc) {
         return;
     }
     if (c->qpn != RNIC_IW_NO_QP) {
@@ -199,7 +200,7 @@ void rnic_iw_cm_connected(struct rnic_dev *d, struct rnic_iw_conn *c)
     uint8_t buf[RNIC_MPA_RR_MAX];
     int n;
 
-    if (!c || c->zombie || c->state != IWC_SYN_SENT) {
+    if (c->state != IWC_SYN_SENT) {
         return;
     }
     c->req.pd = c->hs->pdata;
@@ -450,9 +451,6 @@ bool rnic_iw_cm_rtr_arrived(struct rnic_dev *d, struct rnic_iw_conn *c,
 void rnic_iw_cm_recv(struct rnic_dev *d, struct rnic_iw_conn *c,
                      const uint8_t *data, size_t len)
 {
-    if (!c || c->zombie) {
-        return;
-    }
     switch (c->state) {
     case IWC_REQ_WAIT:
         rx_request(d, c, data, len);
@@ -479,7 +477,8 @@ void rnic_iw_cm_recv(struct rnic_dev *d, struct rnic_iw_conn *c,
 
 void rnic_iw_cm_peer_closed(struct rnic_dev *d, struct rnic_iw_conn *c)
 {
-    if (!c || c->zombie) {
+    /* the stream before it may have ended c (rnic_iw_pull) */
+    if (c->zombie) {
         return;
     }
     switch (c->state) {

@@ -28,7 +28,8 @@ static struct rnic_iw_conn *conn_by_tuple(struct rnic_dev *d,
     for (i = 0; i < iw->nlive; i++) {
         struct rnic_iw_conn *c = iw->live[i];
 
-        if (c->tc && !c->zombie && c->key.lport == lport &&
+        /* a freed connection has no TCP any more */
+        if (c->tc && c->key.lport == lport &&
             c->key.rport == rport && !memcmp(c->key.laddr, laddr, 4) &&
             !memcmp(c->key.raddr, raddr, 4)) {
             return c;

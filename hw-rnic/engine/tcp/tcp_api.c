@@ -131,10 +131,10 @@ struct rnic_tcp_listener *rnic_tcp_listen(struct rnic_tcp *t, uint16_t port,
  */
 void rnic_tcp_unlisten(struct rnic_tcp *t, struct rnic_tcp_listener *l)
 {
-    tcp_enter(t, t->now);
+    tcp_begin(t, t->now);
     for (uint32_t i = 0; i < t->cfg.max_conns; i++) {
         struct rnic_tcp_conn *c = &t->pool[i];
-        if (c->live && !c->dead && c->lis == l) {
+        if (c->live && c->lis == l) {
             if (c->state == RNIC_TCP_SYN_RCVD) {
                 tcp_send_rst_conn(c);
                 tcp_conn_drop(c, RNIC_TCP_ECONNRESET);
@@ -151,7 +151,7 @@ void rnic_tcp_unlisten(struct rnic_tcp *t, struct rnic_tcp_listener *l)
         *p = l->next;
     }
     tcp_mem_free(t, &t->st.mem_engine_bytes, l, sizeof(*l));
-    tcp_leave(t);
+    tcp_end(t);
 }
 
 /* RFC 6056-style: start at a keyed hash of the destination, walk the range. */
@@ -179,7 +179,7 @@ struct rnic_tcp_conn *rnic_tcp_connect(struct rnic_tcp *t,
     if (!raddr || raddr->family != RNIC_AF_INET || rport == 0 || !peer_mac) {
         return NULL;
     }
-    tcp_enter(t, now_ns);
+    tcp_begin(t, now_ns);
     struct rnic_tcp_conn *c = NULL;
     if (lport == 0) {
         lport = pick_port(t, raddr, rport);
@@ -204,7 +204,7 @@ struct rnic_tcp_conn *rnic_tcp_connect(struct rnic_tcp *t,
         tcp_hash_insert(c);
         tcp_send_syn(c);
     }
-    tcp_leave(t);
+    tcp_end(t);
     return c;
 }
 
@@ -219,7 +219,7 @@ size_t rnic_tcp_send_space(const struct rnic_tcp_conn *c)
 int rnic_tcp_reserve(struct rnic_tcp_conn *c, size_t len,
                      struct rnic_span span[2])
 {
-    if (c->dead || c->fin_queued ||
+    if (c->fin_queued ||
         (c->state != RNIC_TCP_ESTABLISHED && c->state != RNIC_TCP_CLOSE_WAIT &&
          c->state != RNIC_TCP_SYN_SENT && c->state != RNIC_TCP_SYN_RCVD)) {
         return RNIC_TCP_EPIPE;
@@ -253,7 +253,7 @@ void rnic_tcp_commit(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns)
     c->rec[ri] = c->sb_seq + c->sb_len;
     c->rec_cnt++;
     struct rnic_tcp *t = c->t;
-    tcp_enter(t, now_ns);
+    tcp_begin(t, now_ns);
     /*
      * Input owes c output that rnic_tcp_pull sends next: what the upper
      * layer queues meanwhile leaves with it, packed into full segments.
@@ -261,7 +261,7 @@ void rnic_tcp_commit(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns)
     if (c->state >= RNIC_TCP_ESTABLISHED && !c->out_owed) {
         tcp_output(c);
     }
-    tcp_leave(t);
+    tcp_end(t);
 }
 
 int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov,
@@ -295,13 +295,10 @@ int rnic_tcp_send(struct rnic_tcp_conn *c, const void *rec, size_t len,
 
 void rnic_tcp_recv_done(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns)
 {
-    if (c->dead) {
-        return;
-    }
     struct rnic_tcp *t = c->t;
-    tcp_enter(t, now_ns);
+    tcp_begin(t, now_ns);
     tcp_rcv_release(c, len);
-    tcp_leave(t);
+    tcp_end(t);
 }
 
 /* len received octets are gone from the buffer: the window may reopen. */
@@ -330,7 +327,7 @@ int rnic_tcp_close(struct rnic_tcp_conn *c, uint64_t now_ns)
         return RNIC_TCP_ENOTCONN;
     }
     struct rnic_tcp *t = c->t;
-    tcp_enter(t, now_ns);
+    tcp_begin(t, now_ns);
     switch (c->state) {
     case RNIC_TCP_SYN_SENT:
         tcp_conn_drop(c, RNIC_TCP_OK);
@@ -354,7 +351,7 @@ int rnic_tcp_close(struct rnic_tcp_conn *c, uint64_t now_ns)
     default:
         break;
     }
-    tcp_leave(t);
+    tcp_end(t);
     return RNIC_TCP_OK;
 }
 
@@ -366,37 +363,36 @@ void rnic_tcp_abort(struct rnic_tcp_conn *c, uint64_t now_ns)
         return;
     }
     struct rnic_tcp *t = c->t;
-    tcp_enter(t, now_ns);
-    c->user_gone = true;
+    tcp_begin(t, now_ns);
     if (c->state != RNIC_TCP_SYN_SENT && c->state != RNIC_TCP_TIME_WAIT) {
         tcp_send_rst_conn(c);
     }
     tcp_conn_drop(c, RNIC_TCP_ECONNRESET);
-    tcp_leave(t);
+    tcp_end(t);
 }
 
 uint32_t rnic_tcp_reset_all(struct rnic_tcp *t, uint64_t now_ns)
 {
     uint32_t n = 0;
 
-    tcp_enter(t, now_ns);
+    tcp_begin(t, now_ns);
     for (uint32_t i = 0; i < t->cfg.max_conns; i++) {
         struct rnic_tcp_conn *c = &t->pool[i];
 
         /* SYN_SENT: the peer's sequence is unknown; TIME_WAIT: done. */
-        if (c->live && !c->dead && c->state >= RNIC_TCP_SYN_RCVD &&
+        if (c->live && c->state >= RNIC_TCP_SYN_RCVD &&
             c->state != RNIC_TCP_TIME_WAIT) {
             tcp_send_rst_conn(c);
             n++;
         }
     }
-    tcp_leave(t);
+    tcp_end(t);
     return n;
 }
 
 void rnic_tcp_set_mtu(struct rnic_tcp_conn *c, uint16_t mtu)
 {
-    if (c->dead || mtu < 576) {
+    if (mtu < 576) {
         return;
     }
     c->mtu = mtu > c->t->cfg.mtu ? c->t->cfg.mtu : mtu;
@@ -406,7 +402,7 @@ void rnic_tcp_set_mtu(struct rnic_tcp_conn *c, uint16_t mtu)
 bool rnic_tcp_icmp_mtu(struct rnic_tcp_conn *c, uint32_t seq, uint16_t mtu)
 {
     /* RFC 5927 §4.1: only for a sequence number we have in flight */
-    if (c->dead || c->state < RNIC_TCP_ESTABLISHED ||
+    if (c->state < RNIC_TCP_ESTABLISHED ||
         seq - c->snd_una >= c->snd_max - c->snd_una) {
         return false;
     }
@@ -430,7 +426,10 @@ void rnic_tcp_set_user(struct rnic_tcp_conn *c, void *user)
 {
     c->user = user;
     if (!user) {
-        tcp_rd_drop(c);         /* nobody reads it any more */
+        /* nobody reads it any more */
+        tcp_begin(c->t, c->t->now);
+        tcp_rd_drop(c);
+        tcp_end(c->t);
     }
 }
 

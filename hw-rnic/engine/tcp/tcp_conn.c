@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Connection lifecycle: allocation from the engine's pool, state changes,
- * teardown, and the deferred free that lets callbacks run while the engine
- * is still walking a connection.
+ * teardown, and the free at the end of the call that dropped a connection
+ * (the call may still be walking it) or when its CLOSED event is taken.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -140,20 +140,23 @@ void tcp_conn_set_state(struct rnic_tcp_conn *c, int state)
     c->state = (uint8_t)state;
 }
 
-/* The upper layer's last event: it takes it with rnic_tcp_pull. */
+/*
+ * The upper layer's last event: it takes it with rnic_tcp_pull. Told once:
+ * on entering TIME_WAIT, or when the connection is dropped.
+ */
 void tcp_conn_notify_closed(struct rnic_tcp_conn *c, int err)
 {
-    if (c->user_gone) {
+    if (!tcp_has_user(c)) {
         return;
     }
-    c->user_gone = true;
     c->ev_err = err;
     c->ev_time_wait = c->state == RNIC_TCP_TIME_WAIT;
     tcp_conn_event(c, RNIC_TCP_EV_CLOSED);
 }
 
 /*
- * Remove from every table now; the memory goes back to the pool on tcp_leave().
+ * Remove from every table now; the memory goes back to the pool at the end
+ * of the call (tcp_end), or once its CLOSED event is taken.
  */
 void tcp_conn_drop(struct rnic_tcp_conn *c, int err)
 {
@@ -167,8 +170,11 @@ void tcp_conn_drop(struct rnic_tcp_conn *c, int err)
         c->lis->pending--;
     }
     c->lis = NULL;
+    if (c->state != RNIC_TCP_TIME_WAIT) {
+        /* TIME_WAIT told it already */
+        tcp_conn_notify_closed(c, err);
+    }
     c->state = RNIC_TCP_CLOSED;
-    tcp_conn_notify_closed(c, err);
     c->dnext = c->t->dead;
     c->t->dead = c;
 }
@@ -198,27 +204,28 @@ void tcp_conn_update_emss(struct rnic_tcp_conn *c)
         m = 64;
     }
     c->emss = m;
-    if (c->emss != c->emss_reported && !c->user_gone &&
+    if (c->emss != c->emss_reported && tcp_has_reader(c) &&
         c->state >= RNIC_TCP_ESTABLISHED) {
         c->emss_reported = c->emss;
         tcp_conn_event(c, RNIC_TCP_EV_EMSS);
     }
 }
 
-void tcp_enter(struct rnic_tcp *t, uint64_t now)
+/*
+ * Every entry point (input, tick, an API call) begins with the clock and
+ * ends with tcp_end; none calls another: the ops never call the engine.
+ */
+void tcp_begin(struct rnic_tcp *t, uint64_t now)
 {
     if (now > t->now) {
         t->now = now;
         t->now_ms = (uint32_t)(now / NS_PER_MS);
     }
-    t->depth++;
 }
 
-void tcp_leave(struct rnic_tcp *t)
+/* Connections dropped during the call go back to the pool. */
+void tcp_end(struct rnic_tcp *t)
 {
-    if (--t->depth > 0) {
-        return;
-    }
     while (t->dead) {
         struct rnic_tcp_conn *c = t->dead;
         t->dead = c->dnext;

@@ -36,9 +36,9 @@ static void owed_output(struct rnic_tcp_conn *c)
     struct rnic_tcp *t = c->t;
 
     c->out_owed = false;
-    tcp_enter(t, t->now);
+    tcp_begin(t, t->now);
     tcp_output(c);
-    tcp_leave(t);
+    tcp_end(t);
 }
 
 bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev)
@@ -73,15 +73,17 @@ bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev)
             ev->user = NULL;
         } else if (c->dead || !ev->user) {
             /* a reset connection or one nobody reads has no data to read */
+            tcp_begin(t, t->now);
             tcp_rd_drop(c);
+            tcp_end(t);
             ev->events &= ~RNIC_TCP_EV_READABLE;
         }
         if (c->dead) {
-            /* tcp_leave kept it for this event: its last */
-            tcp_enter(t, t->now);
+            /* tcp_end kept it for this event: its last */
+            tcp_begin(t, t->now);
             c->dnext = t->dead;
             t->dead = c;
-            tcp_leave(t);
+            tcp_end(t);
         }
         if (ev->events &&
             (ev->user || (ev->events & RNIC_TCP_EV_ACCEPTED))) {

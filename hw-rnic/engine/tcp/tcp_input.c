@@ -75,7 +75,6 @@ static void listen_input(struct rnic_tcp *t, struct rnic_tcp_listener *l,
     }
     c->lis = l;
     l->pending++;
-    c->user_gone = true;                /* no events until accepted */
     rnic_ipaddr_v4(&c->raddr, ip->src[0], ip->src[1], ip->src[2], ip->src[3]);
     c->lport = s->dport;
     c->rport = s->sport;
@@ -120,7 +119,6 @@ static void established(struct rnic_tcp_conn *c)
         c->lis->pending--;
         c->listen_user = c->lis->user;
         c->lis = NULL;
-        c->user_gone = false;
         tcp_conn_event(c, RNIC_TCP_EV_ACCEPTED);
     } else {
         tcp_conn_event(c, RNIC_TCP_EV_CONNECTED);
@@ -179,7 +177,7 @@ void tcp_fin_arrived(struct rnic_tcp_conn *c)
 {
     tcp_rcv_advance(c, 1);
     c->ack_now = true;
-    if (!c->user_gone) {
+    if (tcp_has_reader(c)) {
         tcp_conn_event(c, RNIC_TCP_EV_PEER_CLOSED);
     }
     bool fin_acked = c->fin_queued && SEQ_GT(c->snd_una, c->fin_seq);
@@ -615,9 +613,9 @@ bool rnic_tcp_input(struct rnic_tcp *t, const uint8_t *frame, size_t len,
     }
     tcp_parse_options(&s, th + TCP_HLEN, doff - TCP_HLEN);
     tcp_rd_frame_end(t);
-    tcp_enter(t, now_ns);
+    tcp_begin(t, now_ns);
     tcp_input_segment(t, &ip, &s);
-    tcp_leave(t);
+    tcp_end(t);
     return true;
 }
 
@@ -626,7 +624,7 @@ void rnic_tcp_rx_batch_end(struct rnic_tcp *t, uint64_t now_ns)
     if (!t->ackq_n) {
         return;
     }
-    tcp_enter(t, now_ns);
+    tcp_begin(t, now_ns);
     /* a connection freed and reused since is not queued (memset) */
     for (uint32_t i = 0; i < t->ackq_n; i++) {
         struct rnic_tcp_conn *c = t->ackq[i];
@@ -646,7 +644,7 @@ void rnic_tcp_rx_batch_end(struct rnic_tcp *t, uint64_t now_ns)
         }
     }
     t->ackq_n = 0;
-    tcp_leave(t);
+    tcp_end(t);
 }
 
 bool rnic_tcp_ack_owed(const struct rnic_tcp *t)

@@ -69,7 +69,7 @@ struct rnic_tcp_conn {
     void *listen_user;                  /* RNIC_TCP_EV_ACCEPTED's */
     uint8_t state;
     bool live;                          /* taken from the pool */
-    bool in_hash, user_gone, dead, fin_queued, fin_rcvd_ooo;
+    bool in_hash, dead, fin_queued, fin_rcvd_ooo;
     bool ack_now, sack_ok, ts_ok, ws_ok, in_recovery, rtt_timing, syn_rexmit;
     uint8_t snd_ws, rcv_ws;
     uint32_t hash;
@@ -159,8 +159,7 @@ struct rnic_tcp {
     uint64_t now, reported_deadline;
     /* now / 1 ms, for timestamps (no division per segment) */
     uint32_t now_ms;
-    /* >0 while inside an API call: defer frees */
-    int depth;
+    /* dropped during this call: freed at its end (tcp_end) */
     struct rnic_tcp_conn *dead;
     /* connections with events for rnic_tcp_pull, oldest first */
     struct rnic_tcp_conn *ready, *ready_tail;
@@ -224,8 +223,23 @@ void tcp_conn_notify_closed(struct rnic_tcp_conn *c, int err);
 void tcp_conn_update_emss(struct rnic_tcp_conn *c);
 void tcp_conn_event(struct rnic_tcp_conn *c, unsigned ev);
 void tcp_conn_output_owed(struct rnic_tcp_conn *c);
-void tcp_enter(struct rnic_tcp *t, uint64_t now);
-void tcp_leave(struct rnic_tcp *t);
+void tcp_begin(struct rnic_tcp *t, uint64_t now);
+void tcp_end(struct rnic_tcp *t);
+
+/*
+ * Someone takes c's events: its user, or the upper layer about to pull the
+ * RNIC_TCP_EV_ACCEPTED that gives it one.
+ */
+static inline bool tcp_has_user(const struct rnic_tcp_conn *c)
+{
+    return c->user || (c->ev & RNIC_TCP_EV_ACCEPTED);
+}
+
+/* ... and still wants them: CLOSED went with TIME_WAIT, nothing follows. */
+static inline bool tcp_has_reader(const struct rnic_tcp_conn *c)
+{
+    return tcp_has_user(c) && c->state != RNIC_TCP_TIME_WAIT;
+}
 
 /* tcp_read.c */
 void tcp_rd_add(struct rnic_tcp_conn *c, const uint8_t *p, uint32_t n);

@@ -327,7 +327,7 @@ void tcp_sb_ack(struct rnic_tcp_conn *c, uint32_t ack)
         c->rec_cnt--;
     }
     tcp_sb_put_if_empty(c);
-    if (!c->user_gone) {
+    if (tcp_has_reader(c)) {
         c->ev_acked += n;
         tcp_conn_event(c, RNIC_TCP_EV_ACKED);
     }

@@ -66,7 +66,7 @@ static bool rd_stash(struct rnic_tcp_conn *c)
  */
 void tcp_rd_add(struct rnic_tcp_conn *c, const uint8_t *p, uint32_t n)
 {
-    if (c->user_gone || !n) {
+    if (!tcp_has_reader(c) || !n) {
         return;                 /* nobody reads: dropped, the window stays */
     }
     c->rcv_unread += n;
@@ -104,10 +104,8 @@ void tcp_rd_drop(struct rnic_tcp_conn *c)
         c->t->rd_conn = NULL;
     }
     tcp_ob_put_if_idle(c);
-    if (n && !c->dead) {
-        tcp_enter(c->t, c->t->now);
+    if (n) {
         tcp_rcv_release(c, n);
-        tcp_leave(c->t);
     }
 }
 
@@ -124,17 +122,15 @@ void tcp_rd_frame_end(struct rnic_tcp *t)
         return;
     }
     t->rd_conn = NULL;
+    tcp_begin(t, t->now);
     if (!c->user) {
         tcp_rd_drop(c);
-        return;
-    }
-    if (!rd_stash(c)) {
-        tcp_rd_drop(c);
-        tcp_enter(t, t->now);
+    } else if (!rd_stash(c)) {
         tcp_send_rst_conn(c);
         tcp_conn_drop(c, RNIC_TCP_ECONNRESET);
-        tcp_leave(t);
+        tcp_rd_drop(c);
     }
+    tcp_end(t);
 }
 
 int rnic_tcp_peek(const struct rnic_tcp_conn *c, struct rnic_iov *span,

@@ -305,7 +305,7 @@ void tcp_timers_run(struct rnic_tcp *t, uint64_t now)
 
 void rnic_tcp_tick(struct rnic_tcp *t, uint64_t now_ns)
 {
-    tcp_enter(t, now_ns);
+    tcp_begin(t, now_ns);
     tcp_timers_run(t, t->now);
-    tcp_leave(t);
+    tcp_end(t);
 }
