@@ -4,7 +4,8 @@
  * offload TCP engine (tcp.h) plus the MPA/DDP/RDMAP encoders: it opens a
  * connection to the victim device, negotiates MPA like any initiator, and
  * then sends one hostile message (forged or foreign STags, missing rights,
- * out-of-range offsets, bad MSN/QN, too long Sends, unknown opcodes, bad
+ * out-of-range offsets, bad MSN/QN, too long Sends, unknown opcodes, an
+ * RFC 7306 atomic on a connection that did not negotiate it, bad
  * CRCs, garbage lengths, lying markers, Sends with nothing posted, Read
  * Requests beyond IRD).  For each case:
  *   - the victim answers with a Terminate whose Layer/EType/Code are the
@@ -234,6 +235,33 @@ static bool at_unknown_opcode(struct world *w)
     return rp_fpdu(&w->a, h, hl, payload, 16, 0);
 }
 
+/*
+ * FetchAdd on a connection whose Request did not offer RFC 7306, to a
+ * victim that asked for it (CM_ACCEPT with RNIC_MPA_RFC7306), an MR and a
+ * QP with REMOTE_ATOMIC: only the negotiation stands in the way.
+ */
+static bool at_atomic_unnegotiated(struct world *w)
+{
+    struct rnic_rdmap_msg m;
+    uint8_t h[128];
+    size_t hl;
+
+    memset(&m, 0, sizeof(m));
+    m.opcode = RNIC_RDMAP_ATOMIC_REQ;
+    m.rv = RNIC_RDMAP_VERSION;
+    m.ddp.dv = RNIC_DDP_VERSION;
+    m.ddp.last = true;
+    m.ddp.qn = RNIC_RDMAP_QN_READ_REQ;
+    m.ddp.msn = 1;
+    m.u.areq.op = RNIC_RDMAP_ATOMIC_FETCH_ADD;
+    m.u.areq.req_id = 1;
+    m.u.areq.stag = w->v.mr[MR_T].stag;
+    m.u.areq.to = T_IOVA + 64;
+    m.u.areq.add_swap = 5;
+    hl = rnic_rdmap_hdr_encode(&m, h, sizeof(h));
+    return hl && rp_fpdu(&w->a, h, hl, NULL, 0, 0);
+}
+
 static bool at_bad_crc(struct world *w)
 {
     return send_msg(w, 1, 100, 1);
@@ -368,6 +396,10 @@ static const struct mcase cases[] = {
       true, false, 2, 4, false, false, -1, at_unknown_opcode,
       { L_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_OPERATION,
         RNIC_RDMAP_EC_UNEXPECTED_OPCODE }, NOALT, false },
+    { "atomic-unnegotiated", "RFC 7306 FetchAdd, RFC 7306 not negotiated",
+      true, false, 2, 4, false, false, MR_T, at_atomic_unnegotiated,
+      { L_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_OPERATION,
+        RNIC_RDMAP_EC_UNEXPECTED_OPCODE }, NOALT, false },
     { "bad-crc", "Send with a corrupted MPA CRC",
       true, false, 2, 4, false, false, -1, at_bad_crc,
       { L_LLP, RNIC_LLP_ETYPE_MPA, RNIC_MPA_EC_CRC }, NOALT, false },
@@ -420,12 +452,14 @@ static bool victim_setup(struct world *w, const struct mcase *mc, char *err,
     }
     if (!s) {
         s = sd_modify_qp_access(sd, 1, RNIC_ACCESS_REMOTE_READ |
-                                RNIC_ACCESS_REMOTE_WRITE);
+                                RNIC_ACCESS_REMOTE_WRITE |
+                                RNIC_ACCESS_REMOTE_ATOMIC);
     }
     if (!s) {
         s = sd_reg_mr(sd, &v->mr[MR_T], RNIC_STAG(10, 0x31), 1,
                       RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE |
-                      RNIC_ACCESS_REMOTE_READ, T_IOVA, T_LEN, 1);
+                      RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC,
+                      T_IOVA, T_LEN, 1);
     }
     if (!s) {
         s = sd_reg_mr(sd, &v->mr[MR_RO], RNIC_STAG(11, 0x32), 1,
@@ -532,7 +566,8 @@ static bool victim_events(struct wait_ctx *c)
             if (sd_cm_accept(v->sd, ev.conn_id, v->qp.qpn, w->mc->ird, 4,
                              (uint8_t)((w->mc->crc ? RNIC_MPA_CRC : 0) |
                                        (w->mc->markers_to_victim ?
-                                        RNIC_MPA_MARKERS : 0)), "ok", 2)) {
+                                        RNIC_MPA_MARKERS : 0) |
+                                       RNIC_MPA_RFC7306), "ok", 2)) {
                 snprintf(c->err, sizeof(c->err), "victim: %s", v->sd->err);
                 return false;
             }
