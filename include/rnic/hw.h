@@ -477,8 +477,9 @@ struct rnic_cmd_cm_listen {
 #define RNIC_MPA_P2P_READ	(1u << 3)	/* RTR by zero-length Read */
 #define RNIC_MPA_P2P_SEND	(1u << 4)	/* RTR by zero-length Send */
 /*
- * RFC 7306 (Immediate Data, Atomics) on this connection: not negotiated on
- * the wire, both ULPs must agree (siw and most peers lack it).
+ * RFC 7306 (Immediate Data, Atomics): in CM_CONNECT/CM_ACCEPT, offer or
+ * agree to it in the MPA exchange; in events and QUERY_QP, offered by the
+ * Request (CONNECT_REQUEST) or negotiated (on only when both ends asked).
  */
 #define RNIC_MPA_RFC7306	(1u << 5)
 #define RNIC_MPA_MAX_PDATA	512

@@ -172,7 +172,7 @@ static void test_rr_reject_paths(void)
     /* E with Rev 1 is a reserved bit: PD is plain ULP data */
     memcpy(f, KEYREP "\x1f\x01\x00\x04\x80\x01\x40\x01", 24);
     CHECK(rnic_mpa_rr_decode(f, 24, &d) == 24);
-    CHECK(!d.enhanced && d.res == 0x1f && d.pd_len == 4 && !d.p2p);
+    CHECK(!d.enhanced && d.res == 0x1d && d.x7306 && d.pd_len == 4 && !d.p2p);
     /* R in a Request is ignored */
     memcpy(f, KEYREQ "\x20\x01\x00\x00", 20);
     CHECK(rnic_mpa_rr_decode(f, 20, &d) == 20 && !d.reject);
@@ -299,6 +299,69 @@ static void test_negotiation(void)
     rnic_mpa_make_request(&siw, &req);
     CHECK(rnic_mpa_make_reply(&req, &rsp, &rep) == 0 && rep.rev == 2 && rep.enhanced &&
           !rep.p2p && rep.rtr == 0);
+}
+
+/*
+ * rnic's RFC 7306 negotiation: offer bit 0x04 in a Request, accept bit 0x02
+ * in a Reply, on only when both are present; siw's Reply (a copy of the
+ * Request's flag octet) must not turn it on.
+ */
+static void test_rfc7306_bits(void)
+{
+    struct rnic_mpa_local ini = { .rev = 2, .crc = true, .ird = 4, .ord = 4,
+                                  .rfc7306 = true };
+    struct rnic_mpa_local rsp = ini;
+    struct rnic_mpa_rr req, rep, d;
+    struct rnic_mpa_neg ni, nr;
+    uint8_t buf[RNIC_MPA_RR_MAX];
+    int n;
+
+    /* both ask: bits on the wire, on at both ends */
+    rnic_mpa_make_request(&ini, &req);
+    n = rnic_mpa_rr_encode(&req, buf, sizeof(buf));
+    CHECK(n == 24 && buf[16] == (RNIC_MPA_FLAG_C | RNIC_MPA_FLAG_E | 0x04));
+    CHECK(rnic_mpa_rr_decode(buf, (size_t)n, &d) == n && d.x7306 && !d.res);
+    CHECK(rnic_mpa_make_reply(&d, &rsp, &rep) == 0 && rep.x7306);
+    n = rnic_mpa_rr_encode(&rep, buf, sizeof(buf));
+    CHECK(n == 24 && buf[16] == (RNIC_MPA_FLAG_C | RNIC_MPA_FLAG_E | 0x02));
+    CHECK(rnic_mpa_rr_decode(buf, (size_t)n, &d) == n && d.x7306 && !d.res);
+    CHECK(rnic_mpa_check_reply(&req, &d, &ni) == 0 && ni.rfc7306);
+    rnic_mpa_responder_neg(&req, &rep, &nr);
+    CHECK(nr.rfc7306);
+
+    /* the responder does not ask: no accept bit, off at both ends */
+    rsp.rfc7306 = false;
+    CHECK(rnic_mpa_make_reply(&req, &rsp, &rep) == 0 && !rep.x7306);
+    n = rnic_mpa_rr_encode(&rep, buf, sizeof(buf));
+    CHECK(n == 24 && !(buf[16] & 0x0f));
+    CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == 0 && !ni.rfc7306);
+    rnic_mpa_responder_neg(&req, &rep, &nr);
+    CHECK(!nr.rfc7306);
+
+    /* the initiator does not ask: an rnic responder cannot agree */
+    ini.rfc7306 = false;
+    rsp.rfc7306 = true;
+    rnic_mpa_make_request(&ini, &req);
+    CHECK(rnic_mpa_make_reply(&req, &rsp, &rep) == 0 && !rep.x7306);
+    rnic_mpa_responder_neg(&req, &rep, &nr);
+    CHECK(!nr.rfc7306);
+    /* and a Reply claiming agreement to what we did not offer is ignored */
+    rep.x7306 = true;
+    CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == 0 && !ni.rfc7306);
+
+    /* siw as responder: its Reply is our Request's octet 16, key swapped */
+    ini.rfc7306 = true;
+    rnic_mpa_make_request(&ini, &req);
+    n = rnic_mpa_rr_encode(&req, buf, sizeof(buf));
+    memcpy(buf, KEYREP, 16);
+    CHECK(rnic_mpa_rr_decode(buf, (size_t)n, &d) == n && !d.x7306 &&
+          d.res == 0x04);
+    CHECK(rnic_mpa_check_reply(&req, &d, &ni) == 0 && !ni.rfc7306);
+
+    /* siw as initiator (flags C|E, or with its GSO bit 0x08): no offer */
+    memcpy(buf, KEYREQ "\x58\x02\x00\x04\x00\x01\x00\x01", 24);
+    CHECK(rnic_mpa_rr_decode(buf, 24, &d) == 24 && !d.x7306 && d.res == 0x08);
+    CHECK(rnic_mpa_make_reply(&d, &rsp, &rep) == 0 && !rep.x7306);
 }
 
 /* ---- MULPDU ---- */
@@ -772,6 +835,7 @@ int main(void)
     test_rr_reject_paths();
     test_rr_rx();
     test_negotiation();
+    test_rfc7306_bits();
     test_mulpdu();
     test_fpdu_golden();
     test_markers_golden();

@@ -64,7 +64,8 @@ void rnic_iw_cm_event(struct rnic_dev *d, struct rnic_iw_conn *c,
         cm->mpa_rev = c->req.rev;
         cm->mpa_flags = (c->req.crc ? RNIC_MPA_CRC : 0) |
                         (c->req.markers ? RNIC_MPA_MARKERS : 0) |
-                        (c->req.p2p ? rtr_to_flags(c->req.rtr) : 0);
+                        (c->req.p2p ? rtr_to_flags(c->req.rtr) : 0) |
+                        (c->req.x7306 ? RNIC_MPA_RFC7306 : 0);
     } else if (c->neg.rev) {
         cm->ird = (uint8_t)(c->iq ? c->iq->ird : c->neg.ird);
         cm->ord = (uint8_t)(c->iq ? c->iq->ord : c->neg.ord);
@@ -387,6 +388,7 @@ static void rx_reply(struct rnic_dev *d, struct rnic_iw_conn *c,
     }
     rnic_iw_conn_full_op(c);
     rnic_iw_conn_set_ird_ord(c);
+    c->iq->rfc7306 = c->neg.rfc7306;    /* offered and agreed on the wire */
     rnic_iw_trace_mpa(d, c, RNIC_TRACE_MPA_ACCEPTED, 0, c->neg.rev,
                       rep.pd_len);
     rnic_iw_trace_state(d, c, IWC_RTS);

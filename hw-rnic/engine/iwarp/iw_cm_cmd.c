@@ -218,12 +218,12 @@ static unsigned cmd_connect(struct rnic_dev *d,
     c->loc.p2p = c->loc.rtr_caps != 0;
     c->loc.ird = cmd->ird;
     c->loc.ord = cmd->ord;
+    c->loc.rfc7306 = cmd->mpa_flags & RNIC_MPA_RFC7306;
     rnic_mpa_make_request(&c->loc, &c->req);
     if (!rnic_iw_qp_new(d, qp, c)) {
         rnic_iw_conn_free(d, c);
         return RNIC_STS_NO_RESOURCES;
     }
-    c->iq->rfc7306 = cmd->mpa_flags & RNIC_MPA_RFC7306;
     c->tuple = *t;
     lport = rnic_le16_to_cpu(t->local_port);
     rnic_ipaddr_v4(&ra, t->remote_addr[0], t->remote_addr[1],
@@ -318,6 +318,7 @@ static unsigned cmd_accept(struct rnic_dev *d,
     loc.p2p = true;
     loc.ird = cmd->ird;
     loc.ord = cmd->ord;
+    loc.rfc7306 = cmd->mpa_flags & RNIC_MPA_RFC7306;
     /* Relaxed IRD (as siw): room for the Reads the initiator will issue. */
     if (c->req.enhanced && c->req.ord > loc.ird &&
         c->req.ord <= d->cfg.max_ird) {
@@ -336,8 +337,8 @@ static unsigned cmd_accept(struct rnic_dev *d,
         return RNIC_STS_NO_RESOURCES;
     }
     c->loc = loc;
-    c->iq->rfc7306 = cmd->mpa_flags & RNIC_MPA_RFC7306;
     rnic_mpa_responder_neg(&c->req, &rep, &c->neg);
+    c->iq->rfc7306 = c->neg.rfc7306;    /* as the Reply says, on the wire */
     rnic_iw_mpa_done(d, c);
     rnic_iw_conn_full_op(c);
     rnic_iw_conn_set_ird_ord(c);

@@ -43,7 +43,9 @@ int rnic_mpa_rr_encode(const struct rnic_mpa_rr *rr, uint8_t *buf, size_t cap)
     buf[16] = (uint8_t)((rr->markers ? RNIC_MPA_FLAG_M : 0) |
                         (rr->crc ? RNIC_MPA_FLAG_C : 0) |
                         (rr->reply && rr->reject ? RNIC_MPA_FLAG_R : 0) |
-                        (v2 ? RNIC_MPA_FLAG_E : 0));
+                        (v2 ? RNIC_MPA_FLAG_E : 0) |
+                        (rr->x7306 ? (rr->reply ? RNIC_MPA_FLAG_X7306_ACCEPT :
+                                      RNIC_MPA_FLAG_X7306_OFFER) : 0));
     buf[17] = rr->rev;
     rnic_st_be16(buf + 18, (uint16_t)pd_total);
     uint8_t *p = buf + RNIC_MPA_RR_HLEN;
@@ -88,7 +90,10 @@ int rnic_mpa_rr_decode(const uint8_t *buf, size_t len, struct rnic_mpa_rr *rr)
     rr->crc = fl & RNIC_MPA_FLAG_C;
     rr->reject = is_rep && (fl & RNIC_MPA_FLAG_R);
     rr->rev = buf[17];
-    rr->res = fl & RNIC_MPA_FLAG_RES;
+    uint8_t x7306 = is_rep ? RNIC_MPA_FLAG_X7306_ACCEPT :
+                    RNIC_MPA_FLAG_X7306_OFFER;
+    rr->x7306 = fl & x7306;
+    rr->res = fl & RNIC_MPA_FLAG_RES & ~x7306;
     if (pd_total > RNIC_MPA_PD_MAX) {
         return -RNIC_MPA_E_PD_LEN;
     }
@@ -183,6 +188,7 @@ void rnic_mpa_make_request(const struct rnic_mpa_local *loc,
     req->rev = loc->rev == 1 ? 1 : 2;
     req->crc = loc->crc;
     req->markers = loc->markers;
+    req->x7306 = loc->rfc7306;
     if (req->rev == 2) {
         req->enhanced = true;
         req->ird = clip14(loc->ird);
@@ -205,6 +211,7 @@ int rnic_mpa_make_reply(const struct rnic_mpa_rr *req,
     rep->rev = (req->rev >= 2 && loc->rev >= 2) ? 2 : 1;
     rep->crc = req->crc || loc->crc;
     rep->markers = loc->markers;
+    rep->x7306 = req->x7306 && loc->rfc7306;
     if (rep->rev == 2 && req->enhanced) {
         rep->enhanced = true;
         rep->ird = clip14(loc->ird);
@@ -241,6 +248,7 @@ void rnic_mpa_responder_neg(const struct rnic_mpa_rr *req,
     neg->crc = req->crc || rep->crc;
     neg->markers_tx = req->markers;
     neg->markers_rx = rep->markers;
+    neg->rfc7306 = req->x7306 && rep->x7306;
     if (req->enhanced && rep->enhanced) {
         neg->ird_ord_known = true;
         neg->ird = rep->ird;
@@ -268,6 +276,8 @@ int rnic_mpa_check_reply(const struct rnic_mpa_rr *req,
     neg->crc = req->crc || rep->crc;
     neg->markers_tx = rep->markers;
     neg->markers_rx = req->markers;
+    /* An agreement we did not ask for is ignored: off. */
+    neg->rfc7306 = req->x7306 && rep->x7306;
     if (req->enhanced && rep->enhanced) {
         neg->ird_ord_known = true;
         if (rep->ord > req->ird) {

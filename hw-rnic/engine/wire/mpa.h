@@ -51,6 +51,16 @@ extern const uint8_t rnic_mpa_key_rep[RNIC_MPA_KEY_LEN];
 /* RFC 6581 enhanced: PD starts with IRD/ORD */
 #define RNIC_MPA_FLAG_E         0x10
 #define RNIC_MPA_FLAG_RES       0x0f
+/*
+ * rnic's RFC 7306 negotiation (docs/iwarp-engine.md): RFC 7306 defines none,
+ * so two of RFC 5044's reserved bits (sent as 0, ignored on receipt by
+ * every peer) carry it. A Request sets X7306_OFFER, a Reply that agrees sets
+ * X7306_ACCEPT. Two bits, not one, because siw answers with its copy of the
+ * Request's flag octet: an echoed offer must not read as agreement. 0x08 is
+ * siw's GSO bit (MPA_RR_FLAG_GSO_EXP) and stays unused.
+ */
+#define RNIC_MPA_FLAG_X7306_OFFER       0x04    /* Request only */
+#define RNIC_MPA_FLAG_X7306_ACCEPT      0x02    /* Reply only */
 
 /* RFC 6581 IRD word and ORD word (big-endian u16 each) */
 #define RNIC_MPA_V2_IRD_P       0x8000  /* peer-to-peer */
@@ -84,7 +94,10 @@ struct rnic_mpa_rr {
     bool markers, crc, reject;
     bool enhanced;              /* E with Rev 2: the IRD/ORD block is present */
     uint8_t rev;
-    uint8_t res;                /* reserved flag bits as received (sent as 0) */
+    /* reserved flag bits as received (sent as 0), ours below excluded */
+    uint8_t res;
+    /* RFC 7306: offered (Request, X7306_OFFER) or agreed (Reply, _ACCEPT) */
+    bool x7306;
     /* RFC 6581 block, meaningful when enhanced */
     bool p2p;
     /* RNIC_MPA_RTR_* offered (Request) or chosen (Reply) */
@@ -133,6 +146,7 @@ struct rnic_mpa_local {
     /* RTR types we can send (initiator) / accept (responder) */
     uint8_t rtr_caps;
     uint16_t ird, ord;
+    bool rfc7306;               /* offer / agree to RFC 7306 */
 };
 
 /* The outcome, from one end's point of view. */
@@ -145,6 +159,7 @@ struct rnic_mpa_neg {
     uint16_t ird;               /* Read Requests we accept in flight */
     uint16_t ord;               /* Read Requests we may have in flight */
     uint8_t rtr;                /* the one RTR used, or NONE */
+    bool rfc7306;               /* offered and agreed on the wire */
 };
 
 /* Initiator: the Request for local (pd not set). */
@@ -153,8 +168,9 @@ void rnic_mpa_make_request(const struct rnic_mpa_local *loc,
 /*
  * Responder: the Reply to req (pd not set). Echoes the revision the Request
  * used (capped by loc->rev), C if either side wants it, ORD clipped to the
- * initiator's IRD, and for P2P the one RTR chosen from what was offered
- * (Read, else Write, else Send). Returns 0, or an MPA error code
+ * initiator's IRD, for P2P the one RTR chosen from what was offered
+ * (Read, else Write, else Send), and RFC 7306 agreed only if offered and
+ * wanted. Returns 0, or an MPA error code
  * (RNIC_MPA_EC_NO_MATCHING_RTR) meaning: reject.
  */
 int rnic_mpa_make_reply(const struct rnic_mpa_rr *req,
