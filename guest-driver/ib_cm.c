@@ -38,9 +38,9 @@ static bool mpa_markers;
 module_param(mpa_markers, bool, 0644);
 MODULE_PARM_DESC(mpa_markers, "ask for MPA markers on new connections (default off)");
 
-static bool mpa_rfc7306;
+static bool mpa_rfc7306 = true;
 module_param(mpa_rfc7306, bool, 0644);
-MODULE_PARM_DESC(mpa_rfc7306, "RFC 7306 (Immediate Data) on new connections: both ends must agree, siw lacks it (default off)");
+MODULE_PARM_DESC(mpa_rfc7306, "offer RFC 7306 (Atomics, Immediate Data) on new connections; on only where the peer agrees on the wire (default on; 0 never offers)");
 
 static uint mpa_p2p;
 module_param(mpa_p2p, uint, 0644);
@@ -64,7 +64,7 @@ static u8 rnic_mpa_flags(struct rnic_ib *rib)
 		f |= RNIC_MPA_CRC;
 	if (mpa_markers && (feat & RNIC_FEAT_MPA_MARKERS))
 		f |= RNIC_MPA_MARKERS;
-	if (mpa_rfc7306 && (feat & RNIC_FEAT_IMM))
+	if (mpa_rfc7306 && (feat & (RNIC_FEAT_IMM | RNIC_FEAT_ATOMICS)))
 		f |= RNIC_MPA_RFC7306;
 	if (mpa_p2p & 1)
 		f |= RNIC_MPA_P2P_WRITE;

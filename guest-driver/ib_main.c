@@ -63,7 +63,14 @@ static int rnic_query_device(struct ib_device *ibdev,
 	a->max_qp_rd_atom = c->max_ird;
 	a->max_qp_init_rd_atom = c->max_ord;
 	a->max_res_rd_atom = c->max_ird * c->max_qp;
-	a->atomic_cap = IB_ATOMIC_NONE;
+	/*
+	 * The device runs every atomic of all its QPs one at a time against
+	 * guest memory, not locked against the CPUs or other devices: HCA.
+	 */
+	if (rib->rdev->caps.features & RNIC_FEAT_ATOMICS)
+		a->atomic_cap = IB_ATOMIC_HCA;
+	else
+		a->atomic_cap = IB_ATOMIC_NONE;
 	a->max_srq = c->max_srq;
 	a->max_srq_wr = c->max_srq_wr;
 	a->max_srq_sge = min_t(u32, c->max_recv_sge, RNIC_RQ_MAX_SGE);

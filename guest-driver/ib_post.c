@@ -80,6 +80,27 @@ static int rnic_wqe_reg_mr(const struct ib_reg_wr *reg, struct rnic_sq_wqe *w)
 	return 0;
 }
 
+/*
+ * RFC 7306 FetchAdd / CompareSwap: one 8-byte local buffer receives the
+ * original value, the target is a naturally aligned 64-bit word.
+ */
+static int rnic_wqe_atomic(struct rnic_qp *qp, const struct ib_send_wr *wr,
+			   struct rnic_sq_wqe *w)
+{
+	const struct ib_atomic_wr *a = atomic_wr(wr);
+
+	if (wr->num_sge != 1 || wr->sg_list[0].length != 8 ||
+	    (a->remote_addr & 7) || (wr->send_flags & IB_SEND_INLINE))
+		return -EINVAL;
+	w->hdr.opcode = wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+			RNIC_WR_ATOMIC_CSWAP : RNIC_WR_ATOMIC_FADD;
+	w->op.atomic.remote_addr = cpu_to_le64(a->remote_addr);
+	w->op.atomic.rkey = cpu_to_le32(a->rkey);
+	w->op.atomic.compare_add = cpu_to_le64(a->compare_add);
+	w->op.atomic.swap = cpu_to_le64(a->swap);
+	return rnic_wqe_sges(qp, wr, w);
+}
+
 /* Fill one SQ WQE from wr; rnic_postq_slot zeroed the slot. */
 static int rnic_build_wqe(struct rnic_qp *qp, const struct ib_send_wr *wr,
 			  struct rnic_sq_wqe *w)
@@ -138,6 +159,12 @@ static int rnic_build_wqe(struct rnic_qp *qp, const struct ib_send_wr *wr,
 		w->op.rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
 		w->op.rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
 		err = rnic_wqe_sges(qp, wr, w);
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (!(feat & RNIC_FEAT_ATOMICS))
+			return -EOPNOTSUPP;
+		err = rnic_wqe_atomic(qp, wr, w);
 		break;
 	case IB_WR_LOCAL_INV:
 		w->hdr.opcode = RNIC_WR_LOCAL_INV;

@@ -244,14 +244,21 @@ static int rnic_qp_hw_attrs(struct rnic_qp *qp, struct ib_qp_attr *attr,
  * does for every iWARP QP.  rdma_cm's kernel users get those flags through
  * modify_qp, but librdmacm applies them on the active side before the
  * iw_cm id exists (access 0): grant them again when connecting/accepting.
+ * iw_cm has no word for remote atomics; IB's CM grants them with remote
+ * reads, and so does this.  They only ever run on a connection that
+ * negotiated RFC 7306, and the target MR needs IB_ACCESS_REMOTE_ATOMIC.
  */
 int rnic_qp_grant_iw_access(struct rnic_qp *qp)
 {
+	u32 feat = ib_rdev(qp->ibqp.device)->caps.features;
 	struct ib_qp_attr attr = {
 		.qp_access_flags = qp->access | IB_ACCESS_LOCAL_WRITE |
 				   IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ,
 	};
 	int err;
+
+	if (feat & RNIC_FEAT_ATOMICS)
+		attr.qp_access_flags |= IB_ACCESS_REMOTE_ATOMIC;
 
 	mutex_lock(&qp->state_lock);
 	err = rnic_qp_hw_attrs(qp, &attr, IB_QP_ACCESS_FLAGS);
