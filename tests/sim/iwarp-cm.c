@@ -842,6 +842,110 @@ static bool case_timer_rtr(struct cmpair *p)
            qp_in_error(p, 1) && no_conn_mem(p);
 }
 
+/*
+ * RFC 7306, negotiated in the MPA exchange: flags the active side sets in
+ * CM_CONNECT and the passive side in CM_ACCEPT; want: on for the connection.
+ * CONNECT_REQUEST must report the offer, CONNECT_REPLY and ESTABLISHED the
+ * outcome; then a FetchAdd from the active side returns the old value and
+ * adds (on), or completes with LOC_QP_OP_ERR, nothing sent (off).
+ */
+static bool rfc7306_case(struct cmpair *p, bool offer, bool agree, bool want)
+{
+    uint64_t tgt = 0x40000, sink = 0x60000, v = 1000, got = 0;
+    struct rnic_cmd_cm_connect c;
+    struct sd_cm_event ev, rep;
+    struct sd_mr tmr, smr;
+    struct rnic_sq_wqe w;
+    struct rnic_cqe cqe;
+    uint64_t end;
+    uint32_t aconn;
+    uint8_t f = RNIC_MPA_RFC7306;
+
+    if (sd_cm_listen(p->sd[1], 0, PORT)) {
+        return cp_fail(p, p->sd[1]->err, NULL);
+    }
+    connect_cmd(p, &c, PORT, 2, 0);
+    c.mpa_flags = RNIC_MPA_CRC | (offer ? f : 0);
+    if (sd_cm_connect(p->sd[0], &c, NULL, &aconn)) {
+        return cp_fail(p, p->sd[0]->err, NULL);
+    }
+    if (!cp_next_event(p, 1, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_CONNECT_REQUEST) {
+        return cp_fail(p, "no CONNECT_REQUEST", NULL);
+    }
+    if (!(ev.cm.mpa_flags & f) != !offer) {
+        return cp_fail(p, "CONNECT_REQUEST misreports the offer", NULL);
+    }
+    if (sd_cm_accept(p->sd[1], ev.conn_id, p->qp[1].qpn, ev.cm.ord,
+                     ev.cm.ird, RNIC_MPA_CRC | (agree ? f : 0), NULL, 0)) {
+        return cp_fail(p, "CM_ACCEPT failed", NULL);
+    }
+    if (!cp_next_event(p, 0, &rep, 10 * SL_SEC) ||
+        rep.code != RNIC_CM_CONNECT_REPLY ||
+        !cp_next_event(p, 1, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_ESTABLISHED) {
+        return cp_fail(p, "the connection was not established", NULL);
+    }
+    if (!(rep.cm.mpa_flags & f) != !want || !(ev.cm.mpa_flags & f) != !want) {
+        return cp_fail(p, want ? "RFC 7306 is off at an end" :
+                       "RFC 7306 is on though an end did not ask", NULL);
+    }
+    if (sd_reg_mr(p->sd[1], &tmr, RNIC_STAG(21, 1), 1,
+                  RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_ATOMIC, tgt,
+                  4096, 1) ||
+        sd_modify_qp_access(p->sd[1], p->qp[1].qpn,
+                            RNIC_ACCESS_REMOTE_ATOMIC) ||
+        sd_reg_mr(p->sd[0], &smr, RNIC_STAG(41, 1), 1,
+                  RNIC_ACCESS_LOCAL_WRITE, sink, 4096, 1)) {
+        return cp_fail(p, "MR set-up failed", NULL);
+    }
+    sd_write(p->sd[1], sd_mr_addr(&tmr, tgt), &v, 8);
+    memset(&w, 0, sizeof(w));
+    w.hdr.wr_id = 77;
+    w.hdr.opcode = RNIC_WR_ATOMIC_FADD;
+    w.hdr.flags = RNIC_WQE_SIGNALED;
+    w.hdr.count = 1;
+    w.op.atomic.remote_addr = tgt;
+    w.op.atomic.rkey = tmr.stag;
+    w.op.atomic.compare_add = 5;
+    w.data.sge[0].addr = sink;
+    w.data.sge[0].length = 8;
+    w.data.sge[0].lkey = smr.stag;
+    sd_post_send(p->sd[0], &p->qp[0], &w);
+    end = p->sl.now + SL_SEC;
+    while (!sd_poll_cq(p->sd[0], &p->cq[0][0], &cqe)) {
+        if (p->sl.now > end || !sl_step(&p->sl)) {
+            return cp_fail(p, "the FetchAdd did not complete", NULL);
+        }
+    }
+    sd_read(p->sd[0], sd_mr_addr(&smr, sink), &got, 8);
+    sd_read(p->sd[1], sd_mr_addr(&tmr, tgt), &v, 8);
+    if (want && (cqe.status != RNIC_WC_SUCCESS || got != 1000 || v != 1005)) {
+        return cp_fail(p, "FetchAdd: wrong status or values",
+                       sd_wc_status_name(cqe.status));
+    }
+    if (!want && (cqe.status != RNIC_WC_LOC_QP_OP_ERR || v != 1000)) {
+        return cp_fail(p, "an unnegotiated FetchAdd was not refused",
+                       sd_wc_status_name(cqe.status));
+    }
+    return true;
+}
+
+static bool case_rfc7306_both(struct cmpair *p)
+{
+    return rfc7306_case(p, true, true, true);
+}
+
+static bool case_rfc7306_responder_off(struct cmpair *p)
+{
+    return rfc7306_case(p, true, false, false);
+}
+
+static bool case_rfc7306_initiator_off(struct cmpair *p)
+{
+    return rfc7306_case(p, false, true, false);
+}
+
 static const struct {
     const char *name;
     bool (*fn)(struct cmpair *p);
@@ -859,6 +963,9 @@ static const struct {
     { "rtr-send", case_rtr_send },
     { "rtr-write", case_rtr_write },
     { "rtr-read", case_rtr_read },
+    { "rfc7306-both", case_rfc7306_both },
+    { "rfc7306-responder-off", case_rfc7306_responder_off },
+    { "rfc7306-initiator-off", case_rfc7306_initiator_off },
     { "timer-reply", case_timer_reply },
     { "timer-request", case_timer_request },
     { "timer-rtr", case_timer_rtr },
