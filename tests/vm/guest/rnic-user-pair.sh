@@ -13,6 +13,11 @@
 #             perftest over rdma_cm (-R): sizes 2 B .. 8 MiB (-a) unless
 #             RNIC_PERF_SIZE gives one size; RNIC_PERF_ITERS iterations each
 #             (default 5 with -a, perftest's minimum: 80 MiB a run, 300 for one size)
+#   atomic_bw atomic_lat
+#             perftest ib_atomic_bw / ib_atomic_lat -R (FetchAdd, then -A
+#             CMP_AND_SWAP), RNIC_PERF_ITERS (default 1000) each
+#   atomics   rnic-atomic-check ($RNIC_ATOMIC_CHECK): RFC 7306 CompareSwap and
+#             FetchAdd values checked from both ends, atomic_cap, alignment
 #   qperf     qperf -cm1, one run per test: rc_bw rc_lat rc_rdma_write_bw/lat
 #             rc_rdma_read_bw/lat (RFC 7306 on), $RNIC_QPERF_SIZE (16K) messages
 #   strace    strace -c -f of two ib_write_bw clients, few and many messages:
@@ -37,15 +42,23 @@ TAG=${RNIC_NIC%%,*}
 # refused for a while by a peer's CM.
 declare -A PORT=([rping]=7174 [ucmatose]=7471 [rdmacm]=7472 [write_bw]=18515 [read_bw]=18516
 	[send_bw]=18517 [write_lat]=18518 [send_lat]=18519 [strace]=18520 [strace2]=18521
-	[read_lat]=18522 [counters]=7175)
+	[read_lat]=18522 [counters]=7175 [atomic_bw]=18523 [atomic_lat]=18524 [atomics]=7176)
 
 # port TOOL: its port, moved on by 100 for each earlier run in this boot.
-port() { echo $((${PORT[$1]} + 100 * RUN)); }
+# CMP_AND_SWAP runs of the atomic perftests take the port 50 above.
+port() {
+	local o=0
+	[ "${ATOMIC_OP:-}" = CMP_AND_SWAP ] && o=50
+	echo $((${PORT[$1]} + 100 * RUN + o))
+}
 
 perf_args() { # perf_args TOOL: the arguments both sides share
 	# -a moves 16 MiB per iteration (2 B .. 8 MiB): few iterations under TCG.
 	local a=(-R -d "$DEV" -p "$(port "$1")")
-	if [ -n "$SIZE" ]; then
+	if [ "${1#atomic_}" != "$1" ]; then
+		# Atomics move 8 bytes: no size; -A picks the operation.
+		a+=(-n "${RNIC_PERF_ITERS:-1000}" -A "${ATOMIC_OP:-FETCH_AND_ADD}")
+	elif [ -n "$SIZE" ]; then
 		a+=(-s "$SIZE" -n "${RNIC_PERF_ITERS:-300}")
 	else
 		a+=(-a -n "${RNIC_PERF_ITERS:-5}")
@@ -64,9 +77,9 @@ devinfo() {
 }
 
 # rfc7306_on: qperf's rc_rdma_write_bw/lat post RDMA Write with Immediate,
-# which iWARP carries as RFC 7306 Immediate Data. Nothing negotiates RFC 7306
-# on the wire, so both rnic guests switch it on for their new connections
-# (the driver's default is off: siw lacks it). siw peers cannot run these.
+# which iWARP carries as RFC 7306 Immediate Data. rnic negotiates RFC 7306
+# per connection in the MPA exchange and the driver offers it by default;
+# this only makes sure nobody switched the offer off. siw never agrees.
 rfc7306_on() {
 	[ "$TAG" = rnic ] || return 0
 	echo Y >/sys/module/rnic/parameters/mpa_rfc7306 || fail "rnic mpa_rfc7306=Y"
@@ -90,6 +103,15 @@ serve() { # serve TOOL
 		# race, see serve_until_client_done in lib.sh).
 		# shellcheck disable=SC2086
 		serve_until_client_done "$(pair_name "$1")" 660 "ib_$1" $a ;;
+	atomic_bw | atomic_lat)
+		for ATOMIC_OP in FETCH_AND_ADD CMP_AND_SWAP; do
+			a=$(perf_args "$1")
+			# shellcheck disable=SC2086
+			serve_until_client_done "$(pair_name "$1-$ATOMIC_OP")" 400 "ib_$1" $a || exit 1
+		done ;;
+	atomics)
+		rfc7306_on
+		timeout 120 "$RNIC_ATOMIC_CHECK" server "$RNIC_IP" "$(port atomics)" ;;
 	qperf)
 		rfc7306_on
 		# Runs until the client's "quit" (also sent when the client fails).
@@ -199,29 +221,29 @@ pair_name() { echo "$1.$RUN"; }
 # Each attempt is bounded (one size: 90 s for bandwidth, 60 s for latency, as
 # soft-rdma-pair.sh; -a: 420 s); refusals are retried for 180 s more.
 perf_client() {
-	local out a rows want each=420
+	local out a rows want each=420 name=$1${ATOMIC_OP:+-$ATOMIC_OP}
 	a=$(perf_args "$1")
-	if [ -n "$SIZE" ]; then
+	if [ -n "$SIZE" ] || [ -n "${ATOMIC_OP:-}" ]; then
 		case "$1" in *_bw) each=90 ;; *) each=60 ;; esac
 	fi
 	# shellcheck disable=SC2086
-	out=$(client_try "$(pair_name "$1")" $((each + 180)) $each "ib_$1" $a "$RNIC_PEER") ||
-		{ echo "$out"; fail "ib_$1 client"; }
+	out=$(client_try "$(pair_name "$name")" $((each + 180)) $each "ib_$1" $a "$RNIC_PEER") ||
+		{ echo "$out"; fail "ib_$name client"; }
 	echo "$out"
 	# Result rows start with the size in bytes and an iteration count; out
 	# holds every attempt: only the rows after the last header count.
 	rows=$(echo "$out" | awk '/#bytes/ { r = "" }
 		$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 5 { r = r $0 "\n" } END { printf "%s", r }')
-	if [ -n "$SIZE" ]; then want=1; else want=23; fi # -a: 2^1 .. 2^23
+	if [ -n "$SIZE" ] || [ -n "${ATOMIC_OP:-}" ]; then want=1; else want=23; fi # -a: 2^1 .. 2^23
 	[ "$(echo "$rows" | grep -c .)" = $want ] || fail "ib_$1: $(echo "$rows" | grep -c .) result rows, want $want"
 	case "$1" in
 	*_bw) # bytes iters BW-peak BW-avg MsgRate (Gb/s)
 		echo "$rows" | while read -r s n pk avg _; do
-			result "ib_$1-$TAG" size="$s" iters="$n" gbps_avg="$avg" gbps_peak="$pk"
+			result "ib_$name-$TAG" size="$s" iters="$n" gbps_avg="$avg" gbps_peak="$pk"
 		done ;;
 	*_lat) # bytes iters t_min t_max t_typical t_avg ...
 		echo "$rows" | while read -r s n _ _ typ avg _; do
-			result "ib_$1-$TAG" size="$s" iters="$n" usec_typical="$typ" usec_avg="$avg"
+			result "ib_$name-$TAG" size="$s" iters="$n" usec_typical="$typ" usec_avg="$avg"
 		done ;;
 	esac
 }
@@ -256,7 +278,7 @@ strace_count() {
 }
 
 client() { # client TOOL
-	local out pings f1 f2 c1 c2
+	local out pings f1 f2 c1 c2 i rc
 	case "$1" in
 	devinfo) devinfo ;;
 	rping)
@@ -293,6 +315,25 @@ client() { # client TOOL
 		result "rdmacm-$TAG" end=0
 		;;
 	write_bw | read_bw | send_bw | write_lat | read_lat | send_lat) perf_client "$1" ;;
+	atomic_bw | atomic_lat)
+		for ATOMIC_OP in FETCH_AND_ADD CMP_AND_SWAP; do
+			perf_client "$1"
+			sleep 2
+		done ;;
+	atomics)
+		rfc7306_on
+		# Exit 2: no connection (the server may not listen yet), tried again;
+		# 1: a value check failed.
+		for i in $(seq 1 30); do
+			out=$(timeout 120 "$RNIC_ATOMIC_CHECK" client "$RNIC_PEER" "$(port atomics)" 2>&1)
+			rc=$?
+			[ $rc = 2 ] || break
+			sleep 2
+		done
+		echo "$out"
+		[ $rc = 0 ] || fail "rnic-atomic-check client exited $rc"
+		result "atomics-$TAG" checks="$(echo "$out" | grep -c '^ok ')" failed=0
+		;;
 	qperf)
 		rfc7306_on
 		out=""
@@ -343,6 +384,8 @@ check_wire() {
 	rdmacm) echo "ports=$(port rdmacm) opcodes=3" ;;
 	write_bw | write_lat) echo "ports=$(port "$1") opcodes=0" ;;
 	read_bw | read_lat) echo "ports=$(port "$1") opcodes=1,2" ;;
+	atomic_bw | atomic_lat) echo "ports=$(port "$1"),$(ATOMIC_OP=CMP_AND_SWAP port "$1") opcodes=10,11" ;;
+	atomics) echo "ports=$(port atomics) opcodes=1,2,3,10,11" ;;
 	send_bw | send_lat) echo "ports=$(port "$1") opcodes=3" ;;
 	strace) echo "ports=$(port strace),$(port strace2) opcodes=0" ;;
 	counters) echo "ports=$(port counters) opcodes=0,1,2,3" ;;
