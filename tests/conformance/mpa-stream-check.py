@@ -62,18 +62,21 @@ def read_pcap(path):
 
 
 def tcp_segments(path):
-    """(src, sport, dst, dport, seq, flags, payload) of every IPv4/TCP frame."""
+    """(src, sport, dst, dport, seq, flags, payload) of every IPv4/TCP frame,
+    untagged or with one 802.1Q tag."""
     for fr in read_pcap(path):
-        if len(fr) < 54 or fr[12:14] != b'\x08\x00' or fr[23] != 6:
+        ip = 18 if fr[12:14] == b'\x81\x00' else 14
+        if len(fr) < ip + 40 or fr[ip - 2:ip] != b'\x08\x00' or fr[ip + 9] != 6:
             continue
-        ihl = (fr[14] & 0xF) * 4
-        tot = struct.unpack_from('>H', fr, 16)[0]
-        t = 14 + ihl
+        ihl = (fr[ip] & 0xF) * 4
+        tot = struct.unpack_from('>H', fr, ip + 2)[0]
+        t = ip + ihl
         sport, dport, seq = struct.unpack_from('>HHI', fr, t)
         doff = (fr[t + 12] >> 4) * 4
         flags = fr[t + 13]
-        payload = fr[t + doff:14 + tot]
-        yield (bytes(fr[26:30]), sport, bytes(fr[30:34]), dport, seq, flags, payload)
+        payload = fr[t + doff:ip + tot]
+        yield (bytes(fr[ip + 12:ip + 16]), sport, bytes(fr[ip + 16:ip + 20]), dport, seq,
+               flags, payload)
 
 
 class Dir:

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The simulated rnics' own wire (tests/sim/iwarp-sim, two devices, no loss)
 # judged by Wireshark's iWARP dissectors and by an independent MPA stream
-# walker: CRC on/off, markers on/off, MPA rev 1/2, every RDMAP opcode the
+# walker: CRC on/off, markers on/off, MPA rev 1/2, untagged and over an
+# 802.1Q VLAN, every RDMAP opcode the
 # workloads produce (Write, Read Request/Response, Send [SE] [Inv], Immediate
 # Data [SE], Atomic Request/Response).
 #
@@ -53,6 +54,8 @@ run nocrc-rev1 --crc 0 --markers 0 --rev 1
 run crc-rev1-jumbo --crc 1 --markers 0 --rev 1 --mtu 9000
 run marker-crc-rev2 --crc 1 --markers 1 --rev 2
 run marker-nocrc-rev1 --crc 0 --markers 1 --rev 1
+# over 802.1Q VLAN 100: every frame tagged (iwarp-sim checks the TCIs)
+run vlan-crc-rev2 --crc 1 --markers 0 --rev 2 --vlan 0xa064
 
 # Negative control: the 40th data frame's last octet (an MPA CRC) flipped in
 # the capture only; both checkers must flag it.

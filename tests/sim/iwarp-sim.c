@@ -31,6 +31,14 @@
  *                             every 2nd segment)
  *             [--loopback]  (one device whose QPs connect to its own
  *                            listener: no frame of theirs may reach the wire)
+ *             [--vlan TCI_A[,TCI_B]]  (over an 802.1Q VLAN: each guest sends
+ *                            from a VLAN interface, A connects with that VLAN;
+ *                            every frame on the link must carry its side's
+ *                            tag; B's default TCI is A's VID with PCP 0)
+ *             [--vlan-stray N]  (every Nth TCP frame A sends with data is
+ *                            re-tagged to another VID on the link: B's flow
+ *                            must not take it, it goes to B's L2 ring and TCP
+ *                            sends the data again)
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -71,6 +79,9 @@ struct opts {
     uint64_t pcap_corrupt;      /* damage the Nth data frame in the capture */
     uint32_t want_frame;        /* the largest frame must reach this */
     uint32_t fpdu_lo, fpdu_hi;  /* the largest ULPDU seen must lie within */
+    bool vlan;
+    uint16_t vlan_tci[2];       /* each side's 802.1Q TCI */
+    unsigned vlan_stray;        /* re-tag every Nth data frame A sends */
     int verbose;
 };
 
@@ -147,6 +158,10 @@ struct sim {
     char why[1024];
     uint64_t count[OP__N], bytes;
     uint32_t max_frame, max_ulpdu;      /* seen on the link (wire_tap) */
+    /* --vlan: frames seen, tagged wrongly, re-tagged by --vlan-stray */
+    uint64_t vlan_frames, vlan_bad, vlan_data_a, vlan_strays;
+    bool vlan_armed;            /* connected: strays may go */
+    char vlan_why[160];
 };
 
 static uint64_t rnd(struct sim *s)
@@ -1005,7 +1020,7 @@ static void check_retransmits(struct sim *s)
                        at.tcp.snd_wnd);
             }
             if (!s->o.loss && !s->o.dup && !s->o.reorder &&
-                at.tcp.retransmits) {
+                !s->o.vlan_stray && at.tcp.retransmits) {
                 failf(s, "q%u %c: %u TCP retransmissions on a link that "
                       "loses, duplicates and reorders nothing", q, 'A' + side,
                       at.tcp.retransmits);
@@ -1047,26 +1062,70 @@ static void free_sim(struct sim *s)
  * to segments; the runs that ask have no loss, so no resegmented
  * retransmission); the length counts only if the FPDU fits the payload.
  */
+/*
+ * --vlan: every frame either side sends carries one 802.1Q tag, its side's
+ * TCI (VID and PCP); --vlan-stray re-tags some of A's data frames to VID + 1
+ * after the check, for B's classifier to refuse.
+ */
+static void vlan_tap(struct sim *s, int from, uint8_t *f, size_t len,
+                     size_t l3, bool data)
+{
+    uint16_t tci;
+
+    s->vlan_frames++;
+    if (l3 != 18) {
+        if (!s->vlan_bad++) {
+            snprintf(s->vlan_why, sizeof(s->vlan_why), "%c sent an untagged "
+                     "frame (EtherType 0x%02x%02x, %zu bytes)", 'A' + from,
+                     f[12], f[13], len);
+        }
+        return;
+    }
+    tci = (uint16_t)(f[14] << 8 | f[15]);
+    if (tci != s->o.vlan_tci[from]) {
+        if (!s->vlan_bad++) {
+            snprintf(s->vlan_why, sizeof(s->vlan_why), "%c sent TCI 0x%04x, "
+                     "want 0x%04x", 'A' + from, tci, s->o.vlan_tci[from]);
+        }
+        return;
+    }
+    if (from == 0 && data && s->o.vlan_stray && s->vlan_armed &&
+        ++s->vlan_data_a % s->o.vlan_stray == 0) {
+        tci = (uint16_t)((tci & 0xf000) | (((tci & 0xfff) + 1) & 0xfff));
+        f[14] = (uint8_t)(tci >> 8);
+        f[15] = (uint8_t)tci;
+        s->vlan_strays++;
+    }
+}
+
 static bool wire_tap(void *opaque, int from, uint8_t *f, size_t *lenp)
 {
     struct sim *s = opaque;
-    size_t len = *lenp, ihl, l4, doff;
+    size_t len = *lenp, ihl, l3 = 14, l4, doff;
     uint32_t ulen;
 
-    (void)from;
     if (len > s->max_frame) {
         s->max_frame = (uint32_t)len;
     }
-    if (len < 14 + 20 + 20 || f[12] != 0x08 || f[13] != 0x00 ||
-        f[14 + 9] != 6) {
+    if (len >= 18 && f[12] == 0x81 && f[13] == 0x00) {
+        l3 = 18;
+    }
+    if (len < l3 + 20 + 20 || f[l3 - 2] != 0x08 || f[l3 - 1] != 0x00 ||
+        f[l3 + 9] != 6) {
+        if (s->o.vlan) {
+            vlan_tap(s, from, f, len, l3, false);
+        }
         return true;
     }
-    ihl = (size_t)(f[14] & 15) * 4;
-    l4 = 14 + ihl;
+    ihl = (size_t)(f[l3] & 15) * 4;
+    l4 = l3 + ihl;
     if (l4 + 20 > len) {
         return true;
     }
     doff = (size_t)(f[l4 + 12] >> 4) * 4;
+    if (s->o.vlan) {
+        vlan_tap(s, from, f, len, l3, l4 + doff < len);
+    }
     if (l4 + doff + 2 > len || !memcmp(f + l4 + doff, "MPA ID Re", 9)) {
         return true;
     }
@@ -1081,6 +1140,7 @@ static int run_seed(const struct opts *o, uint64_t seed)
 {
     static struct sim S;
     struct sim *s = &S;
+    struct rnic_port_stats b_before, b_after;
     struct sp_opts po;
     uint32_t feat;
     unsigned q, r, rcap;
@@ -1119,6 +1179,9 @@ static int run_seed(const struct opts *o, uint64_t seed)
     po.mem_size += (uint64_t)o->qps * (3 * s->S + ATOM_AREA + 64 * 1024) * 11 / 10;
     po.mem_size += (uint64_t)rcap * o->qps * (o->max_send + 4096) * 11 / 10;
     po.loopback = o->loopback;
+    po.vlan = o->vlan;
+    po.vlan_tci[0] = o->vlan_tci[0];
+    po.vlan_tci[1] = o->vlan_tci[1];
     if (o->loopback) {
         po.mem_size *= 2;               /* both ends in one guest */
     }
@@ -1160,9 +1223,19 @@ static int run_seed(const struct opts *o, uint64_t seed)
     }
     if (!sp_connect(&s->sp)) {
         printf("seed %" PRIu64 ": FAIL: %s\n", seed, s->sp.err);
+        if (s->vlan_bad) {
+            printf("  and %s\n", s->vlan_why);
+        }
         sp_fini(&s->sp);
         return 1;
     }
+    /* from here on, B's L2 may see the re-tagged frames alone */
+    if (sd_query_stats(s->sp.sd[1], &b_before)) {
+        printf("seed %" PRIu64 ": FAIL: %s\n", seed, s->sp.sd[1]->err);
+        sp_fini(&s->sp);
+        return 1;
+    }
+    s->vlan_armed = true;
     if (!(s->sp.end[0][0].est.cm.mpa_flags & RNIC_MPA_RFC7306) ||
         !(s->sp.end[0][1].est.cm.mpa_flags & RNIC_MPA_RFC7306)) {
         s->enabled &= ~((1u << OP_FADD) | (1u << OP_CSWAP) |
@@ -1225,6 +1298,26 @@ static int run_seed(const struct opts *o, uint64_t seed)
         failf(s, "largest ULPDU %u bytes, want %u..%u", s->max_ulpdu,
               o->fpdu_lo, o->fpdu_hi);
     }
+    if (!s->failed && o->vlan && s->vlan_bad) {
+        failf(s, "vlan: %" PRIu64 " of %" PRIu64 " frames tagged wrongly; "
+              "first: %s", s->vlan_bad, s->vlan_frames, s->vlan_why);
+    }
+    if (!s->failed && o->vlan_stray && !s->vlan_strays) {
+        failf(s, "vlan-stray: no frame was re-tagged");
+    }
+    /* the re-tagged frames went to B's guest, none to its flows */
+    if (!s->failed && o->vlan && sd_query_stats(s->sp.sd[1], &b_after)) {
+        failf(s, "%s", s->sp.sd[1]->err);
+    }
+    if (!s->failed && o->vlan &&
+        (b_after.rx_frames + b_after.rx_no_buffer) -
+        (b_before.rx_frames + b_before.rx_no_buffer) != s->vlan_strays) {
+        failf(s, "vlan: B's L2 received %" PRIu64 " frames since connecting, "
+              "want the %" PRIu64 " re-tagged ones",
+              (uint64_t)((b_after.rx_frames + b_after.rx_no_buffer) -
+                         (b_before.rx_frames + b_before.rx_no_buffer)),
+              s->vlan_strays);
+    }
     if (!s->failed && o->loopback &&
         (s->sp.sl.st[0].sent != s->sp.wire_base ||
          !s->sp.sd[0]->dev.loop_frames || s->sp.sd[0]->dev.loop_dropped)) {
@@ -1264,6 +1357,11 @@ out:
         }
         printf("  payload %" PRIu64 " bytes, largest frame %u, ULPDU %u\n",
                s->bytes, s->max_frame, s->max_ulpdu);
+        if (o->vlan) {
+            printf("  vlan: %" PRIu64 " frames checked, %" PRIu64
+                   " tagged wrongly, %" PRIu64 " re-tagged\n", s->vlan_frames,
+                   s->vlan_bad, s->vlan_strays);
+        }
         if (s->failed) {
             printf("  FAILED: %s\n", s->why);
         }
@@ -1381,6 +1479,15 @@ int main(int argc, char **argv)
             o.pcap_corrupt = strtoull(v, NULL, 0);
         } else if (!strcmp(a, "--pcap")) {
             o.pcap = v;
+        } else if (!strcmp(a, "--vlan")) {
+            char *end;
+
+            o.vlan = true;
+            o.vlan_tci[0] = (uint16_t)strtoul(v, &end, 0);
+            o.vlan_tci[1] = *end == ',' ? (uint16_t)strtoul(end + 1, NULL, 0)
+                                        : (uint16_t)(o.vlan_tci[0] & 0xfff);
+        } else if (!strcmp(a, "--vlan-stray")) {
+            o.vlan_stray = (unsigned)num(v);
         } else if (!strcmp(a, "--want-frame")) {
             o.want_frame = (uint32_t)num(v);
         } else if (!strcmp(a, "--fpdu-range")) {

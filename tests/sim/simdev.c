@@ -687,9 +687,15 @@ bool sd_async_find(struct simdev *sd, uint8_t code, uint32_t obj)
 
 int sd_announce(struct simdev *sd, const uint8_t *ip)
 {
+    return sd_announce_vlan(sd, ip, -1);
+}
+
+int sd_announce_vlan(struct simdev *sd, const uint8_t *ip, int32_t tci)
+{
     static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
     struct rnic_l2_tx_desc desc;
-    uint8_t f[60];
+    uint8_t f[64];
+    size_t flen = 60;
     uint32_t slot;
 
     if (!sd->tx_ring) {
@@ -722,11 +728,20 @@ int sd_announce(struct simdev *sd, const uint8_t *ip)
     memcpy(f + 22, sd->mac, 6);
     memcpy(f + 28, ip, 4);
     memcpy(f + 38, ip, 4);              /* gratuitous: target = sender */
+    if (tci >= 0) {
+        /* from a VLAN interface: one 802.1Q tag after the MACs */
+        memmove(f + 16, f + 12, 48);
+        f[12] = 0x81;
+        f[13] = 0x00;
+        f[14] = (uint8_t)(tci >> 8);
+        f[15] = (uint8_t)tci;
+        flen = 64;
+    }
     slot = sd->tx_pidx % 8;
-    memcpy(sd->mem + sd->tx_buf + slot * 64, f, sizeof(f));
+    memcpy(sd->mem + sd->tx_buf + slot * 64, f, flen);
     memset(&desc, 0, sizeof(desc));
     desc.addr = sd->tx_buf + slot * 64;
-    desc.len = sizeof(f);
+    desc.len = (uint16_t)flen;
     desc.flags = RNIC_L2_TX_EOP;
     memcpy(sd->mem + sd->tx_ring + slot * sizeof(desc), &desc, sizeof(desc));
     sd->tx_pidx++;

@@ -184,6 +184,8 @@ void sd_run(struct simdev *sd);
  * serves wildcard listeners only on addresses the guest has sent from.
  */
 int sd_announce(struct simdev *sd, const uint8_t *ip);
+/* The same from a VLAN interface: tagged with tci (-1: untagged). */
+int sd_announce_vlan(struct simdev *sd, const uint8_t *ip, int32_t tci);
 /* Bring-up: admin queue, async/CM/completion EQs, L2 RX ring, port. */
 int sd_enable(struct simdev *sd, uint16_t mtu);
 /* Post one command and wait for its completion; returns the status. */

@@ -80,7 +80,8 @@ bool sp_init(struct simpair *sp, const struct sp_opts *o, uint64_t seed)
 
         s = sd_enable(sd, o->mtu ? o->mtu : 1500);
         if (!s) {
-            s = sd_announce(sd, ip(sp, i));
+            s = sd_announce_vlan(sd, ip(sp, i),
+                                 o->vlan ? o->vlan_tci[i] : -1);
         }
         if (!s) {
             s = sd_create_pd(sd, SP_PDN);
@@ -316,6 +317,10 @@ bool sp_connect(struct simpair *sp)
         c.ord = sp->o.ord;
         c.mpa_rev = sp->o.mpa_rev;
         c.mpa_flags = sp->o.mpa_flags;
+        if (sp->o.vlan) {
+            c.flags = RNIC_CONNECT_F_VLAN;
+            c.vlan = sp->o.vlan_tci[0];
+        }
         conn_pdata(q, 0, pd, &len);
         c.pdata_len = len;
         s = sd_cm_connect(sp->sd[0], &c, pd, &sp->end[q][0].conn_id);

@@ -31,6 +31,13 @@ struct sp_opts {
     unsigned batch;                     /* (dis)connect this many at a time */
     struct rnic_dev_config *cfg;        /* NULL: defaults */
     bool loopback;                      /* one device, sd[1] == sd[0] */
+    /*
+     * Over a VLAN: each side's guest announces its address tagged with
+     * vlan_tci[side] (802.1Q TCI: VID, PCP << 13) and A connects with
+     * RNIC_CONNECT_F_VLAN and vlan_tci[0].
+     */
+    bool vlan;
+    uint16_t vlan_tci[2];
 };
 
 struct sp_end {
