@@ -461,13 +461,26 @@ struct rnic_tuple {
 };
 RNIC_ASSERT_SIZE(struct rnic_tuple, 40);
 
+/*
+ * 802.1Q VLAN of a connection or listening address (RNIC_CONNECT_F_VLAN,
+ * RNIC_LISTEN_F_VLAN): the TCI its frames carry, VID in bits 0..11
+ * (1..4094), PCP in bits 13..15, DEI (bit 12) zero.
+ */
+#define RNIC_VLAN_VID_MASK	0x0fff
+#define RNIC_VLAN_DEI		(1u << 12)
+#define RNIC_VLAN_PCP_SHIFT	13
+
+#define RNIC_LISTEN_F_VLAN	(1u << 0)
 struct rnic_cmd_cm_listen {
 	__le32 listen_id;	/* 0..MAX_LISTEN-1 */
 	__le32 backlog;
 	__u8 family;
 	__u8 rsvd;
 	__le16 port;
-	__u8 addr[16];		/* all zero: any local address */
+	__u8 addr[16];		/* all zero: any local address (and VLAN) */
+	__le32 flags;		/* RNIC_LISTEN_F_*; older drivers leave 0 */
+	__le16 vlan;		/* TCI of addr's VLAN, with RNIC_LISTEN_F_VLAN */
+	__le16 rsvd2;
 };
 
 /* MPA negotiation (RFC 5044 / RFC 6581). */
@@ -490,7 +503,7 @@ struct rnic_cmd_cm_connect {
 	__le32 flags;		/* RNIC_CONNECT_F_* */
 	struct rnic_tuple tuple;	/* local_port chosen by the driver */
 	__u8 next_hop_mac[6];	/* from the guest's neighbour table */
-	__le16 vlan;
+	__le16 vlan;		/* TCI, with RNIC_CONNECT_F_VLAN */
 	__u8 ird;
 	__u8 ord;
 	__u8 mpa_rev;		/* 1 or 2 */

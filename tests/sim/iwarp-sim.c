@@ -35,6 +35,8 @@
  *                            from a VLAN interface, A connects with that VLAN;
  *                            every frame on the link must carry its side's
  *                            tag; B's default TCI is A's VID with PCP 0)
+ *             [--vlan-listen]  (B listens on its VLAN address with
+ *                            RNIC_LISTEN_F_VLAN and TCI_B instead of 0.0.0.0)
  *             [--vlan-stray N]  (every Nth TCP frame A sends with data is
  *                            re-tagged to another VID on the link: B's flow
  *                            must not take it, it goes to B's L2 ring and TCP
@@ -82,6 +84,7 @@ struct opts {
     bool vlan;
     uint16_t vlan_tci[2];       /* each side's 802.1Q TCI */
     unsigned vlan_stray;        /* re-tag every Nth data frame A sends */
+    bool vlan_listen;           /* B listens on its VLAN address */
     int verbose;
 };
 
@@ -1182,6 +1185,7 @@ static int run_seed(const struct opts *o, uint64_t seed)
     po.vlan = o->vlan;
     po.vlan_tci[0] = o->vlan_tci[0];
     po.vlan_tci[1] = o->vlan_tci[1];
+    po.vlan_listen = o->vlan_listen;
     if (o->loopback) {
         po.mem_size *= 2;               /* both ends in one guest */
     }
@@ -1424,6 +1428,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(a, "--loopback")) {
             o.loopback = true;
+            continue;
+        }
+        if (!strcmp(a, "--vlan-listen")) {
+            o.vlan_listen = true;
             continue;
         }
         if (!v) {

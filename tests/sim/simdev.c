@@ -1237,6 +1237,22 @@ int sd_cm_listen(struct simdev *sd, uint32_t listen_id, uint16_t port)
     return sd_cmd(sd, &cmd);
 }
 
+int sd_cm_listen_vlan(struct simdev *sd, uint32_t listen_id, uint16_t port,
+                      const uint8_t *ip, uint16_t tci)
+{
+    struct rnic_admin_cmd cmd;
+
+    cmd_init(&cmd, RNIC_CMD_CM_LISTEN);
+    cmd.u.cm_listen.listen_id = listen_id;
+    cmd.u.cm_listen.backlog = 64;
+    cmd.u.cm_listen.family = RNIC_AF_IPV4;
+    cmd.u.cm_listen.port = port;
+    memcpy(cmd.u.cm_listen.addr, ip, 4);
+    cmd.u.cm_listen.flags = RNIC_LISTEN_F_VLAN;
+    cmd.u.cm_listen.vlan = tci;
+    return sd_cmd(sd, &cmd);
+}
+
 int sd_cm_connect(struct simdev *sd, struct rnic_cmd_cm_connect *c,
                   const void *pdata, uint32_t *conn_id)
 {

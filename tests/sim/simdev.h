@@ -251,6 +251,9 @@ void sd_arm_cq(struct simdev *sd, struct sd_cq *cq, bool solicited);
 
 /* CM. */
 int sd_cm_listen(struct simdev *sd, uint32_t listen_id, uint16_t port);
+/* Listen on one address of a VLAN interface (RNIC_LISTEN_F_VLAN, tci). */
+int sd_cm_listen_vlan(struct simdev *sd, uint32_t listen_id, uint16_t port,
+                      const uint8_t *ip, uint16_t tci);
 int sd_cm_connect(struct simdev *sd, struct rnic_cmd_cm_connect *c,
                   const void *pdata, uint32_t *conn_id);
 int sd_cm_accept(struct simdev *sd, uint32_t conn_id, uint32_t qpn,

@@ -288,7 +288,12 @@ bool sp_connect(struct simpair *sp)
             return false;
         }
     }
-    s = sd_cm_listen(sp->sd[1], 0, SP_PORT);
+    if (sp->o.vlan && sp->o.vlan_listen) {
+        s = sd_cm_listen_vlan(sp->sd[1], 0, SP_PORT, ip(sp, 1),
+                              sp->o.vlan_tci[1]);
+    } else {
+        s = sd_cm_listen(sp->sd[1], 0, SP_PORT);
+    }
     if (s) {
         return fail(sp, "B: %s", sp->sd[1]->err);
     }

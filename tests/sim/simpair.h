@@ -38,6 +38,8 @@ struct sp_opts {
      */
     bool vlan;
     uint16_t vlan_tci[2];
+    /* B listens on its address with RNIC_LISTEN_F_VLAN, not on 0.0.0.0 */
+    bool vlan_listen;
 };
 
 struct sp_end {

@@ -97,17 +97,41 @@ static void test_steering(struct rnic_steer *s)
     CHECK(rnic_steer_add_listener(s, 7, RNIC_AF_IPV4, any, 9999) < 0);
     CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
     CHECK_EQ(id, 7);
+    /* Tagged (VLAN 5): the untagged listener's address is another one. */
     len = tcp4(f, our_mac, true, 40000, 4791, 0);
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
+    /* ... that a listener of its own on VLAN 5 serves */
+    CHECK_EQ(rnic_steer_add_listener_vlan(s, 10, RNIC_AF_IPV4, addr, 4791, 5),
+             0);
+    CHECK(rnic_steer_add_listener_vlan(s, 11, RNIC_AF_IPV4, addr, 4791, 5) < 0);
+    /* a VLAN names one address, never the wildcard */
+    CHECK(rnic_steer_add_listener_vlan(s, 11, RNIC_AF_IPV4, any, 4792, 5) < 0);
     CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
+    CHECK_EQ(id, 10);
 
-    /* An established connection wins over the listener. */
+    /* An established connection wins over the listener, on its VLAN. */
     key4(&k, 4791, 40000);
+    k.vlan = 5;
     CHECK_EQ(rnic_steer_add_conn(s, &k, 100), 0);
     CHECK(rnic_steer_add_conn(s, &k, 101) < 0);
     CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
     CHECK_EQ(id, 100);
     /* the flow key comes back for the engine's demux */
     CHECK(!memcmp(&fk, &k, sizeof(k)));
+    /* the same 4-tuple untagged is not that flow: the listener's */
+    len = tcp4(f, our_mac, false, 40000, 4791, 0);
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
+    CHECK_EQ(id, 7);
+    k.vlan = 0;
+    CHECK_EQ(rnic_steer_add_conn(s, &k, 102), 0);
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
+    CHECK_EQ(id, 102);
+    CHECK(!memcmp(&fk, &k, sizeof(k)));
+    /* VLAN 6 has neither */
+    len = tcp4(f, our_mac, true, 40000, 4791, 0);
+    f[15] = 6;
+    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
+    CHECK_EQ(rnic_steer_del_listener(s, 10), 0);
 
     /* Other ports, fragments, other MACs, truncated headers: not ours. */
     len = tcp4(f, our_mac, false, 40000, 22, 0);

@@ -24,8 +24,8 @@ static uint16_t get_be16(const uint8_t *p)
 static uint32_t flow_hash(const struct rnic_flow_key *k)
 {
     const uint64_t mul = 0x9e3779b97f4a7c15ull;
-    uint64_t h = (uint64_t)k->family << 32 | (uint32_t)k->lport << 16 |
-                 k->rport;
+    uint64_t h = (uint64_t)k->vlan << 40 | (uint64_t)k->family << 32 |
+                 (uint32_t)k->lport << 16 | k->rport;
     uint64_t w;
     int i, n = k->family == RNIC_AF_IPV4 ? 8 : 16;  /* v4: zeros past 4 */
 
@@ -45,7 +45,7 @@ static bool flow_eq(const struct rnic_flow_key *a,
                     const struct rnic_flow_key *b)
 {
     if (a->family != b->family || a->lport != b->lport ||
-        a->rport != b->rport) {
+        a->rport != b->rport || a->vlan != b->vlan) {
         return false;
     }
     if (a->family == RNIC_AF_IPV4) {      /* constant sizes: inlined */
@@ -70,6 +70,13 @@ static bool addr_is_any(const uint8_t *addr)
 int rnic_steer_add_listener(struct rnic_steer *s, uint32_t id, uint8_t family,
                             const uint8_t *addr, uint16_t port)
 {
+    return rnic_steer_add_listener_vlan(s, id, family, addr, port, 0);
+}
+
+int rnic_steer_add_listener_vlan(struct rnic_steer *s, uint32_t id,
+                                 uint8_t family, const uint8_t *addr,
+                                 uint16_t port, uint16_t vid)
+{
     struct rnic_steer_listener *free_slot = NULL;
     int i;
 
@@ -83,20 +90,24 @@ int rnic_steer_add_listener(struct rnic_steer *s, uint32_t id, uint8_t family,
         if (l->id == id) {
             return -1;
         }
-        /* One owner per port: a wildcard conflicts with every address. */
+        /*
+         * One owner per port: a wildcard conflicts with every address, an
+         * address with itself on the same VLAN.
+         */
         if (l->family == family && l->port == port &&
             (addr_is_any(l->addr) || addr_is_any(addr) ||
-             !memcmp(l->addr, addr, 16))) {
+             (!memcmp(l->addr, addr, 16) && l->vlan == vid))) {
             return -1;
         }
     }
-    if (!free_slot) {
+    if (!free_slot || (vid && addr_is_any(addr))) {
         return -1;
     }
     free_slot->used = true;
     free_slot->id = id;
     free_slot->family = family;
     free_slot->port = port;
+    free_slot->vlan = vid;
     memcpy(free_slot->addr, addr, 16);
     return 0;
 }
@@ -182,7 +193,7 @@ bool rnic_classify_flow(const uint8_t *frame, size_t len,
                         struct rnic_flow_key *k)
 {
     size_t l3 = ETH_HLEN, l4;
-    uint16_t etype;
+    uint16_t etype, vid = 0;
 
     if (len < ETH_HLEN) {
         return false;
@@ -192,10 +203,12 @@ bool rnic_classify_flow(const uint8_t *frame, size_t len,
         if (len < ETH_HLEN + 4) {
             return false;
         }
+        vid = get_be16(frame + 14) & 0x0fff;
         etype = get_be16(frame + 16);
         l3 += 4;
     }
     memset(k, 0, sizeof(*k));
+    k->vlan = vid;
     if (etype == ETYPE_IPV4) {
         const uint8_t *ip = frame + l3;
         size_t ihl;
@@ -253,7 +266,8 @@ listener_find(const struct rnic_steer *s, const struct rnic_flow_key *k)
         const struct rnic_steer_listener *l = &s->listen[i];
 
         if (l->used && l->family == k->family && l->port == k->lport &&
-            (addr_is_any(l->addr) || !memcmp(l->addr, k->laddr, 16))) {
+            (addr_is_any(l->addr) ||
+             (!memcmp(l->addr, k->laddr, 16) && l->vlan == k->vlan))) {
             return l;
         }
     }

@@ -27,9 +27,13 @@ struct rnic_rx_filter {
     bool promisc;
 };
 
-/* A TCP endpoint pair seen from this port: local = our side. */
+/*
+ * A TCP endpoint pair seen from this port: local = our side.  vlan is the
+ * 802.1Q VID the flow lives on, 0 untagged (or priority-tagged, VID 0).
+ */
 struct rnic_flow_key {
     uint8_t family;         /* RNIC_AF_IPV4 / RNIC_AF_IPV6 */
+    uint16_t vlan;
     uint8_t laddr[16];      /* network order; IPv4 in bytes 0..3 */
     uint8_t raddr[16];
     uint16_t lport;
@@ -39,6 +43,7 @@ struct rnic_flow_key {
 struct rnic_steer_listener {
     bool used;
     uint8_t family;
+    uint16_t vlan;          /* VID; an any-address listener takes every one */
     uint8_t addr[16];       /* all zero: any local address */
     uint16_t port;
     uint32_t id;
@@ -60,6 +65,10 @@ void rnic_steer_clear(struct rnic_steer *s);
 /* 0 on success, -1 when full or the address/port is already taken. */
 int rnic_steer_add_listener(struct rnic_steer *s, uint32_t id, uint8_t family,
                             const uint8_t *addr, uint16_t port);
+/* The same on VLAN vid (0: untagged); the address must not be any. */
+int rnic_steer_add_listener_vlan(struct rnic_steer *s, uint32_t id,
+                                 uint8_t family, const uint8_t *addr,
+                                 uint16_t port, uint16_t vid);
 int rnic_steer_del_listener(struct rnic_steer *s, uint32_t id);
 int rnic_steer_add_conn(struct rnic_steer *s, const struct rnic_flow_key *k,
                         uint32_t id);
@@ -68,7 +77,9 @@ int rnic_steer_del_conn(struct rnic_steer *s, const struct rnic_flow_key *k);
 /*
  * Parse just enough of the frame (Ethernet, one optional 802.1Q tag,
  * IPv4 without fragmentation or IPv6 without extension headers, TCP ports)
- * to classify it.  Malformed IP/TCP goes to L2: the guest's stack judges it.
+ * to classify it: a flow matches on (VID, 4-tuple), so a tagged frame is
+ * never taken by a flow of another VLAN or of none.  Malformed IP/TCP goes
+ * to L2: the guest's stack judges it.
  * For RNIC_RX_TO_ENGINE, *id is the endpoint and *k the frame's flow key
  * (the engine's own demux starts from it instead of parsing again).
  */

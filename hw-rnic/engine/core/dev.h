@@ -241,8 +241,12 @@ struct rnic_dev {
     struct rnic_l2q txq[RNIC_ENG_MAX_L2Q];
     struct rnic_l2q rxq[RNIC_ENG_MAX_L2Q];
     uint32_t async_eqn, cm_eqn; /* 0: none */
-    /* IPv4 addresses the guest sent from (l2.c), the most recent kept. */
+    /*
+     * IPv4 addresses the guest sent from (l2.c), the most recent kept,
+     * each with the VLAN (VID, 0 untagged) it sent from.
+     */
     uint8_t own_addr[RNIC_DEV_MAX_OWN_ADDR][4];
+    uint16_t own_vlan[RNIC_DEV_MAX_OWN_ADDR];
     uint32_t n_own_addr, own_addr_next;
     bool link_reported;         /* link state last sent as an event */
 

@@ -178,21 +178,26 @@ static uint32_t tx_gather(struct rnic_dev *d, struct rnic_l2q *q,
 
 /*
  * A frame the guest sends through L2 TX names an IPv4 address it owns (the
- * IPv4 source, or an ARP sender address; one VLAN tag looked through): the
- * wildcard listeners of the offload engine may then serve that address.
+ * IPv4 source, or an ARP sender address) on the VLAN of its tag (one looked
+ * through): the wildcard listeners of the offload engine may then serve
+ * that address there.
  */
 static void note_own_addr(struct rnic_dev *d, const uint8_t *f, size_t len)
 {
     const uint8_t *src;
     size_t l3 = 14;
-    uint16_t type;
+    uint16_t type, vid = 0;
 
     if (len < l3 + 2) {
         return;
     }
     type = (uint16_t)(f[12] << 8 | f[13]);
     if (type == 0x8100) {
+        if (len < 18) {
+            return;
+        }
         l3 = 18;
+        vid = (uint16_t)((f[14] << 8 | f[15]) & 0x0fff);
         type = (uint16_t)(f[16] << 8 | f[17]);
     }
     if (type == 0x0800 && len >= l3 + 20) {
@@ -204,22 +209,24 @@ static void note_own_addr(struct rnic_dev *d, const uint8_t *f, size_t len)
         return;
     }
     if (!(src[0] | src[1] | src[2] | src[3]) || src[0] >= 224 ||
-        rnic_l2_addr_owned(d, src)) {
+        rnic_l2_addr_owned(d, src, vid)) {
         return;
     }
     memcpy(d->own_addr[d->own_addr_next], src, 4);
+    d->own_vlan[d->own_addr_next] = vid;
     d->own_addr_next = (d->own_addr_next + 1) % RNIC_DEV_MAX_OWN_ADDR;
     if (d->n_own_addr < RNIC_DEV_MAX_OWN_ADDR) {
         d->n_own_addr++;
     }
 }
 
-bool rnic_l2_addr_owned(const struct rnic_dev *d, const uint8_t *addr)
+bool rnic_l2_addr_owned(const struct rnic_dev *d, const uint8_t *addr,
+                        uint16_t vid)
 {
     uint32_t i;
 
     for (i = 0; i < d->n_own_addr; i++) {
-        if (!memcmp(d->own_addr[i], addr, 4)) {
+        if (!memcmp(d->own_addr[i], addr, 4) && d->own_vlan[i] == vid) {
             return true;
         }
     }

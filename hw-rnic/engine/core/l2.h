@@ -13,8 +13,12 @@ unsigned rnic_l2q_destroy(struct rnic_dev *d, bool rx, uint32_t qid);
 
 /* Apply a latched TX doorbell: send every complete frame posted. */
 void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid);
-/* The guest has sent from IPv4 address addr through L2 TX (recent ones). */
-bool rnic_l2_addr_owned(const struct rnic_dev *d, const uint8_t *addr);
+/*
+ * The guest has sent from IPv4 address addr on VLAN vid (0: untagged)
+ * through L2 TX (recent ones).
+ */
+bool rnic_l2_addr_owned(const struct rnic_dev *d, const uint8_t *addr,
+                        uint16_t vid);
 /* The frame is addressed to the port's own MAC (loopback, dev.c). */
 bool rnic_l2_to_self(const struct rnic_dev *d, const uint8_t *frame,
                      size_t len);

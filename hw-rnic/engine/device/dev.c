@@ -598,9 +598,12 @@ static void receive_now(struct rnic_dev *d, const uint8_t *frame, size_t len)
         d->stats.rx_filtered++;
         break;
     case RNIC_RX_TO_ENGINE:
-        d->stats.rx_offload++;
-        rnic_iw_receive(d, frame, len, &k);
-        break;
+        if (rnic_iw_receive(d, frame, len, &k)) {
+            d->stats.rx_offload++;
+            break;
+        }
+        /* no engine for its address and VLAN: the guest's */
+        /* fall through */
     case RNIC_RX_TO_L2:
     default:
         /* an ICMP "fragmentation needed" for an offloaded flow: path MTU */

@@ -50,15 +50,23 @@
 #define RNIC_IW_ST_EPROTO       71
 
 /* One offload TCP engine per local address (the engine has one IP). */
+/*
+ * A local address on one VLAN (vlan: its VID, 0 untagged): a VLAN
+ * interface of the guest is an address of its own, with an engine whose
+ * frames all carry the tag (tci: the VID and the default priority).
+ */
 struct rnic_iw_eng {
     struct rnic_dev *d;
     uint8_t addr[4];
+    uint16_t vlan;
+    uint16_t tci;
     struct rnic_tcp *tcp;
 };
 
 struct rnic_iw_listener {
     bool live;
     uint8_t addr[4];            /* 0.0.0.0: any local address */
+    uint16_t vlan;              /* VID of addr's VLAN, 0 none; any: unused */
     uint16_t port;
     uint32_t backlog;
     struct rnic_tcp_listener *tl[RNIC_IW_MAX_ADDR];     /* per engine */
@@ -251,9 +259,13 @@ uint64_t rnic_iw_now(struct rnic_dev *d);
 /* Ask the host for a timer at the earliest TCP/MPA deadline. */
 void rnic_iw_rearm(struct rnic_dev *d);
 
-/* iw_eng.c: the TCP engines, one per local address */
+/*
+ * iw_eng.c: the TCP engines, one per local address and VLAN.  tci: the
+ * 802.1Q TCI of a VLAN engine (VID, default PCP), RNIC_NO_VLAN untagged;
+ * an existing engine is matched on the VID alone.
+ */
 struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
-                                    bool create);
+                                    int32_t tci, bool create);
 /* Send MTU of a new connection: the port MTU, or mss + 40 if smaller. */
 void rnic_iw_conn_mtu(struct rnic_dev *d, struct rnic_tcp_conn *tc,
                       uint16_t mss);

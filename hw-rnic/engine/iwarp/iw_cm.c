@@ -186,6 +186,7 @@ struct rnic_iw_conn *rnic_iw_cm_accept(struct rnic_dev *d,
     c->tuple.local_port = rnic_cpu_to_le16(lp);
     c->tuple.remote_port = rnic_cpu_to_le16(rp);
     c->key.family = RNIC_AF_IPV4;
+    c->key.vlan = e->vlan;              /* the VLAN its SYN came on */
     memcpy(c->key.laddr, la.u.v4, 4);
     memcpy(c->key.raddr, ra.u.v4, 4);
     c->key.lport = lp;

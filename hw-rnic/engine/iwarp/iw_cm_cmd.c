@@ -24,6 +24,17 @@ static bool addr_any(const uint8_t *a)
     return !(a[0] | a[1] | a[2] | a[3]);
 }
 
+/*
+ * A command's 802.1Q TCI: a VID of 1..4094 and DEI clear; 0 (priority
+ * tags) and 4095 are no VLAN an interface can have.
+ */
+static bool tci_ok(uint16_t tci)
+{
+    uint16_t vid = tci & RNIC_VLAN_VID_MASK;
+
+    return vid && vid != RNIC_VLAN_VID_MASK && !(tci & RNIC_VLAN_DEI);
+}
+
 static unsigned read_pdata(struct rnic_dev *d, uint64_t addr, uint16_t len,
                            uint8_t *buf, uint16_t room)
 {
@@ -60,8 +71,11 @@ static unsigned cmd_listen(struct rnic_dev *d,
 {
     struct rnic_iw *iw = d->iw;
     uint32_t id = rnic_le32_to_cpu(c->listen_id), i;
+    uint32_t flags = rnic_le32_to_cpu(c->flags);
     uint16_t port = rnic_le16_to_cpu(c->port);
+    uint16_t tci = rnic_le16_to_cpu(c->vlan);
     struct rnic_iw_listener *l;
+    uint16_t vid;
 
     if (id >= d->cfg.max_listen) {
         return RNIC_STS_BAD_INDEX;
@@ -73,30 +87,41 @@ static unsigned cmd_listen(struct rnic_dev *d,
     if (c->family == RNIC_AF_IPV6) {
         return RNIC_STS_UNSUPPORTED;
     }
-    if (c->family != RNIC_AF_IPV4 || c->rsvd || port == 0) {
+    if (c->family != RNIC_AF_IPV4 || c->rsvd || port == 0 || c->rsvd2 ||
+        (flags & ~RNIC_LISTEN_F_VLAN)) {
         return RNIC_STS_BAD_PARAM;
     }
+    /* a VLAN names the interface of one address: never the wildcard's */
+    if ((flags & RNIC_LISTEN_F_VLAN) &&
+        (addr_any(c->addr) || !tci_ok(tci))) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    vid = (flags & RNIC_LISTEN_F_VLAN) ? tci & RNIC_VLAN_VID_MASK : 0;
     for (i = 4; i < 16; i++) {
         if (c->addr[i]) {
             return RNIC_STS_BAD_PARAM;
         }
     }
-    if (rnic_steer_add_listener(d->steer, id, RNIC_AF_IPV4, c->addr, port)) {
+    if (rnic_steer_add_listener_vlan(d->steer, id, RNIC_AF_IPV4, c->addr,
+                                     port, vid)) {
         return RNIC_STS_EXISTS;
     }
     memset(l, 0, sizeof(*l));
     memcpy(l->addr, c->addr, 4);
+    l->vlan = vid;
     l->port = port;
     l->backlog = rnic_le32_to_cpu(c->backlog);
     if (l->backlog == 0 || l->backlog > 1024) {
         l->backlog = l->backlog ? 1024 : 1;
     }
-    if (!addr_any(l->addr) && !rnic_iw_eng_get(d, l->addr, true)) {
+    if (!addr_any(l->addr) &&
+        !rnic_iw_eng_get(d, l->addr, vid ? tci : RNIC_NO_VLAN, true)) {
         rnic_steer_del_listener(d->steer, id);
         return RNIC_STS_NO_RESOURCES;
     }
     for (i = 0; i < iw->neng; i++) {
-        if (addr_any(l->addr) || !memcmp(iw->eng[i].addr, l->addr, 4)) {
+        if (addr_any(l->addr) || (!memcmp(iw->eng[i].addr, l->addr, 4) &&
+                                  iw->eng[i].vlan == vid)) {
             l->tl[i] = rnic_tcp_listen(iw->eng[i].tcp, port, l->backlog,
                                        (void *)(uintptr_t)(id + 1));
             if (!l->tl[i]) {
@@ -158,7 +183,9 @@ static unsigned cmd_connect(struct rnic_dev *d,
     uint16_t pdlen = rnic_le16_to_cpu(cmd->pdata_len);
     uint16_t mss = rnic_le16_to_cpu(cmd->mss);
     uint16_t rport = rnic_le16_to_cpu(t->remote_port);
+    uint16_t tci = rnic_le16_to_cpu(cmd->vlan);
     uint16_t room = RNIC_MPA_PD_MAX - (cmd->mpa_rev == 2 ? RNIC_MPA_V2_LEN : 0);
+    bool vlan = flags & RNIC_CONNECT_F_VLAN;
     struct rnic_iw_conn *c;
     struct rnic_iw_eng *e;
     struct rnic_ipaddr ra;
@@ -174,10 +201,8 @@ static unsigned cmd_connect(struct rnic_dev *d,
     if (t->family == RNIC_AF_IPV6) {
         return RNIC_STS_UNSUPPORTED;
     }
-    if (flags & RNIC_CONNECT_F_VLAN) {
-        return RNIC_STS_UNSUPPORTED;    /* the offload TCP sends untagged */
-    }
-    if (t->family != RNIC_AF_IPV4 || flags || rport == 0 ||
+    if (t->family != RNIC_AF_IPV4 || (flags & ~RNIC_CONNECT_F_VLAN) ||
+        (vlan && !tci_ok(tci)) || rport == 0 ||
         (cmd->mpa_rev != 1 && cmd->mpa_rev != 2) ||
         addr_any(t->local_addr) || addr_any(t->remote_addr) ||
         (cmd->next_hop_mac[0] & 1) || (mss && mss < 536)) {
@@ -200,7 +225,9 @@ static unsigned cmd_connect(struct rnic_dev *d,
                           IWC_SYN_SENT);
     sts = read_pdata(d, rnic_le64_to_cpu(cmd->pdata_addr), pdlen, c->hs->pdata,
                      room);
-    e = sts ? NULL : rnic_iw_eng_get(d, t->local_addr, true);
+    /* the engine of the address on its VLAN; its PCP is this command's */
+    e = sts ? NULL : rnic_iw_eng_get(d, t->local_addr,
+                                     vlan ? tci : RNIC_NO_VLAN, true);
     if (!sts && !e) {
         sts = RNIC_STS_NO_RESOURCES;
     }
@@ -229,8 +256,9 @@ static unsigned cmd_connect(struct rnic_dev *d,
     rnic_ipaddr_v4(&ra, t->remote_addr[0], t->remote_addr[1],
                    t->remote_addr[2], t->remote_addr[3]);
     c->state = IWC_SYN_SENT;
-    c->tc = rnic_tcp_connect(e->tcp, &ra, rport, lport, cmd->next_hop_mac, c,
-                             rnic_iw_now(d));
+    c->tc = rnic_tcp_connect_tci(e->tcp, &ra, rport, lport,
+                                 cmd->next_hop_mac, vlan ? tci : 0, c,
+                                 rnic_iw_now(d));
     if (!c->tc) {
         qp->iw = NULL;
         c->qpn = RNIC_IW_NO_QP;
@@ -240,6 +268,7 @@ static unsigned cmd_connect(struct rnic_dev *d,
     rnic_tcp_get_tuple(c->tc, NULL, &lport, NULL, NULL);
     c->tuple.local_port = rnic_cpu_to_le16(lport);
     c->key.family = RNIC_AF_IPV4;
+    c->key.vlan = e->vlan;
     memcpy(c->key.laddr, t->local_addr, 4);
     memcpy(c->key.raddr, t->remote_addr, 4);
     c->key.lport = lport;

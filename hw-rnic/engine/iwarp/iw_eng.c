@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The offload TCP engines, one per local IPv4 address: created on first
- * use, frames in (rnic_iw_receive) and out (the device's egress queue),
+ * The offload TCP engines, one per local IPv4 address and VLAN: created on
+ * first use, frames in (rnic_iw_receive) and out (the device's egress queue),
  * and what TCP hands up: its events, pulled (rnic_iw_pull).
  */
 #include <string.h>
@@ -181,7 +181,8 @@ static bool eng_idle(struct rnic_dev *d, const struct rnic_iw_eng *e)
         }
     }
     for (i = 0; i < d->cfg.max_listen; i++) {
-        if (iw->lis[i].live && !memcmp(iw->lis[i].addr, e->addr, 4)) {
+        if (iw->lis[i].live && !memcmp(iw->lis[i].addr, e->addr, 4) &&
+            iw->lis[i].vlan == e->vlan) {
             return false;
         }
     }
@@ -222,8 +223,9 @@ static void eng_evict(struct rnic_dev *d, uint32_t i)
 }
 
 struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
-                                    bool create)
+                                    int32_t tci, bool create)
 {
+    uint16_t vid = tci == RNIC_NO_VLAN ? 0 : RNIC_VLAN_VID((uint16_t)tci);
     struct rnic_iw *iw = d->iw;
     struct rnic_tcp_config cfg;
     struct rnic_tcp *tcp;
@@ -232,7 +234,7 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
     int slot;
 
     for (i = 0; i < iw->neng; i++) {
-        if (!memcmp(iw->eng[i].addr, addr, 4)) {
+        if (!memcmp(iw->eng[i].addr, addr, 4) && iw->eng[i].vlan == vid) {
             /* SET_PORT may have given the port a new address since. */
             rnic_tcp_set_mac(iw->eng[i].tcp, d->port.mac);
             return &iw->eng[i];
@@ -263,6 +265,8 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
     cfg.keep_idle_ms = d->cfg.keep_idle_s * 1000;
     cfg.keep_intvl_ms = d->cfg.keep_intvl_s * 1000;
     cfg.keep_probes = d->cfg.keep_probes;
+    cfg.vlan = vid != 0;
+    cfg.vlan_tci = cfg.vlan ? (uint16_t)tci : 0;
     /* RFC 6528: one random secret; the hash covers the local address. */
     memcpy(cfg.isn_secret, iw->isn_key, sizeof(cfg.isn_secret));
     e = &iw->eng[slot];
@@ -277,6 +281,8 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
     }
     e->d = d;
     memcpy(e->addr, addr, 4);
+    e->vlan = vid;
+    e->tci = cfg.vlan_tci;
     e->tcp = tcp;
     /* Wildcard listeners listen on every local address. */
     for (i = 0; i < d->cfg.max_listen; i++) {
@@ -316,23 +322,29 @@ static bool any_wildcard_listener(struct rnic_dev *d, uint16_t port)
     return false;
 }
 
-void rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len,
+bool rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len,
                      const struct rnic_flow_key *k)
 {
     struct rnic_iw_eng *e;
 
     if (k->family != RNIC_AF_IPV4) {
-        return;
+        return false;
     }
     /* the listener table is walked only when no engine has the address */
-    e = rnic_iw_eng_get(d, k->laddr, false);
-    /* Only addresses the guest sent from: no engines for made-up ones. */
-    if (!e && rnic_l2_addr_owned(d, k->laddr) &&
+    e = rnic_iw_eng_get(d, k->laddr, k->vlan ? k->vlan : RNIC_NO_VLAN, false);
+    /*
+     * Only addresses the guest sent from, on the VLAN it sent from: no
+     * engines for made-up ones.
+     */
+    if (!e && rnic_l2_addr_owned(d, k->laddr, k->vlan) &&
         any_wildcard_listener(d, k->lport)) {
-        e = rnic_iw_eng_get(d, k->laddr, true);
+        e = rnic_iw_eng_get(d, k->laddr, k->vlan ? k->vlan : RNIC_NO_VLAN,
+                            true);
     }
-    if (e) {
-        rnic_tcp_input(e->tcp, frame, len, rnic_iw_now(d));
-        rnic_iw_pull(d);
+    if (!e) {
+        return false;
     }
+    rnic_tcp_input(e->tcp, frame, len, rnic_iw_now(d));
+    rnic_iw_pull(d);
+    return true;
 }

@@ -5,7 +5,8 @@
  * "fragmentation needed".  That ICMP arrives for the guest (the classifier
  * steers only TCP to the engine); when it quotes a segment an offloaded
  * connection has in flight, that connection's MTU is lowered.  The frame
- * still goes to the guest's L2 ring.
+ * still goes to the guest's L2 ring.  An ICMP counts only for the flows of
+ * the VLAN it arrived on.
  */
 #include <string.h>
 #include "iw.h"
@@ -16,8 +17,8 @@
 #define ICMP_DEST_UNREACH       3
 #define ICMP_FRAG_NEEDED        4
 
-/* The live connection on this 4-tuple (ports in host order), or NULL. */
-static struct rnic_iw_conn *conn_by_tuple(struct rnic_dev *d,
+/* The live connection on this VLAN and 4-tuple (ports in host order). */
+static struct rnic_iw_conn *conn_by_tuple(struct rnic_dev *d, uint16_t vid,
                                           const uint8_t *laddr,
                                           const uint8_t *raddr,
                                           uint16_t lport, uint16_t rport)
@@ -29,7 +30,7 @@ static struct rnic_iw_conn *conn_by_tuple(struct rnic_dev *d,
         struct rnic_iw_conn *c = iw->live[i];
 
         /* a freed connection has no TCP any more */
-        if (c->tc && c->key.lport == lport &&
+        if (c->tc && c->key.vlan == vid && c->key.lport == lport &&
             c->key.rport == rport && !memcmp(c->key.laddr, laddr, 4) &&
             !memcmp(c->key.raddr, raddr, 4)) {
             return c;
@@ -43,12 +44,16 @@ void rnic_iw_icmp(struct rnic_dev *d, const uint8_t *frame, size_t len)
     struct rnic_ip4_pkt ip;
     struct rnic_iw_conn *c;
     const uint8_t *icmp, *q;
-    size_t qhl;
+    size_t qhl, l2 = RNIC_ETH_HLEN;
 
     /* cheap tests first: this runs for every frame that goes to L2 */
-    if (!d->iw || !d->iw->nlive || len < RNIC_ETH_HLEN + 20 + 8 + 20 + 8 ||
-        rnic_ld_be16(frame + 12) != RNIC_ETHERTYPE_IP ||
-        frame[RNIC_ETH_HLEN + 9] != IPPROTO_ICMP_) {
+    if (len >= RNIC_ETH_HLEN + RNIC_VLAN_HLEN &&
+        rnic_ld_be16(frame + 12) == RNIC_ETHERTYPE_VLAN) {
+        l2 += RNIC_VLAN_HLEN;
+    }
+    if (!d->iw || !d->iw->nlive || len < l2 + 20 + 8 + 20 + 8 ||
+        rnic_ld_be16(frame + l2 - 2) != RNIC_ETHERTYPE_IP ||
+        frame[l2 + 9] != IPPROTO_ICMP_) {
         return;
     }
     if (rnic_ip4_parse(frame, len, &ip) != RNIC_IP4_OK ||
@@ -67,7 +72,8 @@ void rnic_iw_icmp(struct rnic_dev *d, const uint8_t *frame, size_t len)
         q[9] != RNIC_IPPROTO_TCP || memcmp(q + 12, ip.dst, 4)) {
         return;
     }
-    c = conn_by_tuple(d, q + 12, q + 16, rnic_ld_be16(q + qhl),
+    c = conn_by_tuple(d, ip.tagged ? RNIC_VLAN_VID(ip.tci) : 0, q + 12,
+                      q + 16, rnic_ld_be16(q + qhl),
                       rnic_ld_be16(q + qhl + 2));
     if (c) {
         /* MTU 0 (RFC 1191 §5: a router too old to say) means the floor */

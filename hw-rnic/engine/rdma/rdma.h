@@ -285,9 +285,14 @@ void rnic_iw_reset_peers(struct rnic_dev *d);
 /* CM_* admin commands; returns RNIC_STS_*. */
 unsigned rnic_iw_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
                        struct rnic_admin_cqe *cqe);
-/* A frame the classifier steered to the engine, with its flow key. */
+/*
+ * A frame the classifier steered to the engine, with its flow key; false
+ * when no engine serves its address on its VLAN (a wildcard listener's
+ * port on an address or VLAN the guest never sent from): the guest's L2
+ * then judges it.
+ */
 struct rnic_flow_key;
-void rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len,
+bool rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len,
                      const struct rnic_flow_key *k);
 /* A frame for the guest's L2: an ICMP may lower a connection's path MTU. */
 void rnic_iw_icmp(struct rnic_dev *d, const uint8_t *frame, size_t len);

@@ -156,6 +156,14 @@ struct rnic_tcp_config {
      * after each burst of rnic_tcp_input calls. Off by default.
      */
     bool ack_batch;
+    /*
+     * The engine lives on an 802.1Q VLAN: every frame it sends carries one
+     * tag (vlan_tci, or the TCI its connection was opened with) and it takes
+     * only frames tagged with vlan_tci's VID.  Off: untagged frames (and
+     * priority-tagged ones, VID 0) only.
+     */
+    bool vlan;
+    uint16_t vlan_tci;
 };
 
 struct rnic_tcp_stats {
@@ -227,6 +235,16 @@ struct rnic_tcp_conn *rnic_tcp_connect(struct rnic_tcp *t,
                                        uint16_t rport, uint16_t lport,
                                        const uint8_t *peer_mac, void *user,
                                        uint64_t now_ns);
+/*
+ * The same on a VLAN engine with the connection's own TCI (its PCP; the
+ * VID is the engine's, cfg.vlan_tci's).
+ */
+struct rnic_tcp_conn *rnic_tcp_connect_tci(struct rnic_tcp *t,
+                                           const struct rnic_ipaddr *raddr,
+                                           uint16_t rport, uint16_t lport,
+                                           const uint8_t *peer_mac,
+                                           uint16_t tci, void *user,
+                                           uint64_t now_ns);
 
 /*
  * One record, gathered from iov pieces. All or nothing: EAGAIN if it does not

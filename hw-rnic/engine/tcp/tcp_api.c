@@ -54,7 +54,7 @@ struct rnic_tcp *rnic_tcp_new(const struct rnic_tcp_config *cfg,
     t->hash = tcp_mem_alloc(t, eng, hsize * sizeof(*t->hash));
     t->pool = tcp_mem_alloc(t, eng, cfg->max_conns * sizeof(*t->pool));
     t->heap = tcp_mem_alloc(t, eng, cfg->max_conns * sizeof(*t->heap));
-    t->scratch = tcp_mem_alloc(t, eng, RNIC_ETH_HLEN + cfg->mtu);
+    t->scratch = tcp_mem_alloc(t, eng, tcp_l2_hlen(t) + cfg->mtu);
     if (!t->hash || !t->pool || !t->heap || !t->scratch) {
         rnic_tcp_free(t);
         return NULL;
@@ -176,6 +176,17 @@ struct rnic_tcp_conn *rnic_tcp_connect(struct rnic_tcp *t,
                                        const uint8_t *peer_mac, void *user,
                                        uint64_t now_ns)
 {
+    return rnic_tcp_connect_tci(t, raddr, rport, lport, peer_mac,
+                                t->cfg.vlan_tci, user, now_ns);
+}
+
+struct rnic_tcp_conn *rnic_tcp_connect_tci(struct rnic_tcp *t,
+                                           const struct rnic_ipaddr *raddr,
+                                           uint16_t rport, uint16_t lport,
+                                           const uint8_t *peer_mac,
+                                           uint16_t tci, void *user,
+                                           uint64_t now_ns)
+{
     if (!raddr || raddr->family != RNIC_AF_INET || rport == 0 || !peer_mac) {
         return NULL;
     }
@@ -195,6 +206,8 @@ struct rnic_tcp_conn *rnic_tcp_connect(struct rnic_tcp *t,
         c->lport = lport;
         c->rport = rport;
         memcpy(c->rmac, peer_mac, RNIC_ETH_ALEN);
+        /* the engine's VID, the connection's priority */
+        c->tci = (uint16_t)((t->cfg.vlan_tci & 0x0fff) | (tci & 0xf000));
         c->iss = tcp_isn(t, lport, raddr, rport);
         c->snd_una = c->snd_nxt = c->snd_max = c->iss;
         c->sb_seq = c->iss + 1;

@@ -94,6 +94,7 @@ struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t)
     c->rec_cap = t->cfg.max_records;
     c->heap_idx = UINT32_MAX;
     c->mtu = t->cfg.mtu;
+    c->tci = t->cfg.vlan_tci;
     c->rcv_buf = t->cfg.rcvbuf;
     /* the peer's slow start needs the ACK clock (RFC 3465 counts per ACK) */
     c->quick_left = 2 * t->cfg.rcvbuf;

@@ -573,6 +573,11 @@ bool rnic_tcp_input(struct rnic_tcp *t, const uint8_t *frame, size_t len,
         ip.proto != RNIC_IPPROTO_TCP) {
         return false;
     }
+    /* another VLAN's (or none's) frame: not ours, even for our address */
+    if ((ip.tagged ? RNIC_VLAN_VID(ip.tci) : 0) !=
+        (t->cfg.vlan ? RNIC_VLAN_VID(t->cfg.vlan_tci) : 0)) {
+        return false;
+    }
     if (memcmp(frame, t->cfg.mac, RNIC_ETH_ALEN) != 0) {
         /* our IP, someone else's MAC: not for us */
         t->st.rx_bad++;

@@ -76,6 +76,7 @@ struct rnic_tcp_conn {
     struct rnic_ipaddr raddr;
     uint16_t lport, rport;
     uint8_t rmac[RNIC_ETH_ALEN];
+    uint16_t tci;                       /* 802.1Q TCI, with cfg.vlan */
 
     /* send sequence space */
     uint32_t iss, snd_una, snd_nxt, snd_max, snd_wnd, snd_wl1, snd_wl2,
@@ -181,6 +182,12 @@ struct rnic_tcp {
 };
 
 /* Report a retransmission of kind RNIC_TCP_REXMIT_* (ops->rexmit). */
+/* Ethernet header length of the engine's frames: one 802.1Q tag on a VLAN. */
+static inline size_t tcp_l2_hlen(const struct rnic_tcp *t)
+{
+    return RNIC_ETH_HLEN + (t->cfg.vlan ? RNIC_VLAN_HLEN : 0);
+}
+
 static inline void tcp_trace_rexmit(struct rnic_tcp_conn *c, int kind)
 {
     if (c->t->ops->rexmit) {

@@ -157,7 +157,8 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len,
               uint8_t flags)
 {
     struct rnic_tcp *t = c->t;
-    uint8_t *f = frame_buf(t, RNIC_ETH_HLEN + (size_t)c->mtu);
+    size_t l2 = tcp_l2_hlen(t);
+    uint8_t *f = frame_buf(t, l2 + (size_t)c->mtu);
     if (!f) {
         /* embedder out of buffers: as if lost */
         return;
@@ -165,7 +166,7 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len,
     if (c->state != RNIC_TCP_SYN_SENT) {
         flags |= TH_ACK;
     }
-    uint8_t *th = f + RNIC_ETH_HLEN + RNIC_IP4_HLEN;
+    uint8_t *th = f + l2 + RNIC_IP4_HLEN;
     size_t room = c->mtu - 40u > len ? c->mtu - 40u - len : 0;
     if (room > TCP_MAXOPT) {
         room = TCP_MAXOPT;
@@ -173,8 +174,10 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len,
     size_t olen = tcp_build_options(c, th + TCP_HLEN, flags, room);
     size_t thlen = TCP_HLEN + olen;
     uint16_t l4len = (uint16_t)(thlen + len);
-    rnic_ip4_build(f, c->rmac, t->cfg.mac, t->cfg.addr.u.v4, c->raddr.u.v4,
-                   RNIC_IPPROTO_TCP, l4len, t->ip_id++);
+    rnic_ip4_build_vlan(f, c->rmac, t->cfg.mac,
+                        t->cfg.vlan ? c->tci : RNIC_NO_VLAN,
+                        t->cfg.addr.u.v4, c->raddr.u.v4, RNIC_IPPROTO_TCP,
+                        l4len, t->ip_id++);
     rnic_st_be16(th, c->lport);
     rnic_st_be16(th + 2, c->rport);
     rnic_st_be32(th + 4, seq);
@@ -238,7 +241,7 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len,
     if (flags & TH_RST) {
         t->st.tx_rst++;
     }
-    t->ops->tx(t->opaque, f, RNIC_ETH_HLEN + RNIC_IP4_HLEN + l4len);
+    t->ops->tx(t->opaque, f, l2 + RNIC_IP4_HLEN + l4len);
 }
 
 /*
@@ -282,13 +285,17 @@ void tcp_send_rst(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip,
     if (s->flags & TH_RST) {
         return;
     }
-    uint8_t *f = frame_buf(t, RNIC_ETH_HLEN + 40);
+    size_t l2 = tcp_l2_hlen(t);
+    uint8_t *f = frame_buf(t, l2 + 40);
     if (!f) {
         return;
     }
-    uint8_t *th = f + RNIC_ETH_HLEN + RNIC_IP4_HLEN;
-    rnic_ip4_build(f, ip->src_mac, t->cfg.mac, t->cfg.addr.u.v4, ip->src,
-                   RNIC_IPPROTO_TCP, TCP_HLEN, t->ip_id++);
+    uint8_t *th = f + l2 + RNIC_IP4_HLEN;
+    /* on the segment's VLAN, the only one this engine takes */
+    rnic_ip4_build_vlan(f, ip->src_mac, t->cfg.mac,
+                        t->cfg.vlan ? t->cfg.vlan_tci : RNIC_NO_VLAN,
+                        t->cfg.addr.u.v4, ip->src, RNIC_IPPROTO_TCP, TCP_HLEN,
+                        t->ip_id++);
     memset(th, 0, TCP_HLEN);
     rnic_st_be16(th, s->dport);
     rnic_st_be16(th + 2, s->sport);
@@ -307,7 +314,7 @@ void tcp_send_rst(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip,
     rnic_st_be16(th + 16, rnic_csum_fold(rnic_csum_add(sum, th, TCP_HLEN)));
     t->st.tx_frames++;
     t->st.tx_rst++;
-    t->ops->tx(t->opaque, f, RNIC_ETH_HLEN + 40);
+    t->ops->tx(t->opaque, f, l2 + 40);
 }
 
 /* Release acknowledged bytes and whole records from the send ring. */

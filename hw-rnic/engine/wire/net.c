@@ -169,14 +169,26 @@ uint32_t rnic_csum_pseudo4(const uint8_t *src, const uint8_t *dst,
 enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len,
                                  struct rnic_ip4_pkt *out)
 {
+    size_t l2 = RNIC_ETH_HLEN;
+    uint16_t tci = 0;
+    bool tagged = false;
+
     if (len < RNIC_ETH_HLEN) {
         return RNIC_IP4_SHORT;
     }
-    if (rnic_ld_be16(frame + 12) != RNIC_ETHERTYPE_IP) {
+    if (rnic_ld_be16(frame + 12) == RNIC_ETHERTYPE_VLAN) {
+        if (len < RNIC_ETH_HLEN + RNIC_VLAN_HLEN) {
+            return RNIC_IP4_SHORT;
+        }
+        tagged = true;
+        tci = rnic_ld_be16(frame + 14);
+        l2 += RNIC_VLAN_HLEN;
+    }
+    if (rnic_ld_be16(frame + l2 - 2) != RNIC_ETHERTYPE_IP) {
         return RNIC_IP4_NOT_IP;
     }
-    const uint8_t *ip = frame + RNIC_ETH_HLEN;
-    size_t avail = len - RNIC_ETH_HLEN;
+    const uint8_t *ip = frame + l2;
+    size_t avail = len - l2;
     if (avail < RNIC_IP4_HLEN) {
         return RNIC_IP4_SHORT;
     }
@@ -216,6 +228,8 @@ enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len,
     memcpy(out->src, ip + 12, 4);
     memcpy(out->dst, ip + 16, 4);
     memcpy(out->src_mac, frame + 6, RNIC_ETH_ALEN);
+    out->tagged = tagged;
+    out->tci = tci;
     return RNIC_IP4_OK;
 }
 
@@ -223,10 +237,26 @@ size_t rnic_ip4_build(uint8_t *frame, const uint8_t *dmac, const uint8_t *smac,
                       const uint8_t *src, const uint8_t *dst, uint8_t proto,
                       uint16_t l4_len, uint16_t id)
 {
+    return rnic_ip4_build_vlan(frame, dmac, smac, RNIC_NO_VLAN, src, dst,
+                               proto, l4_len, id);
+}
+
+size_t rnic_ip4_build_vlan(uint8_t *frame, const uint8_t *dmac,
+                           const uint8_t *smac, int32_t tci,
+                           const uint8_t *src, const uint8_t *dst,
+                           uint8_t proto, uint16_t l4_len, uint16_t id)
+{
+    size_t l2 = RNIC_ETH_HLEN;
+
     memcpy(frame, dmac, RNIC_ETH_ALEN);
     memcpy(frame + 6, smac, RNIC_ETH_ALEN);
-    rnic_st_be16(frame + 12, RNIC_ETHERTYPE_IP);
-    uint8_t *ip = frame + RNIC_ETH_HLEN;
+    if (tci != RNIC_NO_VLAN) {
+        rnic_st_be16(frame + 12, RNIC_ETHERTYPE_VLAN);
+        rnic_st_be16(frame + 14, (uint16_t)tci);
+        l2 += RNIC_VLAN_HLEN;
+    }
+    rnic_st_be16(frame + l2 - 2, RNIC_ETHERTYPE_IP);
+    uint8_t *ip = frame + l2;
     /*
      * The header's 16-bit words, written and summed from these values, not
      * read back: loads spanning the stores just made cannot be forwarded and
@@ -247,5 +277,5 @@ size_t rnic_ip4_build(uint8_t *frame, const uint8_t *dmac, const uint8_t *smac,
     rnic_st_be16(ip + 10, rnic_csum_fold(sum));
     memcpy(ip + 12, src, 4);
     memcpy(ip + 16, dst, 4);
-    return RNIC_ETH_HLEN + RNIC_IP4_HLEN;
+    return l2 + RNIC_IP4_HLEN;
 }

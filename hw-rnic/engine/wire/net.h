@@ -12,6 +12,11 @@
 #include "be.h"
 
 #define RNIC_ETH_HLEN      14
+#define RNIC_VLAN_HLEN     4           /* one 802.1Q tag */
+#define RNIC_ETHERTYPE_VLAN 0x8100
+#define RNIC_VLAN_VID(tci) ((tci) & 0x0fff)
+/* no 802.1Q tag: a TCI argument beyond the 16 bits of a real one */
+#define RNIC_NO_VLAN       (-1)
 #define RNIC_ETH_ALEN      6
 #define RNIC_ETHERTYPE_IP  0x0800
 #define RNIC_ETHERTYPE_ARP 0x0806
@@ -88,6 +93,8 @@ struct rnic_ip4_pkt {
     uint8_t proto;
     uint8_t src[4], dst[4];
     uint8_t src_mac[RNIC_ETH_ALEN];
+    bool tagged;                /* one 802.1Q tag before the IPv4 header */
+    uint16_t tci;               /* its TCI (PCP, DEI, VID); 0 untagged */
 };
 
 enum rnic_ip4_err {
@@ -105,7 +112,8 @@ enum rnic_ip4_err {
 };
 
 /*
- * Validate Ethernet + IPv4 headers; IP options are skipped (not interpreted).
+ * Validate Ethernet (looked through one 802.1Q tag) + IPv4 headers; IP
+ * options are skipped (not interpreted).
  */
 enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len,
                                  struct rnic_ip4_pkt *out);
@@ -117,5 +125,13 @@ enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len,
 size_t rnic_ip4_build(uint8_t *frame, const uint8_t *dmac, const uint8_t *smac,
                       const uint8_t *src, const uint8_t *dst, uint8_t proto,
                       uint16_t l4_len, uint16_t id);
+/*
+ * The same with one 802.1Q tag carrying tci after the MACs (RNIC_NO_VLAN:
+ * none, as rnic_ip4_build); returns the header length (38 tagged).
+ */
+size_t rnic_ip4_build_vlan(uint8_t *frame, const uint8_t *dmac,
+                           const uint8_t *smac, int32_t tci,
+                           const uint8_t *src, const uint8_t *dst,
+                           uint8_t proto, uint16_t l4_len, uint16_t id);
 
 #endif
