@@ -181,6 +181,49 @@ static void rnic_listen_addr(const struct sockaddr_storage *ss,
 	}
 }
 
+/*
+ * The 802.1Q TCI of a VLAN device on our port: its VID, and the priority
+ * its egress map gives the connection's TOS (as the VLAN device tags a
+ * socket's frames); 0 when dev is no VLAN of ours.
+ */
+static u16 rnic_vlan_tci(struct net_device *nd, struct net_device *dev,
+			 u8 tos)
+{
+	if (!is_vlan_dev(dev) || vlan_dev_real_dev(dev) != nd)
+		return 0;
+	return vlan_dev_vlan_id(dev) |
+	       (vlan_dev_get_egress_qos_mask(dev, rt_tos2priority(tos)) &
+		VLAN_PRIO_MASK);
+}
+
+/*
+ * A listener on an address of a VLAN device on our port answers only the
+ * SYNs tagged with that VLAN, and tags its connections alike; a wildcard
+ * listener serves every VLAN (the device knows the guest's addresses).
+ */
+static void rnic_listen_vlan(struct rnic_ib *rib, struct iw_cm_id *cm_id,
+			     struct rnic_cmd_cm_listen *c)
+{
+	struct net_device *dev;
+	__be32 addr;
+	u16 tci;
+
+	if (c->family != RNIC_AF_IPV4)
+		return;
+	memcpy(&addr, c->addr, 4);
+	if (!addr || ipv4_is_loopback(addr))
+		return;
+	dev = ip_dev_find(&init_net, addr);
+	if (!dev)
+		return;
+	tci = rnic_vlan_tci(rib->rdev->netdev, dev, cm_id->tos);
+	dev_put(dev);
+	if (tci) {
+		c->flags = cpu_to_le32(RNIC_LISTEN_F_VLAN);
+		c->vlan = cpu_to_le16(tci);
+	}
+}
+
 int rnic_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 {
 	struct rnic_ib *rib = to_rib(cm_id->device);
@@ -193,6 +236,7 @@ int rnic_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 	if (addr.ss_family != AF_INET && addr.ss_family != AF_INET6)
 		return -EAFNOSUPPORT;
 	rnic_listen_addr(&addr, c);
+	rnic_listen_vlan(rib, cm_id, c);
 	/*
 	 * An IPv6-only wildcard (IPV6_V6ONLY: svcrdma's next to its IPv4
 	 * one on the same port) is no IPv4 listener: the device is asked
@@ -278,17 +322,19 @@ int rnic_iw_destroy_listen(struct iw_cm_id *cm_id)
  * CM_CONNECT); any other net_device is not reachable through our port.
  */
 static int rnic_hop_dev(struct net_device *nd, struct net_device *dev,
-			struct rnic_cmd_cm_connect *c)
+			u8 tos, struct rnic_cmd_cm_connect *c)
 {
-	if (is_vlan_dev(dev) && vlan_dev_real_dev(dev) == nd) {
+	u16 tci = rnic_vlan_tci(nd, dev, tos);
+
+	if (tci) {
 		c->flags |= cpu_to_le32(RNIC_CONNECT_F_VLAN);
-		c->vlan = cpu_to_le16(vlan_dev_vlan_id(dev));
+		c->vlan = cpu_to_le16(tci);
 		return 0;
 	}
 	return dev == nd ? 0 : -ENETUNREACH;
 }
 
-static int rnic_self_hop(struct net_device *nd, __be32 daddr,
+static int rnic_self_hop(struct net_device *nd, __be32 daddr, u8 tos,
 			 struct rnic_cmd_cm_connect *c)
 {
 	struct net_device *owner;
@@ -298,7 +344,7 @@ static int rnic_self_hop(struct net_device *nd, __be32 daddr,
 		owner = ip_dev_find(&init_net, daddr);
 		if (!owner)
 			return -ENETUNREACH;
-		err = rnic_hop_dev(nd, owner, c);
+		err = rnic_hop_dev(nd, owner, tos, c);
 		dev_put(owner);
 	}
 	if (!err)
@@ -312,7 +358,7 @@ static int rnic_self_hop(struct net_device *nd, __be32 daddr,
  * on this host through the device itself (rnic_self_hop).
  */
 static int rnic_next_hop(struct rnic_ib *rib, struct sockaddr_in *local,
-			 const struct sockaddr_in *remote,
+			 const struct sockaddr_in *remote, u8 tos,
 			 struct rnic_cmd_cm_connect *c)
 {
 	struct net_device *nd = rib->rdev->netdev, *dev;
@@ -329,12 +375,12 @@ static int rnic_next_hop(struct rnic_ib *rib, struct sockaddr_in *local,
 		return PTR_ERR(rt);
 	dev = rt->dst.dev;
 	if (rt->rt_type == RTN_LOCAL) {
-		err = rnic_self_hop(nd, fl4.daddr, c);
+		err = rnic_self_hop(nd, fl4.daddr, tos, c);
 		if (!err && !local->sin_addr.s_addr)
 			local->sin_addr.s_addr = fl4.saddr;
 		goto out_rt;
 	}
-	err = rnic_hop_dev(nd, dev, c);
+	err = rnic_hop_dev(nd, dev, tos, c);
 	if (err)
 		goto out_rt;
 	if (!local->sin_addr.s_addr)
@@ -396,7 +442,8 @@ int rnic_iw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	if (err)
 		return err;
 	err = rnic_next_hop(rib, (struct sockaddr_in *)&laddr,
-			    (struct sockaddr_in *)&cm_id->m_remote_addr, c);
+			    (struct sockaddr_in *)&cm_id->m_remote_addr,
+			    cm_id->tos, c);
 	if (err)
 		return err;
 	((struct sockaddr_in *)&laddr)->sin_port = 0;
