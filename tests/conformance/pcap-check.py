@@ -48,7 +48,10 @@ FIELDS = ['frame.number', 'tcp.stream', 'ip.src', 'tcp.srcport', 'ip.dst', 'tcp.
           'iwarp_rdma.opcode', 'iwarp_mpa.ulpdulength', 'iwarp_mpa.crc_check',
           'iwarp_mpa.res', 'iwarp_mpa.privatedata', 'iwarp_mpa.marker_fpduptr',
           'iwarp_rdma.term_layer', 'iwarp_rdma.term_etype_ddp',
-          'iwarp_rdma.term_errcode_ddp_untagged', 'udp.dstport', 'udp.payload', 'icmp.type']
+          'iwarp_rdma.term_errcode_ddp_untagged', 'udp.dstport', 'udp.payload', 'icmp.type',
+          'vlan.id']
+# --require-vlan: every frame of every iWARP connection carries this 802.1Q VID.
+REQUIRE_VLAN = None
 # The CRC verdict as a field (rnic_mpa_crc.bad: bad CRCs in the frame), from a
 # Lua postdissector, so one tshark pass judges everything.
 CRC_LUA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'pcap-check-crc.lua')
@@ -153,6 +156,7 @@ class Conn:
         self.terms = []              # (frame, cause or None) per Terminate
         self.retried_at = None       # frame of the harness's retry marker for it
         self.terms_accepted = 0      # no-buffer Terminates of a retried attempt
+        self.vlans = collections.Counter()  # its MPA frames per 802.1Q VID ('' untagged)
 
     def as_dict(self):
         return {'ends': self.ends, 'server_port': self.server_port, 'rev': self.rev,
@@ -272,6 +276,7 @@ def scan_fields(out, allowed, allow_term, lua):
         if not has_mpa:
             continue
         c = conns.setdefault(stream, Conn())
+        c.vlans[v.get('vlan.id', '')] += 1
         if c.first_frame is None:
             c.first_frame = frames
         if v.get('iwarp_mpa.key.req'):
@@ -340,8 +345,12 @@ def report(pcap, st, allowed, allow_term, required, conns_out):
         if c.terms_accepted:
             acc = (', %d DDP no-buffer Terminate(s) accepted: an attempt the harness retried (frame %d)'
                    % (c.terms_accepted, c.retried_at))
-        print('  conn %s %s: MPA rev %s, CRC %s (%d checked), markers req/rep %s%s%s, %d ULPDU bytes, %s%s'
-              % (s, c.ends or '(handshake not captured)', c.rev, crc, c.crc_checked, mk, v2,
+        vl = ''
+        if any(c.vlans):
+            vl = ', ' + ' '.join('%s=%d' % ('VLAN ' + k if k else 'untagged', n)
+                                 for k, n in sorted(c.vlans.items()))
+        print('  conn %s %s: MPA rev %s, CRC %s (%d checked), markers req/rep %s%s%s%s, %d ULPDU bytes, %s%s'
+              % (s, c.ends or '(handshake not captured)', c.rev, crc, c.crc_checked, mk, v2, vl,
                  ', REJECTED' if c.rejected else '', c.bytes, ops or 'no RDMAP opcodes', acc))
         if conns_out is not None:
             conns_out.append(dict(c.as_dict(), pcap=pcap, stream=s))
@@ -352,6 +361,12 @@ def report(pcap, st, allowed, allow_term, required, conns_out):
         problems.append('%d packets with expert errors' % experr)
     if bad_crc:
         problems.append('%d bad MPA CRCs (frames %s)' % (bad_crc, ','.join(map(str, bad_crc_frames[:10]))))
+    if REQUIRE_VLAN is not None:
+        off = [s for s, c in conns.items() if set(c.vlans) != {str(REQUIRE_VLAN)}]
+        if off or not conns:
+            problems.append('%d of %d iWARP connections not only on VLAN %d%s' %
+                            (len(off), len(conns), REQUIRE_VLAN, ' (streams %s)' % ','.join(off[:10])
+                             if off else ''))
     seen = collections.Counter()
     for c in conns.values():
         seen.update(c.ops)
@@ -381,9 +396,14 @@ def main():
                    'ports) must carry these opcodes; prints a verdict line per check')
     p.add_argument('--json', metavar='FILE',
                    help="write every connection's negotiation and traffic as JSON")
+    p.add_argument('--require-vlan', type=int, metavar='VID',
+                   help='every frame of every iWARP connection carries this 802.1Q VLAN ID '
+                   '(and some connection exists)')
     p.add_argument('--expect-failure', action='store_true',
                    help='succeed only if some capture is flagged (proves the checker can fail)')
     a = p.parse_args()
+    global REQUIRE_VLAN
+    REQUIRE_VLAN = a.require_vlan
     allowed = set(ints(a.allow_opcodes))
     conns = [] if a.json else None
     checks = [parse_check(c) for c in a.check]

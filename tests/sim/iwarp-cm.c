@@ -16,7 +16,10 @@
  *                508 with the RFC 6581 block) arrives intact both ways, one
  *                byte more is refused with BAD_PARAM;
  *   bad-commands LISTEN twice on one port, CONNECT of an unknown QP, ACCEPT
- *                of an unknown connection: a status, nothing else.
+ *                of an unknown connection: a status, nothing else; VLAN
+ *                TCIs no interface has (VID 0, 4095, DEI), a VLAN on the
+ *                wildcard LISTEN, unknown flags: BAD_PARAM; one address
+ *                and port may be listened on per VLAN.
  *   nudge        the initiator wakes a silent responder (Linux siw's accept
  *                race) with zero-length Writes: none before it sent anything,
  *                some after its Send while the responder stays silent, none
@@ -283,6 +286,59 @@ static bool case_pdata_rev1(struct cmpair *p)
                      &aconn);
 }
 
+/*
+ * VLAN TCIs no interface has (VID 0 or 4095, DEI set), a VLAN on the
+ * wildcard listener and unknown flags: BAD_PARAM, nothing created.
+ */
+static bool bad_vlans(struct cmpair *p)
+{
+    static const uint16_t bad_tci[] = { 0x0000, 0xa000, 0x0fff, 0x1064 };
+    static const uint8_t any[4];
+    struct rnic_cmd_cm_connect c;
+    uint32_t conn;
+    unsigned i;
+    int s;
+
+    for (i = 0; i < sizeof(bad_tci) / sizeof(bad_tci[0]); i++) {
+        connect_cmd(p, &c, PORT, 2, 0);
+        c.flags = RNIC_CONNECT_F_VLAN;
+        c.vlan = bad_tci[i];
+        s = sd_cm_connect(p->sd[0], &c, NULL, &conn);
+        if (s != RNIC_STS_BAD_PARAM) {
+            return cp_fail(p, "CONNECT with a bad VLAN TCI: not BAD_PARAM",
+                           sd_sts_name(s));
+        }
+        s = sd_cm_listen_vlan(p->sd[1], 2, PORT + 7, cp_ip[1], bad_tci[i]);
+        if (s != RNIC_STS_BAD_PARAM) {
+            return cp_fail(p, "LISTEN with a bad VLAN TCI: not BAD_PARAM",
+                           sd_sts_name(s));
+        }
+    }
+    connect_cmd(p, &c, PORT, 2, 0);
+    c.flags = 2;
+    s = sd_cm_connect(p->sd[0], &c, NULL, &conn);
+    if (s != RNIC_STS_BAD_PARAM) {
+        return cp_fail(p, "CONNECT with an unknown flag: not BAD_PARAM",
+                       sd_sts_name(s));
+    }
+    s = sd_cm_listen_vlan(p->sd[1], 2, PORT + 7, any, 0x0064);
+    if (s != RNIC_STS_BAD_PARAM) {
+        return cp_fail(p, "a VLAN on the wildcard LISTEN: not BAD_PARAM",
+                       sd_sts_name(s));
+    }
+    /* a good one on the same port and address but another VLAN: fine */
+    s = sd_cm_listen_vlan(p->sd[1], 2, PORT + 7, cp_ip[1], 0x0064);
+    if (s == RNIC_STS_OK) {
+        s = sd_cm_listen_vlan(p->sd[1], 3, PORT + 7, cp_ip[1], 0x0065);
+    }
+    if (s == RNIC_STS_OK &&
+        sd_cm_listen_vlan(p->sd[1], 4, PORT + 7, cp_ip[1], 0x2064) ==
+        RNIC_STS_OK) {
+        return cp_fail(p, "two LISTENs on one address, port and VLAN", NULL);
+    }
+    return s == RNIC_STS_OK ? true : cp_fail(p, "VLAN LISTEN", sd_sts_name(s));
+}
+
 static bool case_bad_commands(struct cmpair *p)
 {
     struct rnic_cmd_cm_connect c;
@@ -315,7 +371,7 @@ static bool case_bad_commands(struct cmpair *p)
     if (s == RNIC_STS_OK) {
         return cp_fail(p, "ABORT of an unknown connection was accepted", NULL);
     }
-    return true;
+    return bad_vlans(p);
 }
 
 /* Zero-length RDMA Writes (the nudges) side 0 sent, and when. */
