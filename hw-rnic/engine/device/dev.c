@@ -585,6 +585,7 @@ static void receive_now(struct rnic_dev *d, const uint8_t *frame, size_t len)
 {
     struct rnic_rx_filter f;
     struct rnic_flow_key k;
+    enum rnic_rx_class cls;
     uint32_t id;
 
     if (!(d->status & RNIC_STATUS_READY)) {
@@ -593,17 +594,18 @@ static void receive_now(struct rnic_dev *d, const uint8_t *frame, size_t len)
     }
     memcpy(f.mac, d->port.mac, sizeof(f.mac));
     f.promisc = d->port.flags & RNIC_PORT_PROMISC;
-    switch (rnic_classify(d->steer, &f, frame, len, &id, &k)) {
+    cls = rnic_classify(d->steer, &f, frame, len, &id, &k);
+    /* no engine for its address and VLAN: the guest's */
+    if (cls == RNIC_RX_TO_ENGINE && !rnic_iw_receive(d, frame, len, &k)) {
+        cls = RNIC_RX_TO_L2;
+    }
+    switch (cls) {
     case RNIC_RX_FILTERED:
         d->stats.rx_filtered++;
         break;
     case RNIC_RX_TO_ENGINE:
-        if (rnic_iw_receive(d, frame, len, &k)) {
-            d->stats.rx_offload++;
-            break;
-        }
-        /* no engine for its address and VLAN: the guest's */
-        /* fall through */
+        d->stats.rx_offload++;
+        break;
     case RNIC_RX_TO_L2:
     default:
         /* an ICMP "fragmentation needed" for an offloaded flow: path MTU */
