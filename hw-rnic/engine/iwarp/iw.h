@@ -53,13 +53,12 @@
 /*
  * A local address on one VLAN (vlan: its VID, 0 untagged): a VLAN
  * interface of the guest is an address of its own, with an engine whose
- * frames all carry the tag (tci: the VID and the default priority).
+ * frames all carry the tag.
  */
 struct rnic_iw_eng {
     struct rnic_dev *d;
     uint8_t addr[4];
     uint16_t vlan;
-    uint16_t tci;
     struct rnic_tcp *tcp;
 };
 
@@ -260,9 +259,9 @@ uint64_t rnic_iw_now(struct rnic_dev *d);
 void rnic_iw_rearm(struct rnic_dev *d);
 
 /*
- * iw_eng.c: the TCP engines, one per local address and VLAN.  tci: the
- * 802.1Q TCI of a VLAN engine (VID, default PCP), RNIC_NO_VLAN untagged;
- * an existing engine is matched on the VID alone.
+ * iw_eng.c: the TCP engines, one per local address and VLAN.  tci: an
+ * 802.1Q TCI whose VID names the VLAN (its PCP is not the engine's: each
+ * connection has its own), RNIC_NO_VLAN untagged.
  */
 struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
                                     int32_t tci, bool create);

@@ -124,6 +124,10 @@ static unsigned cmd_listen(struct rnic_dev *d,
                                   iw->eng[i].vlan == vid)) {
             l->tl[i] = rnic_tcp_listen(iw->eng[i].tcp, port, l->backlog,
                                        (void *)(uintptr_t)(id + 1));
+            if (l->tl[i] && vid) {
+                /* its connections send with its priority */
+                rnic_tcp_listen_set_tci(l->tl[i], tci);
+            }
             if (!l->tl[i]) {
                 uint32_t j;
 
@@ -225,7 +229,7 @@ static unsigned cmd_connect(struct rnic_dev *d,
                           IWC_SYN_SENT);
     sts = read_pdata(d, rnic_le64_to_cpu(cmd->pdata_addr), pdlen, c->hs->pdata,
                      room);
-    /* the engine of the address on its VLAN; its PCP is this command's */
+    /* the engine of the address on its VLAN; the PCP is this command's */
     e = sts ? NULL : rnic_iw_eng_get(d, t->local_addr,
                                      vlan ? tci : RNIC_NO_VLAN, true);
     if (!sts && !e) {

@@ -265,8 +265,12 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
     cfg.keep_idle_ms = d->cfg.keep_idle_s * 1000;
     cfg.keep_intvl_ms = d->cfg.keep_intvl_s * 1000;
     cfg.keep_probes = d->cfg.keep_probes;
+    /*
+     * Priority 0 for what no command named: RSTs, a wildcard listener's
+     * connections; CONNECT and VLAN listeners give their own.
+     */
     cfg.vlan = vid != 0;
-    cfg.vlan_tci = cfg.vlan ? (uint16_t)tci : 0;
+    cfg.vlan_tci = vid;
     /* RFC 6528: one random secret; the hash covers the local address. */
     memcpy(cfg.isn_secret, iw->isn_key, sizeof(cfg.isn_secret));
     e = &iw->eng[slot];
@@ -282,7 +286,6 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
     e->d = d;
     memcpy(e->addr, addr, 4);
     e->vlan = vid;
-    e->tci = cfg.vlan_tci;
     e->tcp = tcp;
     /* Wildcard listeners listen on every local address. */
     for (i = 0; i < d->cfg.max_listen; i++) {

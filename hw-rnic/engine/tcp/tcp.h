@@ -228,6 +228,11 @@ struct rnic_tcp_listener *rnic_tcp_listen(struct rnic_tcp *t, uint16_t port,
                                           uint32_t backlog,
                                           void *user);
 void rnic_tcp_unlisten(struct rnic_tcp *t, struct rnic_tcp_listener *l);
+/*
+ * On a VLAN engine: the connections the listener accepts from now on send
+ * with this TCI's priority (the VID is the engine's).
+ */
+void rnic_tcp_listen_set_tci(struct rnic_tcp_listener *l, uint16_t tci);
 
 /* Active open; lport 0 picks an ephemeral port. peer_mac is the next hop. */
 struct rnic_tcp_conn *rnic_tcp_connect(struct rnic_tcp *t,

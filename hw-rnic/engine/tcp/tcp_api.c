@@ -120,9 +120,15 @@ struct rnic_tcp_listener *rnic_tcp_listen(struct rnic_tcp *t, uint16_t port,
     l->port = port;
     l->backlog = backlog ? backlog : 1;
     l->user = user;
+    l->tci = t->cfg.vlan_tci;
     l->next = t->lhash[port & 63];
     t->lhash[port & 63] = l;
     return l;
+}
+
+void rnic_tcp_listen_set_tci(struct rnic_tcp_listener *l, uint16_t tci)
+{
+    l->tci = tci;
 }
 
 /*

@@ -74,6 +74,8 @@ static void listen_input(struct rnic_tcp *t, struct rnic_tcp_listener *l,
         return;
     }
     c->lis = l;
+    /* the engine's VID, the listener's priority */
+    c->tci = (uint16_t)((t->cfg.vlan_tci & 0x0fff) | (l->tci & 0xf000));
     l->pending++;
     rnic_ipaddr_v4(&c->raddr, ip->src[0], ip->src[1], ip->src[2], ip->src[3]);
     c->lport = s->dport;

@@ -57,6 +57,7 @@ struct rnic_tcp_listener {
     uint16_t port;
     uint32_t backlog, pending;  /* pending: embryonic (SYN_RCVD) children */
     void *user;
+    uint16_t tci;               /* its children's 802.1Q TCI (cfg.vlan) */
 };
 
 struct rnic_tcp_conn {
