@@ -186,6 +186,9 @@ def write_env(a, i, kroot, kver):
         'RNIC_IP': '10.77.0.%d' % i, 'RNIC_PEER': '10.77.0.%d' % (2 if i == 1 else 1),
         'RNIC_ROLE': 'server' if i == 1 else 'client', 'RNIC_OUT': '/run/out',
     }
+    # a work tree's driver build (docs/vm-lab.md), also from meson test's environment
+    if os.environ.get('RNIC_GUEST_KO'):
+        env['RNIC_GUEST_KO'] = os.environ['RNIC_GUEST_KO']
     for kv in a.env:
         k, _, v = kv.partition('=')
         env[k] = v

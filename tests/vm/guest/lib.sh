@@ -44,6 +44,21 @@ net_up() {
 	say "$NETDEV up: $RNIC_IP/24 mtu $RNIC_MTU"
 }
 
+# vlan_up VID: an 802.1Q VLAN interface NETDEV.VID on NETDEV, with this
+# guest's address on 10.78.0.0/24 (same host number); NETDEV, RNIC_IP and
+# RNIC_PEER move to it, so what follows runs over the VLAN (a software RDMA
+# device then binds to the VLAN interface).
+vlan_up() {
+	local v=$NETDEV.$1
+	modprobe 8021q || fail "modprobe 8021q"
+	ip link add link "$NETDEV" name "$v" type vlan id "$1" || fail "VLAN $1 on $NETDEV"
+	ip addr add "10.78.0.${RNIC_IP##*.}/24" dev "$v" || fail "address on $v"
+	ip link set "$v" up || fail "link up $v"
+	NETDEV=$v RNIC_IP=10.78.0.${RNIC_IP##*.} RNIC_PEER=10.78.0.${RNIC_PEER##*.}
+	export NETDEV RNIC_IP RNIC_PEER
+	say "$v up: $RNIC_IP/24 (VLAN $1)"
+}
+
 wait_peer() {
 	local i
 	for i in $(seq 1 60); do

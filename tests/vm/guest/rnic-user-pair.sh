@@ -22,14 +22,20 @@
 #             rc_rdma_read_bw/lat (RFC 7306 on), $RNIC_QPERF_SIZE (16K) messages
 #   strace    strace -c -f of two ib_write_bw clients, few and many messages:
 #             fails when the ioctl/write count grows with the message count
+#   nvmeof    guest 1 serves a null_blk namespace over nvmet-rdma, guest 2
+#             connects with nvme-rdma, writes $RNIC_NVME_MIB (64) MiB of random
+#             data and reads it back: SHA-256 must match
 #   counters  (rnic) during an rping, `rdma resource show qp -dd` lists the
 #             driver's connection details on both guests; after it, with both
 #             guests idle, `rdma statistic show link DEV/1`: traffic counted,
 #             no wire error, and each guest's sent counts match what the other
 #             received (check_counters)
+# RNIC_VLAN=VID: everything runs over an 802.1Q VLAN interface on the lab's
+# NIC (lib.sh vlan_up, addresses 10.78.0.N), a software peer bound to it.
 . "$RNIC_LAB_DIR/guest/lib.sh"
 set -o pipefail
 net_up
+[ -z "${RNIC_VLAN:-}" ] || vlan_up "$RNIC_VLAN"
 rdma_up
 rdma link show
 use_staged_rdma_core
@@ -42,7 +48,7 @@ TAG=${RNIC_NIC%%,*}
 # refused for a while by a peer's CM.
 declare -A PORT=([rping]=7174 [ucmatose]=7471 [rdmacm]=7472 [write_bw]=18515 [read_bw]=18516
 	[send_bw]=18517 [write_lat]=18518 [send_lat]=18519 [strace]=18520 [strace2]=18521
-	[read_lat]=18522 [counters]=7175 [atomic_bw]=18523 [atomic_lat]=18524 [atomics]=7176)
+	[read_lat]=18522 [counters]=7175 [atomic_bw]=18523 [atomic_lat]=18524 [atomics]=7176 [nvmeof]=4420)
 
 # port TOOL: its port, moved on by 100 for each earlier run in this boot.
 # CMP_AND_SWAP runs of the atomic perftests take the port 50 above.
@@ -120,8 +126,51 @@ serve() { # serve TOOL
 		timeout 300 ib_write_bw -R -d "$DEV" -p "$(port strace)" -s 4096 -n 100 &&
 			timeout 300 ib_write_bw -R -d "$DEV" -p "$(port strace2)" -s 4096 -n 2000 ;;
 	counters) counters ;;
+	nvmeof) nvmeof_target ;;
 	*) fail "unknown tool $1" ;;
 	esac || fail "$1 server"
+}
+
+NQN=nqn.2026-12.invalid.rnic:user-pair
+# nvmeof_target: serve until the host says it is done (out2/nvmeof.done).
+nvmeof_target() {
+	local end=$((SECONDS + 900))
+	nvmet_rdma_target "$NQN" "$(port nvmeof)"
+	until [ -e "$RNIC_RUN_DIR/out2/nvmeof.done" ]; do
+		[ $SECONDS -lt $end ] || fail "the NVMe-oF host never finished"
+		sleep 1
+	done
+	kernel_clean || fail "kernel oops/BUG/WARNING on the target"
+}
+
+nvmeof_host() {
+	local mib=${RNIC_NVME_MIB:-64} want got dev t0 t1 i
+	trap 'touch "$RNIC_OUT/nvmeof.done"' EXIT
+	modprobe nvme-rdma || fail "nvme-rdma"
+	for i in $(seq 1 60); do
+		nvme connect -t rdma -a "$RNIC_PEER" -s "$(port nvmeof)" -n "$NQN" \
+			--hostnqn="nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)" \
+			>/dev/null 2>&1 && break
+		sleep 2
+	done
+	for i in $(seq 1 100); do
+		dev=$(ls /dev/nvme*n1 2>/dev/null | head -1)
+		[ -n "$dev" ] && break
+		sleep 0.2
+	done
+	[ -n "$dev" ] || fail "nvme connect -t rdma $RNIC_PEER:$(port nvmeof): no namespace"
+	head -c $((mib << 20)) /dev/urandom >/tmp/data || fail "random data"
+	want=$(sha256sum </tmp/data | cut -d' ' -f1)
+	t0=$(date +%s.%N)
+	dd if=/tmp/data of="$dev" bs=1M oflag=direct status=none || fail "write $mib MiB"
+	t1=$(date +%s.%N)
+	got=$(dd if="$dev" bs=1M count="$mib" iflag=direct status=none | sha256sum | cut -d' ' -f1) ||
+		fail "read back"
+	[ "$got" = "$want" ] || fail "read back: sha256 $got != $want"
+	nvme disconnect -n "$NQN" >/dev/null || fail "nvme disconnect"
+	result "nvmeof-$TAG" write_mib="$mib" sha256=match \
+		write_mbps="$(echo "$mib $t0 $t1" | awk '{printf "%.1f", $1*8*1.048576/($3-$2)}')"
+	kernel_clean || fail "kernel oops/BUG/WARNING on the host"
 }
 
 # ctr NAME FILE: counter NAME of an `rdma statistic show` output.
@@ -368,6 +417,7 @@ client() { # client TOOL
 		[ $((c2 - c1)) -le 20 ] || fail "ioctl+write calls grow with the messages: $c1 for 100, $c2 for 2000"
 		;;
 	counters) counters ;;
+	nvmeof) nvmeof_host ;;
 	*) fail "unknown tool $1" ;;
 	esac
 	return 0 # every failure above ends in fail (exit)
@@ -389,6 +439,7 @@ check_wire() {
 	send_bw | send_lat) echo "ports=$(port "$1") opcodes=3" ;;
 	strace) echo "ports=$(port strace),$(port strace2) opcodes=0" ;;
 	counters) echo "ports=$(port counters) opcodes=0,1,2,3" ;;
+	nvmeof) echo "ports=$(port nvmeof) opcodes=0,1,2,3" ;;
 	esac
 }
 
