@@ -34,7 +34,8 @@ EOS
 
 # Build tools, guest userland (shared over 9p), RDMA tools the guests run
 # (NFS server and client, iSCSI initiator and fio for tests/vm/guest/ulp-pair.sh);
-# dkms and mmdebstrap for the guest kit and the standalone guest images.
+# dkms and mmdebstrap for the guest kit and the standalone guest images;
+# universal-ctags for the unit suite's check of names across rooms.
 PACKAGES=(
 	build-essential pkg-config ccache ninja-build cmake python3 python3-venv
 	git curl dpkg-dev quilt flex bison bc kmod cpio xz-utils zstd gzip file
@@ -49,6 +50,7 @@ PACKAGES=(
 	nfs-kernel-server open-iscsi fio
 	sparse dwarves rsync cython3 python3-dev
 	dkms mmdebstrap e2fsprogs
+	universal-ctags
 )
 
 # Also install what RNIC_EXTRA_HOST_PACKAGES names (space-separated), e.g. for
