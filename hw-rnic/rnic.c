@@ -42,8 +42,8 @@ struct RnicState {
     NICConf conf;
     QEMUBH *bh;
     QEMUTimer *timer;               /* offload TCP/MPA timers */
-    struct rnic_dev_config cfg;     /* from properties */
-    struct rnic_dev *core;
+    struct rne_dev_config cfg;      /* from properties */
+    struct rne_dev *core;
     unsigned in_core;               /* core calls on the stack */
     bool core_orphaned;             /* unrealized meanwhile: free at exit */
     int64_t log_window_ms;          /* guest-error lines: this second's */
@@ -72,7 +72,7 @@ static void rnic_core_leave(RnicState *s, bool last)
 {
     DEVICE(s)->mem_reentrancy_guard.engaged_in_io = last;
     if (!--s->in_core && s->core_orphaned) {
-        rnic_dev_fini(s->core);
+        rne_dev_fini(s->core);
         g_free(s->core);
         s->core = NULL;
         s->core_orphaned = false;
@@ -158,8 +158,8 @@ static void rnic_tx_sent(NetClientState *nc, ssize_t len)
 
     trace_rnic_tx_resume();
     last = rnic_core_enter(s);
-    more = rnic_dev_tx_resume(s->core);
-    if (more || rnic_dev_work_pending(s->core)) {
+    more = rne_dev_tx_resume(s->core);
+    if (more || rne_dev_work_pending(s->core)) {
         rnic_kick(s);
     }
     rnic_core_leave(s, last);   /* may drop the last reference on s */
@@ -239,7 +239,7 @@ static void rnic_timer_mod_cb(void *opaque, uint64_t deadline_ns)
     RnicState *s = opaque;
 
     if (!s->timer) {
-        return;     /* rnic_dev_init's own reset, before the timer exists */
+        return;     /* rne_dev_init's own reset, before the timer exists */
     }
     if (trace_event_get_state_backends(TRACE_RNIC_TIMER_MOD)) {
         trace_rnic_timer_mod(deadline_ns == UINT64_MAX ? -1 :
@@ -257,26 +257,26 @@ static void rnic_timer_mod_cb(void *opaque, uint64_t deadline_ns)
 /* An id of a trace event, -1 for none. */
 static int rnic_trace_id(uint32_t id)
 {
-    return id == RNIC_TRACE_NONE ? -1 : (int)id;
+    return id == RNE_TRACE_NONE ? -1 : (int)id;
 }
 
 /* Engine events to trace-events (only records: never calls the core). */
-static void rnic_trace_cb(void *opaque, const struct rnic_trace *ev)
+static void rnic_trace_cb(void *opaque, const struct rne_trace *ev)
 {
     int conn = rnic_trace_id(ev->conn), qpn = rnic_trace_id(ev->qpn);
 
     switch (ev->id) {
-    case RNIC_TRACE_CONN_STATE:
+    case RNE_TRACE_CONN_STATE:
         trace_rnic_eng_conn_state(conn, qpn,
-                                  rnic_trace_conn_state_name(ev->u.state.from),
-                                  rnic_trace_conn_state_name(ev->u.state.to));
+                                  rne_trace_conn_state_name(ev->u.state.from),
+                                  rne_trace_conn_state_name(ev->u.state.to));
         break;
-    case RNIC_TRACE_CM_EVENT:
-        trace_rnic_eng_cm_event(conn, qpn, rnic_trace_cm_name(ev->u.cm.code),
+    case RNE_TRACE_CM_EVENT:
+        trace_rnic_eng_cm_event(conn, qpn, rne_trace_cm_name(ev->u.cm.code),
                                 ev->u.cm.status);
         break;
-    case RNIC_TRACE_MPA:
-        if (ev->u.mpa.result == RNIC_TRACE_MPA_ACCEPTED) {
+    case RNE_TRACE_MPA:
+        if (ev->u.mpa.result == RNE_TRACE_MPA_ACCEPTED) {
             trace_rnic_eng_mpa_accepted(conn, ev->u.mpa.active ?
                                         "initiator" : "responder",
                                         ev->u.mpa.rev, ev->u.mpa.crc,
@@ -284,39 +284,39 @@ static void rnic_trace_cb(void *opaque, const struct rnic_trace *ev)
                                         ev->u.mpa.markers_rx, ev->u.mpa.ird,
                                         ev->u.mpa.ord, ev->u.mpa.rtr,
                                         ev->u.mpa.pd_len);
-        } else if (ev->u.mpa.result == RNIC_TRACE_MPA_REJECTED) {
+        } else if (ev->u.mpa.result == RNE_TRACE_MPA_REJECTED) {
             trace_rnic_eng_mpa_rejected(conn, ev->u.mpa.rev,
                                         ev->u.mpa.pd_len);
         } else {
             trace_rnic_eng_mpa_refused(conn, ev->u.mpa.rev, ev->u.mpa.code);
         }
         break;
-    case RNIC_TRACE_TERM_TX:
+    case RNE_TRACE_TERM_TX:
         trace_rnic_eng_term_sent(conn, qpn,
-                                 rnic_trace_layer_name(ev->u.term.layer),
+                                 rne_trace_layer_name(ev->u.term.layer),
                                  ev->u.term.etype, ev->u.term.code,
                                  ev->u.term.queued);
         break;
-    case RNIC_TRACE_TERM_RX:
+    case RNE_TRACE_TERM_RX:
         trace_rnic_eng_term_received(conn, qpn,
-                                     rnic_trace_layer_name(ev->u.term.layer),
+                                     rne_trace_layer_name(ev->u.term.layer),
                                      ev->u.term.etype, ev->u.term.code);
         break;
-    case RNIC_TRACE_REXMIT:
+    case RNE_TRACE_REXMIT:
         trace_rnic_eng_tcp_rexmit(conn, qpn,
-                                  rnic_trace_rexmit_name(ev->u.rexmit.kind),
+                                  rne_trace_rexmit_name(ev->u.rexmit.kind),
                                   ev->u.rexmit.seq, ev->u.rexmit.backoff,
                                   ev->u.rexmit.rto_ms);
         break;
-    case RNIC_TRACE_QP_STATE:
+    case RNE_TRACE_QP_STATE:
         trace_rnic_eng_qp_state(qpn,
-                                rnic_trace_qp_state_name(ev->u.state.from),
-                                rnic_trace_qp_state_name(ev->u.state.to));
+                                rne_trace_qp_state_name(ev->u.state.from),
+                                rne_trace_qp_state_name(ev->u.state.to));
         break;
     }
 }
 
-static const struct rnic_host_ops rnic_host_ops = {
+static const struct rne_host_ops rnic_host_ops = {
     .dma_read = rnic_dma_read_cb,
     .dma_write = rnic_dma_write_cb,
     .dma_check_ram = rnic_dma_check_ram_cb,
@@ -340,9 +340,9 @@ static void rnic_bh(void *opaque)
 
     trace_rnic_bh();
     last = rnic_core_enter(s);
-    rnic_dev_rx_batch_end(s->core);
-    rnic_dev_process(s->core);
-    if (rnic_dev_work_pending(s->core)) {
+    rne_dev_rx_batch_end(s->core);
+    rne_dev_process(s->core);
+    if (rne_dev_work_pending(s->core)) {
         rnic_kick(s);   /* a bounded pass stopped: the rest in the next */
     }
     rnic_core_leave(s, last);
@@ -359,7 +359,7 @@ static void rnic_timer_cb(void *opaque)
 
     trace_rnic_timer();
     last = rnic_core_enter(s);
-    rnic_dev_timer(s->core);
+    rne_dev_timer(s->core);
     rnic_kick(s);
     rnic_core_leave(s, last);
 }
@@ -367,7 +367,7 @@ static void rnic_timer_cb(void *opaque)
 static uint64_t rnic_regs_read(void *opaque, hwaddr addr, unsigned size)
 {
     RnicState *s = opaque;
-    uint32_t val = rnic_dev_reg_read(s->core, addr);
+    uint32_t val = rne_dev_reg_read(s->core, addr);
 
     trace_rnic_mmio_read(addr, val);
     return val;
@@ -379,7 +379,7 @@ static void rnic_regs_write(void *opaque, hwaddr addr, uint64_t val,
     RnicState *s = opaque;
 
     trace_rnic_mmio_write(addr, val);
-    if (rnic_dev_reg_write(s->core, addr, val)) {
+    if (rne_dev_reg_write(s->core, addr, val)) {
         rnic_kick(s);
     }
 }
@@ -414,10 +414,10 @@ static void rnic_db_write(void *opaque, hwaddr addr, uint64_t val,
      * hop per message (most of a small Write's latency on a busy host).
      * The reentrancy guard of this MMIO access covers DMA from here.
      */
-    if (rnic_dev_doorbell(s->core, page, off, val)) {
+    if (rne_dev_doorbell(s->core, page, off, val)) {
         last = rnic_core_enter(s);
-        rnic_dev_process(s->core);
-        if (rnic_dev_work_pending(s->core)) {
+        rne_dev_process(s->core);
+        if (rne_dev_work_pending(s->core)) {
             rnic_kick(s);
         }
         rnic_core_leave(s, last);
@@ -446,13 +446,13 @@ static ssize_t rnic_receive(NetClientState *nc, const uint8_t *buf,
 
     trace_rnic_rx_start(size);
     last = rnic_core_enter(s);
-    taken = rnic_dev_receive(s->core, buf, size);
+    taken = rne_dev_receive(s->core, buf, size);
     /*
      * The net layer hands over every frame of one socket read before the
      * main loop runs bottom halves: ACK them together then (fewer frames,
      * each a send here and a receive at the peer).
      */
-    if (rnic_dev_ack_owed(s->core) || rnic_dev_work_pending(s->core)) {
+    if (rne_dev_ack_owed(s->core) || rne_dev_work_pending(s->core)) {
         rnic_kick(s);
     }
     rnic_core_leave(s, last);
@@ -469,7 +469,7 @@ static void rnic_link_status_changed(NetClientState *nc)
     RnicState *s = qemu_get_nic_opaque(nc);
 
     trace_rnic_link(!nc->link_down);
-    if (rnic_dev_set_link(s->core, !nc->link_down)) {
+    if (rne_dev_set_link(s->core, !nc->link_down)) {
         rnic_kick(s);
     }
 }
@@ -491,7 +491,7 @@ static void rnic_realize(PCIDevice *pdev, Error **errp)
 
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     memcpy(s->cfg.mac, s->conf.macaddr.a, sizeof(s->cfg.mac));
-    why = rnic_dev_config_check(&s->cfg);
+    why = rne_dev_config_check(&s->cfg);
     if (why) {
         error_setg(errp, "rnic: %s", why);
         return;
@@ -517,9 +517,9 @@ static void rnic_realize(PCIDevice *pdev, Error **errp)
         msix_vector_use(pdev, i);
     }
 
-    s->core = g_new0(struct rnic_dev, 1);
+    s->core = g_new0(struct rne_dev, 1);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, rnic_timer_cb, s);
-    if (rnic_dev_init(s->core, &s->cfg, &rnic_host_ops, s)) {
+    if (rne_dev_init(s->core, &s->cfg, &rnic_host_ops, s)) {
         error_setg(errp, "rnic: cannot allocate the object tables");
         g_free(s->core);
         s->core = NULL;
@@ -535,8 +535,8 @@ static void rnic_realize(PCIDevice *pdev, Error **errp)
                           object_get_typename(OBJECT(s)), DEVICE(pdev)->id,
                           &DEVICE(pdev)->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
-    rnic_dev_set_link(s->core, !qemu_get_queue(s->nic)->link_down);
-    rnic_dev_reset(s->core);
+    rne_dev_set_link(s->core, !qemu_get_queue(s->nic)->link_down);
+    rne_dev_reset(s->core);
 }
 
 static void rnic_exit(PCIDevice *pdev)
@@ -556,7 +556,7 @@ static void rnic_exit(PCIDevice *pdev)
         s->core_orphaned = true;
         return;
     }
-    rnic_dev_fini(s->core);
+    rne_dev_fini(s->core);
     g_free(s->core);
     s->core = NULL;
 }
@@ -570,7 +570,7 @@ static void rnic_reset_hold(Object *obj, ResetType type)
     }
     trace_rnic_reset();
     qemu_bh_cancel(s->bh);
-    if (!rnic_dev_reset(s->core)) {
+    if (!rne_dev_reset(s->core)) {
         /*
          * From the core's own DMA (a Secondary Bus Reset): done when the
          * core returns, which then calls rx_resume.
@@ -588,39 +588,39 @@ static const VMStateDescription rnic_vmstate = {
 
 static const Property rnic_properties[] = {
     DEFINE_NIC_PROPERTIES(RnicState, conf),
-    DEFINE_PROP_UINT32("max-qp", RnicState, cfg.max_qp, RNIC_DEF_MAX_QP),
-    DEFINE_PROP_UINT32("max-cq", RnicState, cfg.max_cq, RNIC_DEF_MAX_CQ),
-    DEFINE_PROP_UINT32("max-mr", RnicState, cfg.max_mr, RNIC_DEF_MAX_MR),
-    DEFINE_PROP_UINT32("max-pd", RnicState, cfg.max_pd, RNIC_DEF_MAX_PD),
-    DEFINE_PROP_UINT32("max-srq", RnicState, cfg.max_srq, RNIC_DEF_MAX_SRQ),
-    DEFINE_PROP_UINT32("max-eq", RnicState, cfg.max_eq, RNIC_DEF_MAX_EQ),
+    DEFINE_PROP_UINT32("max-qp", RnicState, cfg.max_qp, RNE_DEF_MAX_QP),
+    DEFINE_PROP_UINT32("max-cq", RnicState, cfg.max_cq, RNE_DEF_MAX_CQ),
+    DEFINE_PROP_UINT32("max-mr", RnicState, cfg.max_mr, RNE_DEF_MAX_MR),
+    DEFINE_PROP_UINT32("max-pd", RnicState, cfg.max_pd, RNE_DEF_MAX_PD),
+    DEFINE_PROP_UINT32("max-srq", RnicState, cfg.max_srq, RNE_DEF_MAX_SRQ),
+    DEFINE_PROP_UINT32("max-eq", RnicState, cfg.max_eq, RNE_DEF_MAX_EQ),
     DEFINE_PROP_UINT32("max-uctx", RnicState, cfg.max_uctx,
-                       RNIC_DEF_MAX_UCTX),
-    DEFINE_PROP_UINT32("max-l2q", RnicState, cfg.max_l2q, RNIC_DEF_MAX_L2Q),
-    DEFINE_PROP_UINT32("max-ird", RnicState, cfg.max_ird, RNIC_DEF_MAX_IRD),
-    DEFINE_PROP_UINT32("max-ord", RnicState, cfg.max_ord, RNIC_DEF_MAX_ORD),
+                       RNE_DEF_MAX_UCTX),
+    DEFINE_PROP_UINT32("max-l2q", RnicState, cfg.max_l2q, RNE_DEF_MAX_L2Q),
+    DEFINE_PROP_UINT32("max-ird", RnicState, cfg.max_ird, RNE_DEF_MAX_IRD),
+    DEFINE_PROP_UINT32("max-ord", RnicState, cfg.max_ord, RNE_DEF_MAX_ORD),
     DEFINE_PROP_UINT32("max-qp-wr", RnicState, cfg.max_qp_wr,
-                       RNIC_DEF_MAX_QP_WR),
-    DEFINE_PROP_UINT32("max-cqe", RnicState, cfg.max_cqe, RNIC_DEF_MAX_CQE),
+                       RNE_DEF_MAX_QP_WR),
+    DEFINE_PROP_UINT32("max-cqe", RnicState, cfg.max_cqe, RNE_DEF_MAX_CQE),
     DEFINE_PROP_UINT32("max-srq-wr", RnicState, cfg.max_srq_wr,
-                       RNIC_DEF_MAX_SRQ_WR),
-    DEFINE_PROP_UINT32("max-mtu", RnicState, cfg.max_mtu, RNIC_DEF_MAX_MTU),
+                       RNE_DEF_MAX_SRQ_WR),
+    DEFINE_PROP_UINT32("max-mtu", RnicState, cfg.max_mtu, RNE_DEF_MAX_MTU),
     DEFINE_PROP_UINT32("max-listen", RnicState, cfg.max_listen,
-                       RNIC_DEF_MAX_LISTEN),
+                       RNE_DEF_MAX_LISTEN),
     DEFINE_PROP_UINT32("max-conn", RnicState, cfg.max_conn,
-                       RNIC_DEF_MAX_CONN),
+                       RNE_DEF_MAX_CONN),
     DEFINE_PROP_UINT32("max-mr-pages", RnicState, cfg.max_mr_pages,
-                       RNIC_DEF_MAX_MR_PAGES),
+                       RNE_DEF_MAX_MR_PAGES),
     DEFINE_PROP_BOOL("ack-batch", RnicState, cfg.ack_batch,
-                     RNIC_DEF_ACK_BATCH),
+                     RNE_DEF_ACK_BATCH),
     DEFINE_PROP_UINT32("tcp-keepalive-idle", RnicState, cfg.keep_idle_s,
-                       RNIC_DEF_KEEP_IDLE_S),
+                       RNE_DEF_KEEP_IDLE_S),
     DEFINE_PROP_UINT32("tcp-keepalive-interval", RnicState,
-                       cfg.keep_intvl_s, RNIC_DEF_KEEP_INTVL_S),
+                       cfg.keep_intvl_s, RNE_DEF_KEEP_INTVL_S),
     DEFINE_PROP_UINT32("tcp-keepalive-probes", RnicState, cfg.keep_probes,
-                       RNIC_DEF_KEEP_PROBES),
+                       RNE_DEF_KEEP_PROBES),
     DEFINE_PROP_UINT32("tcp-window", RnicState, cfg.tcp_window_kib,
-                       RNIC_DEF_TCP_WINDOW_KIB),
+                       RNE_DEF_TCP_WINDOW_KIB),
 };
 
 static void rnic_class_init(ObjectClass *klass, void *data)

@@ -93,7 +93,7 @@ the rnic Linux driver and rdma-core provider. The engine is built into
 QEMU by the next patch.
 
 CRC32c comes from ISA-L (libisal) when it is found, otherwise from
-QEMU's crc32c() (RNIC_CRC32C_QEMU); hw.h's fixed-width types come from
+QEMU's crc32c() (RNE_CRC32C_QEMU); hw.h's fixed-width types come from
 plain C (RNIC_HW_PORTABLE_TYPES), so no Linux header or host is needed.
 MSG
 
@@ -189,8 +189,8 @@ build_variant() {
 	# The CRC32c path the build chose, from the compile command of crc32c.c.
 	f=$(grep -o '"command": "[^"]*hw/rnic/engine/wire/crc32c.c"' "$bld/compile_commands.json")
 	case "$variant" in
-	isal) ! echo "$f" | grep -q RNIC_CRC32C_QEMU || die "isal: crc32c.c built for QEMU's crc32c()" ;;
-	noisal) echo "$f" | grep -q RNIC_CRC32C_QEMU || die "noisal: crc32c.c not built for QEMU's crc32c()" ;;
+	isal) ! echo "$f" | grep -q RNE_CRC32C_QEMU || die "isal: crc32c.c built for QEMU's crc32c()" ;;
+	noisal) echo "$f" | grep -q RNE_CRC32C_QEMU || die "noisal: crc32c.c not built for QEMU's crc32c()" ;;
 	esac
 	echo "$f" | grep -q RNIC_HW_PORTABLE_TYPES || die "$variant: hw.h not built with portable types"
 	if [ "$LINK" = 1 ]; then

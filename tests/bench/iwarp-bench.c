@@ -161,8 +161,8 @@ static double memcpy_cold_gbps(unsigned mib)
  * Per data segment the engine makes these passes (no markers, tagged Write
  * FPDUs filling the EMSS): TX gathers the payload from the source MR into
  * the send ring (memcpy), takes the CRC32c over the FPDU, copies the FPDU
- * into the frame summing the TCP checksum (rnic_csum_copy); the link copies
- * the frame; RX sums the TCP segment (rnic_csum_add), takes the CRC32c and
+ * into the frame summing the TCP checksum (rne_csum_copy); the link copies
+ * the frame; RX sums the TCP segment (rne_csum_add), takes the CRC32c and
  * places the payload (memcpy).  Each is timed alone, its buffers hot in L1,
  * so the sum is a lower bound on the time of a segment's passes: the real
  * gather and placement touch 1 MiB MRs (L2), and nothing per segment (TCP,
@@ -184,13 +184,13 @@ struct seg_shape {
 static struct seg_shape seg_shape(uint16_t mtu)
 {
     struct seg_shape s;
-    uint32_t emss = mtu - RNIC_IP4_HLEN - 20 - 12;     /* TCP + timestamps */
-    uint32_t ulen = rnic_mpa_mulpdu(emss, false);
+    uint32_t emss = mtu - RNE_IP4_HLEN - 20 - 12;      /* TCP + timestamps */
+    uint32_t ulen = rne_mpa_mulpdu(emss, false);
 
-    s.fpdu = rnic_mpa_fpdu_len(ulen);
-    s.payload = ulen - RNIC_DDP_TAGGED_HLEN;
+    s.fpdu = rne_mpa_fpdu_len(ulen);
+    s.payload = ulen - RNE_DDP_TAGGED_HLEN;
     s.tcp = 32 + s.fpdu;
-    s.frame = RNIC_ETH_HLEN + RNIC_IP4_HLEN + s.tcp;
+    s.frame = RNE_ETH_HLEN + RNE_IP4_HLEN + s.tcp;
     return s;
 }
 
@@ -210,13 +210,13 @@ static double pass_ns(int pass, const struct seg_shape *s)
         src[i & 63] = (uint8_t)i;       /* the input changes every call */
         switch (pass) {
         case PASS_CRC:
-            sink += rnic_crc32c(0, src, s->fpdu - RNIC_MPA_CRC_LEN);
+            sink += rne_crc32c(0, src, s->fpdu - RNE_MPA_CRC_LEN);
             break;
         case PASS_CSUM:
-            sink += rnic_csum_add(0, src, s->tcp);
+            sink += rne_csum_add(0, src, s->tcp);
             break;
         case PASS_CSUM_COPY:
-            sink += rnic_csum_copy(dst, src, s->fpdu);
+            sink += rne_csum_copy(dst, src, s->fpdu);
             break;
         case PASS_COPY_PAYLOAD:
             memcpy(dst, src, s->payload);
@@ -249,7 +249,7 @@ static void floor_report(uint16_t mtu, unsigned runs, double hot_gbps)
 {
     struct seg_shape s = seg_shape(mtu);
     uint32_t span[NPASS] = {
-        s.fpdu - RNIC_MPA_CRC_LEN, s.tcp, s.fpdu, s.payload, s.frame,
+        s.fpdu - RNE_MPA_CRC_LEN, s.tcp, s.fpdu, s.payload, s.frame,
     };
     double ns[NPASS], v[64];
     unsigned i;
@@ -288,7 +288,7 @@ static bool no_memcpy;
 
 static struct result run_once(bool crc, uint16_t mtu, unsigned mib)
 {
-    struct rnic_dev_config cfg;
+    struct rne_dev_config cfg;
     static struct simpair sp;
     struct sp_opts o;
     struct sd_mr src, dst;
@@ -308,7 +308,7 @@ static struct result run_once(bool crc, uint16_t mtu, unsigned mib)
     o.cq_log = 8;
     o.mtu = mtu;
     o.mem_size = 24u << 20;
-    rnic_dev_config_default(&cfg);
+    rne_dev_config_default(&cfg);
     if (mtu > cfg.max_mtu) {
         cfg.max_mtu = mtu;
     }
@@ -436,7 +436,7 @@ int main(int argc, char **argv)
     }
     printf("iwarp-bench: %u x 1 MiB RDMA Writes, %d deep, median of %u runs, "
            "max-conn %u, per CPU second\n", mib, DEPTH, runs,
-           max_conn ? max_conn : RNIC_DEF_MAX_CONN);
+           max_conn ? max_conn : RNE_DEF_MAX_CONN);
     printf("  memcpy baselines, same bytes, single core: hot = one 1 MiB "
            "buffer reused (cache-resident),\n  cold = walking %zu MiB "
            "buffers (LLC %ld KiB). Headline: ratio to hot, because the "

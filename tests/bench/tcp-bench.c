@@ -27,9 +27,9 @@ struct ring {
 };
 
 struct side {
-    struct rnic_tcp *eng;
+    struct rne_tcp *eng;
     struct ring *out;
-    struct rnic_tcp_conn *c;
+    struct rne_tcp_conn *c;
     uint64_t rcvd, unread;
     uint8_t *sink;
     uint32_t sink_off;
@@ -61,7 +61,7 @@ static void b_tx(void *opaque, uint8_t *frame, size_t len)
     s->out->head++;
 }
 
-static void *b_accept(void *opaque, void *lu, struct rnic_tcp_conn *c)
+static void *b_accept(void *opaque, void *lu, struct rne_tcp_conn *c)
 {
     struct side *s = opaque;
     (void)lu;
@@ -69,7 +69,7 @@ static void *b_accept(void *opaque, void *lu, struct rnic_tcp_conn *c)
     return s;
 }
 
-static void b_recv(void *opaque, struct rnic_tcp_conn *c, void *user, const uint8_t *d, size_t n)
+static void b_recv(void *opaque, struct rne_tcp_conn *c, void *user, const uint8_t *d, size_t n)
 {
     struct side *s = opaque;
     (void)c; (void)user;
@@ -84,7 +84,7 @@ static void b_recv(void *opaque, struct rnic_tcp_conn *c, void *user, const uint
     s->unread += n;
 }
 
-static const struct rnic_tcp_ops b_ops = {
+static const struct rne_tcp_ops b_ops = {
     .tx_buf = b_txbuf, .tx = b_tx, .accept = b_accept, .recv = b_recv,
 };
 
@@ -92,8 +92,8 @@ static void deliver(struct ring *r, struct side *to, uint64_t now)
 {
     while (r->tail != r->head) {
         uint32_t i = r->tail % SLOTS;
-        rnic_tcp_input(to->eng, r->buf + (size_t)i * r->stride, r->len[i], now);
-        rnic_tcp_deliver(to->eng);
+        rne_tcp_input(to->eng, r->buf + (size_t)i * r->stride, r->len[i], now);
+        rne_tcp_deliver(to->eng);
         r->tail++;
     }
 }
@@ -115,8 +115,8 @@ static int run(uint64_t total, uint16_t mtu, bool csum, bool copy, struct result
     rab.stride = rba.stride = ((size_t)mtu + 14 + 63) & ~(size_t)63;
     memset(&A, 0, sizeof(A));
     memset(&B, 0, sizeof(B));
-    struct rnic_tcp_config cfg;
-    rnic_tcp_config_default(&cfg);
+    struct rne_tcp_config cfg;
+    rne_tcp_config_default(&cfg);
     cfg.mtu = mtu;
     cfg.sndbuf = 4 << 20;
     cfg.rcvbuf = 4 << 20;
@@ -125,30 +125,30 @@ static int run(uint64_t total, uint16_t mtu, bool csum, bool copy, struct result
     cfg.rx_csum_offload = !csum;
     uint8_t ma[6] = { 2, 0, 0, 0, 0, 1 }, mb[6] = { 2, 0, 0, 0, 0, 2 };
     memcpy(cfg.mac, ma, 6);
-    rnic_ipaddr_v4(&cfg.addr, 10, 0, 0, 1);
+    rne_ipaddr_v4(&cfg.addr, 10, 0, 0, 1);
     A.out = &rab;
-    A.eng = rnic_tcp_new(&cfg, &b_ops, &A);
+    A.eng = rne_tcp_new(&cfg, &b_ops, &A);
     memcpy(cfg.mac, mb, 6);
-    rnic_ipaddr_v4(&cfg.addr, 10, 0, 0, 2);
+    rne_ipaddr_v4(&cfg.addr, 10, 0, 0, 2);
     cfg.isn_secret[0] = 1;
     B.out = &rba;
-    B.eng = rnic_tcp_new(&cfg, &b_ops, &B);
+    B.eng = rne_tcp_new(&cfg, &b_ops, &B);
     B.sink = sinkbuf;
     B.copy = copy;
     if (!A.eng || !B.eng) {
         return -1;
     }
-    rnic_tcp_listen(B.eng, 4791, 4, NULL);
-    struct rnic_ipaddr bip;
-    rnic_ipaddr_v4(&bip, 10, 0, 0, 2);
+    rne_tcp_listen(B.eng, 4791, 4, NULL);
+    struct rne_ipaddr bip;
+    rne_ipaddr_v4(&bip, 10, 0, 0, 2);
     uint64_t now = now_ns();
-    A.c = rnic_tcp_connect(A.eng, &bip, 4791, 0, mb, &A, now);
+    A.c = rne_tcp_connect(A.eng, &bip, 4791, 0, mb, &A, now);
     for (int i = 0; i < 10 && !B.c; i++) {
         deliver(&rab, &B, now);
         deliver(&rba, &A, now);
     }
-    struct rnic_tcp_info inf;
-    rnic_tcp_get_info(A.c, &inf);
+    struct rne_tcp_info inf;
+    rne_tcp_get_info(A.c, &inf);
     /* MULPDU for this EMSS (RFC 5044 §5.1, markers off): the FPDU size MPA will hand us. */
     uint32_t rec = inf.emss - (6 + inf.emss % 4) + 6;
     static uint8_t payload[9000];
@@ -156,32 +156,32 @@ static int run(uint64_t total, uint16_t mtu, bool csum, bool copy, struct result
     uint64_t sent = 0, t0 = now_ns();
     uint32_t iter = 0;
     while (B.rcvd < total) {
-        while (sent < total && rnic_tcp_send_space(A.c) >= rec) {
-            if (rnic_tcp_send(A.c, payload, rec, now) != 0) {
+        while (sent < total && rne_tcp_send_space(A.c) >= rec) {
+            if (rne_tcp_send(A.c, payload, rec, now) != 0) {
                 break;
             }
             sent += rec;
         }
         deliver(&rab, &B, now);
         if (B.unread) {
-            rnic_tcp_recv_done(B.c, B.unread, now);
+            rne_tcp_recv_done(B.c, B.unread, now);
             B.unread = 0;
         }
         deliver(&rba, &A, now);
         if ((++iter & 63) == 0) {
             now = now_ns();
-            rnic_tcp_tick(A.eng, now);
-            rnic_tcp_deliver(A.eng);
-            rnic_tcp_tick(B.eng, now);
-            rnic_tcp_deliver(B.eng);
+            rne_tcp_tick(A.eng, now);
+            rne_tcp_deliver(A.eng);
+            rne_tcp_tick(B.eng, now);
+            rne_tcp_deliver(B.eng);
         }
     }
     res->secs = (double)(now_ns() - t0) / 1e9;
-    res->frames_a = rnic_tcp_get_stats(A.eng)->tx_frames;
-    res->frames_b = rnic_tcp_get_stats(B.eng)->tx_frames;
-    res->rexmit = rnic_tcp_get_stats(A.eng)->tx_rexmit_segs;
-    rnic_tcp_free(A.eng);
-    rnic_tcp_free(B.eng);
+    res->frames_a = rne_tcp_get_stats(A.eng)->tx_frames;
+    res->frames_b = rne_tcp_get_stats(B.eng)->tx_frames;
+    res->rexmit = rne_tcp_get_stats(A.eng)->tx_rexmit_segs;
+    rne_tcp_free(A.eng);
+    rne_tcp_free(B.eng);
     return 0;
 }
 
@@ -219,7 +219,7 @@ static double csum_gbs(void)
     uint32_t acc = 0;
     uint64_t t0 = now_ns();
     for (int i = 0; i < 16384; i++) {
-        acc += rnic_csum_add((uint32_t)i, b, sizeof(b));
+        acc += rne_csum_add((uint32_t)i, b, sizeof(b));
     }
     double s = (double)(now_ns() - t0) / 1e9;
     volatile uint32_t x = acc;
@@ -269,7 +269,7 @@ int main(int argc, char **argv)
     qsort(mc, (size_t)runs, sizeof(double), cmpd);
     double mcm = mc[runs / 2];
     printf("tcp-bench: %" PRIu64 " MiB per run, %d runs, medians\n", total >> 20, runs);
-    printf("  memcpy (single core, 64 MiB buffers): %.2f GB/s; rnic_csum_add (64 KiB, cached): %.2f GB/s\n",
+    printf("  memcpy (single core, 64 MiB buffers): %.2f GB/s; rne_csum_add (64 KiB, cached): %.2f GB/s\n",
            mcm, csum_gbs());
     double med[8];
     for (int k = 0; k < ncfg; k++) {

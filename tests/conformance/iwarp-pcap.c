@@ -44,7 +44,7 @@ struct end {
     uint8_t mac[6], ip[4];
     uint16_t port;
     uint32_t seq;
-    struct rnic_mpa_tx tx;
+    struct rne_mpa_tx tx;
     uint32_t mulpdu;
     uint32_t msn[4];            /* last MSN sent per QN */
 };
@@ -96,25 +96,25 @@ static void seg(struct conv *c, int from, uint8_t flags, const uint8_t *pl, size
     static uint8_t f[2048];
     struct end *s = &c->e[from], *d = &c->e[!from];
     size_t thl = (flags & SYN) ? 24 : 20;
-    size_t o = rnic_ip4_build(f, d->mac, s->mac, s->ip, d->ip, RNIC_IPPROTO_TCP,
-                              (uint16_t)(thl + len), ipid++);
+    size_t o = rne_ip4_build(f, d->mac, s->mac, s->ip, d->ip, RNE_IPPROTO_TCP,
+                             (uint16_t)(thl + len), ipid++);
     uint8_t *t = f + o;
     memset(t, 0, thl);
-    rnic_st_be16(t, s->port);
-    rnic_st_be16(t + 2, d->port);
-    rnic_st_be32(t + 4, s->seq);
-    rnic_st_be32(t + 8, (flags & ACK) ? d->seq : 0);
+    rne_st_be16(t, s->port);
+    rne_st_be16(t + 2, d->port);
+    rne_st_be32(t + 4, s->seq);
+    rne_st_be32(t + 8, (flags & ACK) ? d->seq : 0);
     t[12] = (uint8_t)((thl / 4) << 4);
     t[13] = flags;
-    rnic_st_be16(t + 14, 65535);
+    rne_st_be16(t + 14, 65535);
     if (flags & SYN) {
         t[20] = 2;              /* MSS */
         t[21] = 4;
-        rnic_st_be16(t + 22, EMSS);
+        rne_st_be16(t + 22, EMSS);
     }
     memcpy(t + thl, pl, len);
-    uint32_t sum = rnic_csum_pseudo4(s->ip, d->ip, RNIC_IPPROTO_TCP, (uint16_t)(thl + len));
-    rnic_st_be16(t + 16, rnic_csum_fold(rnic_csum_add(sum, t, thl + len)));
+    uint32_t sum = rne_csum_pseudo4(s->ip, d->ip, RNE_IPPROTO_TCP, (uint16_t)(thl + len));
+    rne_st_be16(t + 16, rne_csum_fold(rne_csum_add(sum, t, thl + len)));
     pcap_frame(f, o + thl + len);
     s->seq += (uint32_t)len + ((flags & (SYN | FIN)) ? 1 : 0);
 }
@@ -123,7 +123,7 @@ static void seg(struct conv *c, int from, uint8_t flags, const uint8_t *pl, size
 static uint32_t fpdu(struct conv *c, int from, uint8_t *buf, size_t cap, const uint8_t *hdr,
                      size_t hlen, const uint8_t *pay, size_t plen)
 {
-    uint32_t n = rnic_mpa_fpdu_build(&c->e[from].tx, buf, cap, hdr, hlen, pay, plen);
+    uint32_t n = rne_mpa_fpdu_build(&c->e[from].tx, buf, cap, hdr, hlen, pay, plen);
     if (!n) {
         fprintf(stderr, "iwarp-pcap: FPDU build failed\n");
         exit(2);
@@ -145,8 +145,8 @@ static uint32_t fpdu(struct conv *c, int from, uint8_t *buf, size_t cap, const u
 static size_t grid_safe(const struct end *e, size_t hlen, size_t n)
 {
     if (e->tx.markers && n >= 4 &&
-        (e->tx.pos + rnic_mpa_tx_size(&e->tx, (uint32_t)(hlen + n))) %
-            RNIC_MPA_MARKER_INTERVAL == 0) {
+        (e->tx.pos + rne_mpa_tx_size(&e->tx, (uint32_t)(hlen + n))) %
+            RNE_MPA_MARKER_INTERVAL == 0) {
         return n - 4;       /* the 4 octets go into one more segment */
     }
     return n;
@@ -156,8 +156,8 @@ static void send_fpdu(struct conv *c, int from, const uint8_t *hdr, size_t hlen,
                       const uint8_t *pay, size_t plen)
 {
     if (c->e[from].tx.markers &&
-        (c->e[from].tx.pos + rnic_mpa_tx_size(&c->e[from].tx, (uint32_t)(hlen + plen))) %
-            RNIC_MPA_MARKER_INTERVAL == 0) {
+        (c->e[from].tx.pos + rne_mpa_tx_size(&c->e[from].tx, (uint32_t)(hlen + plen))) %
+            RNE_MPA_MARKER_INTERVAL == 0) {
         fprintf(stderr, "iwarp-pcap: an FPDU would end on the marker grid (see grid_safe)\n");
         exit(2);
     }
@@ -170,12 +170,12 @@ static void send_fpdu(struct conv *c, int from, const uint8_t *hdr, size_t hlen,
     seg(c, from, PSH | ACK, buf, n);
 }
 
-static void init_msg(struct rnic_rdmap_msg *m, uint8_t op)
+static void init_msg(struct rne_rdmap_msg *m, uint8_t op)
 {
     memset(m, 0, sizeof(*m));
     m->opcode = op;
-    m->rv = RNIC_RDMAP_VERSION;
-    m->ddp.dv = RNIC_DDP_VERSION;
+    m->rv = RNE_RDMAP_VERSION;
+    m->ddp.dv = RNE_DDP_VERSION;
 }
 
 /* Untagged message (Send family): QN 0, next MSN, MO advancing, MULPDU segments. */
@@ -183,19 +183,19 @@ static void send_msg(struct conv *c, int from, uint8_t op, uint32_t inv, const u
                      size_t len)
 {
     struct end *e = &c->e[from];
-    struct rnic_rdmap_msg m;
+    struct rne_rdmap_msg m;
     uint8_t h[64];
     init_msg(&m, op);
-    m.ddp.qn = RNIC_RDMAP_QN_SEND;
-    m.ddp.msn = ++e->msn[RNIC_RDMAP_QN_SEND];
+    m.ddp.qn = RNE_RDMAP_QN_SEND;
+    m.ddp.msn = ++e->msn[RNE_RDMAP_QN_SEND];
     m.ddp.ulp_word = inv;
-    size_t max = e->mulpdu - RNIC_DDP_UNTAGGED_HLEN, off = 0;
+    size_t max = e->mulpdu - RNE_DDP_UNTAGGED_HLEN, off = 0;
     do {
         size_t n = len - off < max ? len - off : max;
-        n = grid_safe(e, RNIC_DDP_UNTAGGED_HLEN, n);
+        n = grid_safe(e, RNE_DDP_UNTAGGED_HLEN, n);
         m.ddp.mo = (uint32_t)off;
         m.ddp.last = off + n == len;
-        size_t hl = rnic_rdmap_hdr_encode(&m, h, sizeof(h));
+        size_t hl = rne_rdmap_hdr_encode(&m, h, sizeof(h));
         send_fpdu(c, from, h, hl, d + off, n);
         off += n;
     } while (off < len);
@@ -206,17 +206,17 @@ static void tagged_msg(struct conv *c, int from, uint8_t op, uint32_t stag, uint
                        const uint8_t *d, size_t len)
 {
     struct end *e = &c->e[from];
-    struct rnic_rdmap_msg m;
+    struct rne_rdmap_msg m;
     uint8_t h[64];
     init_msg(&m, op);
     m.ddp.stag = stag;
-    size_t max = e->mulpdu - RNIC_DDP_TAGGED_HLEN, off = 0;
+    size_t max = e->mulpdu - RNE_DDP_TAGGED_HLEN, off = 0;
     do {
         size_t n = len - off < max ? len - off : max;
-        n = grid_safe(e, RNIC_DDP_TAGGED_HLEN, n);
+        n = grid_safe(e, RNE_DDP_TAGGED_HLEN, n);
         m.ddp.to = to + off;
         m.ddp.last = off + n == len;
-        size_t hl = rnic_rdmap_hdr_encode(&m, h, sizeof(h));
+        size_t hl = rne_rdmap_hdr_encode(&m, h, sizeof(h));
         send_fpdu(c, from, h, hl, d + off, n);
         off += n;
     } while (off < len);
@@ -225,55 +225,55 @@ static void tagged_msg(struct conv *c, int from, uint8_t op, uint32_t stag, uint
 static size_t read_req(struct conv *c, int from, uint8_t *h, uint32_t sink, uint64_t sink_to,
                        uint32_t size, uint32_t src, uint64_t src_to)
 {
-    struct rnic_rdmap_msg m;
-    init_msg(&m, RNIC_RDMAP_READ_REQ);
+    struct rne_rdmap_msg m;
+    init_msg(&m, RNE_RDMAP_READ_REQ);
     m.ddp.last = true;
-    m.ddp.qn = RNIC_RDMAP_QN_READ_REQ;
-    m.ddp.msn = ++c->e[from].msn[RNIC_RDMAP_QN_READ_REQ];
-    m.u.rr = (struct rnic_rdmap_read_req){ sink, sink_to, size, src, src_to };
-    size_t hl = rnic_rdmap_hdr_encode(&m, h, 64);
+    m.ddp.qn = RNE_RDMAP_QN_READ_REQ;
+    m.ddp.msn = ++c->e[from].msn[RNE_RDMAP_QN_READ_REQ];
+    m.u.rr = (struct rne_rdmap_read_req){ sink, sink_to, size, src, src_to };
+    size_t hl = rne_rdmap_hdr_encode(&m, h, 64);
     send_fpdu(c, from, h, hl, NULL, 0);
     return hl;
 }
 
-static void handshake(struct conv *c, const struct rnic_mpa_local *li,
-                      const struct rnic_mpa_local *lr)
+static void handshake(struct conv *c, const struct rne_mpa_local *li,
+                      const struct rne_mpa_local *lr)
 {
-    uint8_t f[RNIC_MPA_RR_MAX];
-    struct rnic_mpa_rr req, rep;
-    struct rnic_mpa_neg ni, nr;
+    uint8_t f[RNE_MPA_RR_MAX];
+    struct rne_mpa_rr req, rep;
+    struct rne_mpa_neg ni, nr;
 
     seg(c, 0, SYN, NULL, 0);
     seg(c, 1, SYN | ACK, NULL, 0);
     seg(c, 0, ACK, NULL, 0);
-    rnic_mpa_make_request(li, &req);
+    rne_mpa_make_request(li, &req);
     req.pd = (const uint8_t *)"rnic conformance";
     req.pd_len = 16;
-    int n = rnic_mpa_rr_encode(&req, f, sizeof(f));
+    int n = rne_mpa_rr_encode(&req, f, sizeof(f));
     seg(c, 0, PSH | ACK, f, (size_t)n);
     seg(c, 1, ACK, NULL, 0);
-    if (rnic_mpa_make_reply(&req, lr, &rep) != 0) {
+    if (rne_mpa_make_reply(&req, lr, &rep) != 0) {
         fprintf(stderr, "iwarp-pcap: responder rejected\n");
         exit(2);
     }
-    n = rnic_mpa_rr_encode(&rep, f, sizeof(f));
+    n = rne_mpa_rr_encode(&rep, f, sizeof(f));
     seg(c, 1, PSH | ACK, f, (size_t)n);
-    if (rnic_mpa_check_reply(&req, &rep, &ni) != 0) {
+    if (rne_mpa_check_reply(&req, &rep, &ni) != 0) {
         fprintf(stderr, "iwarp-pcap: initiator refused the reply\n");
         exit(2);
     }
-    rnic_mpa_responder_neg(&req, &rep, &nr);
-    rnic_mpa_tx_init(&c->e[0].tx, ni.crc, ni.markers_tx);
-    rnic_mpa_tx_init(&c->e[1].tx, nr.crc, nr.markers_tx);
-    c->e[0].mulpdu = rnic_mpa_mulpdu(EMSS, ni.markers_tx);
-    c->e[1].mulpdu = rnic_mpa_mulpdu(EMSS, nr.markers_tx);
+    rne_mpa_responder_neg(&req, &rep, &nr);
+    rne_mpa_tx_init(&c->e[0].tx, ni.crc, ni.markers_tx);
+    rne_mpa_tx_init(&c->e[1].tx, nr.crc, nr.markers_tx);
+    c->e[0].mulpdu = rne_mpa_mulpdu(EMSS, ni.markers_tx);
+    c->e[1].mulpdu = rne_mpa_mulpdu(EMSS, nr.markers_tx);
     /* RTR: the initiator's first FPDU, the responder answers a Read RTR */
     uint8_t h[64];
-    if (ni.rtr == RNIC_MPA_RTR_READ) {
+    if (ni.rtr == RNE_MPA_RTR_READ) {
         read_req(c, 0, h, 0, 0, 0, 1, 0);
-        tagged_msg(c, 1, RNIC_RDMAP_READ_RESP, 0, 0, NULL, 0);
-    } else if (ni.rtr == RNIC_MPA_RTR_WRITE) {
-        tagged_msg(c, 0, RNIC_RDMAP_WRITE, 1, 0, NULL, 0);
+        tagged_msg(c, 1, RNE_RDMAP_READ_RESP, 0, 0, NULL, 0);
+    } else if (ni.rtr == RNE_MPA_RTR_WRITE) {
+        tagged_msg(c, 0, RNE_RDMAP_WRITE, 1, 0, NULL, 0);
     }
 }
 
@@ -283,20 +283,20 @@ static void traffic(struct conv *c)
     for (size_t i = 0; i < sizeof(data); i++) {
         data[i] = (uint8_t)(i * 31 + 7);
     }
-    send_msg(c, 0, RNIC_RDMAP_SEND, 0, (const uint8_t *)"hello iWARP", 11);
-    send_msg(c, 0, RNIC_RDMAP_SEND_INV, 0x00abcd01, data, 100);
-    send_msg(c, 0, RNIC_RDMAP_SEND_SE, 0, data, 2);
-    send_msg(c, 0, RNIC_RDMAP_SEND_SE_INV, 0x00abcd02, data, 0);
+    send_msg(c, 0, RNE_RDMAP_SEND, 0, (const uint8_t *)"hello iWARP", 11);
+    send_msg(c, 0, RNE_RDMAP_SEND_INV, 0x00abcd01, data, 100);
+    send_msg(c, 0, RNE_RDMAP_SEND_SE, 0, data, 2);
+    send_msg(c, 0, RNE_RDMAP_SEND_SE_INV, 0x00abcd02, data, 0);
     /* two small FPDUs sharing one segment */
     {
         uint8_t seg2[256], h[64];
-        struct rnic_rdmap_msg m;
+        struct rne_rdmap_msg m;
         size_t n = 0;
         for (int k = 0; k < 2; k++) {
-            init_msg(&m, RNIC_RDMAP_SEND);
+            init_msg(&m, RNE_RDMAP_SEND);
             m.ddp.last = true;
-            m.ddp.msn = ++c->e[0].msn[RNIC_RDMAP_QN_SEND];
-            size_t hl = rnic_rdmap_hdr_encode(&m, h, sizeof(h));
+            m.ddp.msn = ++c->e[0].msn[RNE_RDMAP_QN_SEND];
+            size_t hl = rne_rdmap_hdr_encode(&m, h, sizeof(h));
             n += fpdu(c, 0, seg2 + n, sizeof(seg2) - n, h, hl, data, 13 + k);
         }
         if (!c->e[0].tx.markers) {
@@ -309,19 +309,19 @@ static void traffic(struct conv *c)
             seg(c, 0, PSH | ACK, seg2 + first, n - first);
         }
     }
-    tagged_msg(c, 0, RNIC_RDMAP_WRITE, 0x1234500, 0x10000, data, 3000);
+    tagged_msg(c, 0, RNE_RDMAP_WRITE, 0x1234500, 0x10000, data, 3000);
     seg(c, 1, ACK, NULL, 0);
     uint8_t rr[64];
     read_req(c, 0, rr, 0x2200, 0x8000, 5000, 0x3300, 0x0);
-    tagged_msg(c, 1, RNIC_RDMAP_READ_RESP, 0x2200, 0x8000, data, 5000);
-    send_msg(c, 1, RNIC_RDMAP_SEND, 0, data + 7, 1500);     /* two segments */
+    tagged_msg(c, 1, RNE_RDMAP_READ_RESP, 0x2200, 0x8000, data, 5000);
+    send_msg(c, 1, RNE_RDMAP_SEND, 0, data + 7, 1500);      /* two segments */
     seg(c, 0, ACK, NULL, 0);
     /* the responder refuses a Read Request with a bad source STag */
     size_t rl = read_req(c, 0, rr, 0x2201, 0, 64, 0xdead00, 0);
-    uint8_t t[RNIC_RDMAP_TERM_MAX];
-    struct rnic_term_cause cause = rnic_term_cause(RNIC_TERM_LAYER_RDMAP,
-        RNIC_RDMAP_ETYPE_REMOTE_PROTECTION, RNIC_RDMAP_EC_INVALID_STAG, true, true);
-    size_t tl = rnic_rdmap_term_build(t, sizeof(t), 1, &cause, rr, rl);
+    uint8_t t[RNE_RDMAP_TERM_MAX];
+    struct rne_term_cause cause = rne_term_cause(RNE_TERM_LAYER_RDMAP,
+        RNE_RDMAP_ETYPE_REMOTE_PROTECTION, RNE_RDMAP_EC_INVALID_STAG, true, true);
+    size_t tl = rne_rdmap_term_build(t, sizeof(t), 1, &cause, rr, rl);
     send_fpdu(c, 1, t, tl, NULL, 0);
     seg(c, 1, FIN | ACK, NULL, 0);
     seg(c, 0, FIN | ACK, NULL, 0);
@@ -330,29 +330,29 @@ static void traffic(struct conv *c)
 
 static void atomics(struct conv *c)
 {
-    struct rnic_rdmap_msg m;
+    struct rne_rdmap_msg m;
     uint8_t h[128];
-    init_msg(&m, RNIC_RDMAP_ATOMIC_REQ);
+    init_msg(&m, RNE_RDMAP_ATOMIC_REQ);
     m.ddp.last = true;
-    m.ddp.qn = RNIC_RDMAP_QN_READ_REQ;
-    m.ddp.msn = ++c->e[0].msn[RNIC_RDMAP_QN_READ_REQ];
-    m.u.areq = (struct rnic_rdmap_atomic_req){ RNIC_RDMAP_ATOMIC_FETCH_ADD, 1, 0x4400, 0x100,
+    m.ddp.qn = RNE_RDMAP_QN_READ_REQ;
+    m.ddp.msn = ++c->e[0].msn[RNE_RDMAP_QN_READ_REQ];
+    m.u.areq = (struct rne_rdmap_atomic_req){ RNE_RDMAP_ATOMIC_FETCH_ADD, 1, 0x4400, 0x100,
                                                5, ~0ull, 0, 0 };
-    send_fpdu(c, 0, h, rnic_rdmap_hdr_encode(&m, h, sizeof(h)), NULL, 0);
-    init_msg(&m, RNIC_RDMAP_ATOMIC_RESP);
+    send_fpdu(c, 0, h, rne_rdmap_hdr_encode(&m, h, sizeof(h)), NULL, 0);
+    init_msg(&m, RNE_RDMAP_ATOMIC_RESP);
     m.ddp.last = true;
-    m.ddp.qn = RNIC_RDMAP_QN_ATOMIC_RESP;
-    m.ddp.msn = ++c->e[1].msn[RNIC_RDMAP_QN_ATOMIC_RESP];
+    m.ddp.qn = RNE_RDMAP_QN_ATOMIC_RESP;
+    m.ddp.msn = ++c->e[1].msn[RNE_RDMAP_QN_ATOMIC_RESP];
     m.u.aresp.req_id = 1;
     m.u.aresp.orig = 41;
-    send_fpdu(c, 1, h, rnic_rdmap_hdr_encode(&m, h, sizeof(h)), NULL, 0);
-    init_msg(&m, RNIC_RDMAP_ATOMIC_REQ);
+    send_fpdu(c, 1, h, rne_rdmap_hdr_encode(&m, h, sizeof(h)), NULL, 0);
+    init_msg(&m, RNE_RDMAP_ATOMIC_REQ);
     m.ddp.last = true;
-    m.ddp.qn = RNIC_RDMAP_QN_READ_REQ;
-    m.ddp.msn = ++c->e[0].msn[RNIC_RDMAP_QN_READ_REQ];
-    m.u.areq = (struct rnic_rdmap_atomic_req){ RNIC_RDMAP_ATOMIC_CMP_SWAP, 2, 0x4400, 0x108,
+    m.ddp.qn = RNE_RDMAP_QN_READ_REQ;
+    m.ddp.msn = ++c->e[0].msn[RNE_RDMAP_QN_READ_REQ];
+    m.u.areq = (struct rne_rdmap_atomic_req){ RNE_RDMAP_ATOMIC_CMP_SWAP, 2, 0x4400, 0x108,
                                                7, ~0ull, 46, ~0ull };
-    send_fpdu(c, 0, h, rnic_rdmap_hdr_encode(&m, h, sizeof(h)), NULL, 0);
+    send_fpdu(c, 0, h, rne_rdmap_hdr_encode(&m, h, sizeof(h)), NULL, 0);
     seg(c, 0, FIN | ACK, NULL, 0);
     seg(c, 1, FIN | ACK, NULL, 0);
     seg(c, 0, ACK, NULL, 0);
@@ -379,46 +379,46 @@ static void retry_marker(struct conv *c, uint16_t port, bool icmp)
     char text[80];
     int n = snprintf(text, sizeof(text), "rnic-lab-retried port=%u name=read_lat.5 attempt=1\n",
                      port);
-    size_t o = rnic_ip4_build(f, c->e[1].mac, c->e[0].mac, c->e[0].ip, c->e[1].ip,
-                              17 /* UDP */, (uint16_t)(8 + n), ipid++);
-    rnic_st_be16(f + o, 45000);
-    rnic_st_be16(f + o + 2, 9);
-    rnic_st_be16(f + o + 4, (uint16_t)(8 + n));
-    rnic_st_be16(f + o + 6, 0);   /* no UDP checksum (IPv4) */
+    size_t o = rne_ip4_build(f, c->e[1].mac, c->e[0].mac, c->e[0].ip, c->e[1].ip,
+                             17 /* UDP */, (uint16_t)(8 + n), ipid++);
+    rne_st_be16(f + o, 45000);
+    rne_st_be16(f + o + 2, 9);
+    rne_st_be16(f + o + 4, (uint16_t)(8 + n));
+    rne_st_be16(f + o + 6, 0);    /* no UDP checksum (IPv4) */
     memcpy(f + o + 8, text, (size_t)n);
     if (!icmp) {
         pcap_frame(f, o + 8 + (size_t)n);
         return;
     }
     size_t q = o - 14 + 8 + (size_t)n;          /* the quoted IP datagram */
-    size_t eo = rnic_ip4_build(e, c->e[0].mac, c->e[1].mac, c->e[1].ip, c->e[0].ip,
-                               1 /* ICMP */, (uint16_t)(8 + q), ipid++);
+    size_t eo = rne_ip4_build(e, c->e[0].mac, c->e[1].mac, c->e[1].ip, c->e[0].ip,
+                              1 /* ICMP */, (uint16_t)(8 + q), ipid++);
     memset(e + eo, 0, 8);
     e[eo] = 3;                  /* destination unreachable */
     e[eo + 1] = 3;              /* port unreachable */
     memcpy(e + eo + 8, f + 14, q);
-    rnic_st_be16(e + eo + 2, rnic_csum_fold(rnic_csum_add(0, e + eo, 8 + q)));
+    rne_st_be16(e + eo + 2, rne_csum_fold(rne_csum_add(0, e + eo, 8 + q)));
     pcap_frame(e, eo + 8 + q);
 }
 
 /* A perftest-like exchange: the initiator's Send, then either the responder's
  * Terminate for it (cause) or its own Send back; FIN both ways. */
-static void send_or_terminate(struct conv *c, const struct rnic_term_cause *cause)
+static void send_or_terminate(struct conv *c, const struct rne_term_cause *cause)
 {
     static const uint8_t data[64] = "perftest exchange";
-    send_msg(c, 0, RNIC_RDMAP_SEND, 0, data, sizeof(data));
+    send_msg(c, 0, RNE_RDMAP_SEND, 0, data, sizeof(data));
     if (cause) {
-        struct rnic_rdmap_msg m;
-        uint8_t h[64], t[RNIC_RDMAP_TERM_MAX];
-        init_msg(&m, RNIC_RDMAP_SEND);
-        m.ddp.qn = RNIC_RDMAP_QN_SEND;
-        m.ddp.msn = c->e[0].msn[RNIC_RDMAP_QN_SEND];
+        struct rne_rdmap_msg m;
+        uint8_t h[64], t[RNE_RDMAP_TERM_MAX];
+        init_msg(&m, RNE_RDMAP_SEND);
+        m.ddp.qn = RNE_RDMAP_QN_SEND;
+        m.ddp.msn = c->e[0].msn[RNE_RDMAP_QN_SEND];
         m.ddp.last = true;
-        size_t hl = rnic_rdmap_hdr_encode(&m, h, sizeof(h));
-        size_t tl = rnic_rdmap_term_build(t, sizeof(t), 1, cause, h, hl);
+        size_t hl = rne_rdmap_hdr_encode(&m, h, sizeof(h));
+        size_t tl = rne_rdmap_term_build(t, sizeof(t), 1, cause, h, hl);
         send_fpdu(c, 1, t, tl, NULL, 0);
     } else {
-        send_msg(c, 1, RNIC_RDMAP_SEND, 0, data, sizeof(data));
+        send_msg(c, 1, RNE_RDMAP_SEND, 0, data, sizeof(data));
     }
     seg(c, 1, FIN | ACK, NULL, 0);
     seg(c, 0, FIN | ACK, NULL, 0);
@@ -428,11 +428,11 @@ static void send_or_terminate(struct conv *c, const struct rnic_term_cause *caus
 static int retry_case(const char *name)
 {
     struct conv c;
-    struct rnic_mpa_local l = { .rev = 2, .crc = true, .ird = 1, .ord = 1 };
-    struct rnic_term_cause nobuf = rnic_term_cause(RNIC_TERM_LAYER_DDP, RNIC_DDP_ETYPE_UNTAGGED,
-                                                   RNIC_DDP_EC_U_INVALID_MSN_NOBUF, true, false);
-    struct rnic_term_cause rdmap = rnic_term_cause(RNIC_TERM_LAYER_RDMAP,
-        RNIC_RDMAP_ETYPE_REMOTE_PROTECTION, RNIC_RDMAP_EC_INVALID_STAG, true, false);
+    struct rne_mpa_local l = { .rev = 2, .crc = true, .ird = 1, .ord = 1 };
+    struct rne_term_cause nobuf = rne_term_cause(RNE_TERM_LAYER_DDP, RNE_DDP_ETYPE_UNTAGGED,
+                                                 RNE_DDP_EC_U_INVALID_MSN_NOBUF, true, false);
+    struct rne_term_cause rdmap = rne_term_cause(RNE_TERM_LAYER_RDMAP,
+        RNE_RDMAP_ETYPE_REMOTE_PROTECTION, RNE_RDMAP_EC_INVALID_STAG, true, false);
     bool late = !strcmp(name, "late");
 
     if (strcmp(name, "ok") && !late && strcmp(name, "none") && strcmp(name, "port") &&
@@ -489,9 +489,9 @@ int main(int argc, char **argv)
         /* The initiator asks for markers (M=1 in the Request), the
          * responder does not: only the responder's FPDUs carry them. */
         struct conv c;
-        struct rnic_mpa_local ini = { .rev = 2, .crc = true, .markers = true,
+        struct rne_mpa_local ini = { .rev = 2, .crc = true, .markers = true,
                                       .ird = 16, .ord = 16 };
-        struct rnic_mpa_local rsp = { .rev = 2, .crc = true, .ird = 8, .ord = 8 };
+        struct rne_mpa_local rsp = { .rev = 2, .crc = true, .ird = 8, .ord = 8 };
         conv_init(&c, 40004, 7205, 0x70000000, 0x78000000);
         handshake(&c, &ini, &rsp);
         traffic(&c);
@@ -514,17 +514,17 @@ int main(int argc, char **argv)
         return 0;
     }
     struct conv c;
-    struct rnic_mpa_local ini = { .rev = 2, .crc = true, .p2p = true, .ird = 16, .ord = 16,
-                                  .rtr_caps = RNIC_MPA_RTR_READ | RNIC_MPA_RTR_WRITE };
-    struct rnic_mpa_local rsp = { .rev = 2, .crc = true, .p2p = true, .ird = 8, .ord = 8,
-                                  .rtr_caps = RNIC_MPA_RTR_READ | RNIC_MPA_RTR_WRITE };
+    struct rne_mpa_local ini = { .rev = 2, .crc = true, .p2p = true, .ird = 16, .ord = 16,
+                                  .rtr_caps = RNE_MPA_RTR_READ | RNE_MPA_RTR_WRITE };
+    struct rne_mpa_local rsp = { .rev = 2, .crc = true, .p2p = true, .ird = 8, .ord = 8,
+                                  .rtr_caps = RNE_MPA_RTR_READ | RNE_MPA_RTR_WRITE };
     conv_init(&c, 40001, 7174, 0x10000000, 0x20000000);
     handshake(&c, &ini, &rsp);
     traffic(&c);
 
     /* markers both ways; Write RTR this time */
     ini.markers = rsp.markers = true;
-    ini.rtr_caps = rsp.rtr_caps = RNIC_MPA_RTR_WRITE;
+    ini.rtr_caps = rsp.rtr_caps = RNE_MPA_RTR_WRITE;
     conv_init(&c, 40002, 7174, 0x30000000, 0x40000000);
     handshake(&c, &ini, &rsp);
     traffic(&c);

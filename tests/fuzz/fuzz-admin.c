@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static bool trace;
 
 struct fa {
-    struct rnic_dev dev;
+    struct rne_dev dev;
     uint8_t *mem;
     uint64_t now, deadline;
     uint32_t sq_tail, cq_head;
@@ -152,7 +152,7 @@ static void h_random(void *opaque, void *buf, size_t len)
     memset(buf, 0x5a, len);
 }
 
-static const struct rnic_host_ops fa_ops = {
+static const struct rne_host_ops fa_ops = {
     .dma_read = h_dma_read,
     .dma_write = h_dma_write,
     .notify = h_notify,
@@ -179,16 +179,16 @@ static bool admq_enable(struct fa *f)
     put64(f->mem + cq_list, ADMQ_CQ_PAGE * PG);
     f->sq_tail = f->cq_head = 0;
     f->tampered = false;
-    rnic_dev_reg_write(&f->dev, RNIC_REG_ADMQ_SQ_PBL_LO, (uint32_t)sq_list);
-    rnic_dev_reg_write(&f->dev, RNIC_REG_ADMQ_SQ_PBL_HI, 0);
-    rnic_dev_reg_write(&f->dev, RNIC_REG_ADMQ_CQ_PBL_LO, (uint32_t)cq_list);
-    rnic_dev_reg_write(&f->dev, RNIC_REG_ADMQ_CQ_PBL_HI, 0);
-    rnic_dev_reg_write(&f->dev, RNIC_REG_ADMQ_CFG,
-                       RNIC_ADMQ_CFG_SQ_LOG(ADMQ_LOG) |
-                       RNIC_ADMQ_CFG_CQ_LOG(ADMQ_LOG));
-    rnic_dev_reg_write(&f->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_ENABLE);
-    rnic_dev_process(&f->dev);
-    return (rnic_dev_reg_read(&f->dev, RNIC_REG_DEV_STATUS) &
+    rne_dev_reg_write(&f->dev, RNIC_REG_ADMQ_SQ_PBL_LO, (uint32_t)sq_list);
+    rne_dev_reg_write(&f->dev, RNIC_REG_ADMQ_SQ_PBL_HI, 0);
+    rne_dev_reg_write(&f->dev, RNIC_REG_ADMQ_CQ_PBL_LO, (uint32_t)cq_list);
+    rne_dev_reg_write(&f->dev, RNIC_REG_ADMQ_CQ_PBL_HI, 0);
+    rne_dev_reg_write(&f->dev, RNIC_REG_ADMQ_CFG,
+                      RNIC_ADMQ_CFG_SQ_LOG(ADMQ_LOG) |
+                      RNIC_ADMQ_CFG_CQ_LOG(ADMQ_LOG));
+    rne_dev_reg_write(&f->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_ENABLE);
+    rne_dev_process(&f->dev);
+    return (rne_dev_reg_read(&f->dev, RNIC_REG_DEV_STATUS) &
             (RNIC_STATUS_READY | RNIC_STATUS_FATAL)) == RNIC_STATUS_READY;
 }
 
@@ -208,7 +208,7 @@ static void admq_drain(struct fa *f, uint16_t tag, struct rnic_admin_cqe *out)
             return;
         }
         f->cq_head++;
-        rnic_dev_reg_write(&f->dev, RNIC_REG_ADMQ_CQ_HEAD, f->cq_head);
+        rne_dev_reg_write(&f->dev, RNIC_REG_ADMQ_CQ_HEAD, f->cq_head);
         if (trace) {
             fprintf(stderr, "admin: opcode 0x%02x tag %u status 0x%02x "
                     "result0 %u\n", c.opcode, c.tag, c.status, c.result0);
@@ -232,8 +232,8 @@ static uint16_t admq_post(struct fa *f, const struct rnic_admin_cmd *cmd)
     c.hdr.tag = f->tag;
     memcpy(f->mem + slot, &c, sizeof(c));
     f->sq_tail++;
-    rnic_dev_reg_write(&f->dev, RNIC_REG_ADMQ_SQ_TAIL, f->sq_tail);
-    rnic_dev_process(&f->dev);
+    rne_dev_reg_write(&f->dev, RNIC_REG_ADMQ_SQ_TAIL, f->sq_tail);
+    rne_dev_process(&f->dev);
     return c.hdr.tag;
 }
 
@@ -257,19 +257,19 @@ static void check_nop(struct fa *f)
 
 static void run(struct fa *f)
 {
-    rnic_dev_process(&f->dev);
+    rne_dev_process(&f->dev);
     if (f->now >= f->deadline) {
         f->deadline = UINT64_MAX;
-        rnic_dev_timer(&f->dev);
-        rnic_dev_process(&f->dev);
+        rne_dev_timer(&f->dev);
+        rne_dev_process(&f->dev);
     }
-    rnic_dev_rx_batch_end(&f->dev);
-    rnic_dev_process(&f->dev);
+    rne_dev_rx_batch_end(&f->dev);
+    rne_dev_process(&f->dev);
 }
 
 static void reset(struct fa *f)
 {
-    if (!rnic_dev_reset(&f->dev) || !admq_enable(f)) {
+    if (!rne_dev_reset(&f->dev) || !admq_enable(f)) {
         abort();        /* nothing is running: a reset takes effect now */
     }
 }
@@ -345,8 +345,8 @@ static void step(struct fa *f, uint8_t op, const uint8_t **p,
             return;
         }
         memcpy(&v, a + 2, 8);
-        rnic_dev_doorbell(&f->dev, a[0] % (f->dev.cfg.max_uctx + 2),
-                          (a[1] % 16) * 8, v);
+        rne_dev_doorbell(&f->dev, a[0] % (f->dev.cfg.max_uctx + 2),
+                         (a[1] % 16) * 8, v);
         break;
     case 3:
         a = take(p, end, 6);
@@ -359,14 +359,14 @@ static void step(struct fa *f, uint8_t op, const uint8_t **p,
             (off >= RNIC_REG_ADMQ_SQ_PBL_LO && off <= RNIC_REG_ADMQ_CQ_HEAD)) {
             f->tampered = true;
         }
-        rnic_dev_reg_write(&f->dev, off, u);
+        rne_dev_reg_write(&f->dev, off, u);
         break;
     case 4:
         a = take(p, end, 1);
         if (!a) {
             return;
         }
-        (void)rnic_dev_reg_read(&f->dev, (uint32_t)a[0] * 4 & 0x1fc);
+        (void)rne_dev_reg_read(&f->dev, (uint32_t)a[0] * 4 & 0x1fc);
         return;
     case 5:
         a = take(p, end, 1);
@@ -387,14 +387,14 @@ static void step(struct fa *f, uint8_t op, const uint8_t **p,
         if (!b) {
             return;
         }
-        rnic_dev_receive(&f->dev, b, a[0]);
+        rne_dev_receive(&f->dev, b, a[0]);
         break;
     case 8:
         a = take(p, end, 1);
         if (!a) {
             return;
         }
-        rnic_dev_set_link(&f->dev, a[0] & 1);
+        rne_dev_set_link(&f->dev, a[0] & 1);
         break;
     }
     run(f);
@@ -407,7 +407,7 @@ static void step(struct fa *f, uint8_t op, const uint8_t **p,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static uint8_t *mem;
-    struct rnic_dev_config cfg;
+    struct rne_dev_config cfg;
     const uint8_t *p = data, *end = data + size;
     struct fa *f;
 
@@ -422,7 +422,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     f->mem = mem;
     f->deadline = UINT64_MAX;
     setup_memory(f);
-    rnic_dev_config_default(&cfg);
+    rne_dev_config_default(&cfg);
     cfg.mac[0] = 0x02;
     cfg.mac[5] = 0x07;
     cfg.max_qp = cfg.max_cq = cfg.max_pd = cfg.max_srq = 8;
@@ -430,7 +430,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.max_uctx = 3;
     cfg.max_listen = 4;
     cfg.max_conn = 12;
-    if (rnic_dev_init(&f->dev, &cfg, &fa_ops, f) || !admq_enable(f)) {
+    if (rne_dev_init(&f->dev, &cfg, &fa_ops, f) || !admq_enable(f)) {
         abort();
     }
     check_nop(f);
@@ -441,7 +441,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     reset(f);
     check_nop(f);
-    rnic_dev_fini(&f->dev);
+    rne_dev_fini(&f->dev);
     free(f);
     return 0;
 }

@@ -222,7 +222,7 @@ static void guest_action(struct fz *f, unsigned what)
         sd_destroy(sd, RNIC_CMD_DESTROY_QP, f->qp[0].qpn);
         break;
     case 6:
-        rnic_dev_reset(&sd->dev);
+        rne_dev_reset(&sd->dev);
         f->dead = true;         /* the "driver" does not come back */
         break;
     case 7:
@@ -268,7 +268,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct fz F;
     struct fz *f = &F;
-    struct rnic_dev_config cfg;
+    struct rne_dev_config cfg;
     struct sd_env env;
     uint8_t *snap, *used, *wp;
     static const unsigned extras[4] = { 0, 3, 7, 11 };
@@ -288,7 +288,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sl_init(&f->sl, 1);
     f->sl.p[0].delay_ns = f->sl.p[1].delay_ns = 10000;
     env = sl_env(&f->sl);
-    rnic_dev_config_default(&cfg);
+    rne_dev_config_default(&cfg);
     cfg.mac[0] = 0x02;
     cfg.mac[5] = 0x02;
     cfg.max_qp = cfg.max_cq = 16;

@@ -4,7 +4,7 @@
  * (hw-rnic/engine/state/): the input is a stream, loaded into a freshly
  * created device on 1 MiB of guest RAM.
  *
- * A stream that is refused must leave the device as rnic_dev_init made it
+ * A stream that is refused must leave the device as rne_dev_init made it
  * (no object, ring page, frame or counted byte; ASan's leak check covers
  * the rest at exit).  A stream that loads must save again, and that save
  * must load into a second fresh device and save to the same bytes; then
@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 struct fs {
-    struct rnic_dev dev;
+    struct rne_dev dev;
     uint8_t *mem;
     uint64_t now, deadline;
 };
@@ -109,7 +109,7 @@ static void h_random(void *opaque, void *buf, size_t len)
     memset(buf, 0x5a, len);
 }
 
-static const struct rnic_host_ops fs_ops = {
+static const struct rne_host_ops fs_ops = {
     .dma_read = h_dma_read,
     .dma_write = h_dma_write,
     .notify = h_notify,
@@ -123,9 +123,9 @@ static const struct rnic_host_ops fs_ops = {
 
 static uint8_t guest_mem[MEM_SIZE];
 
-static void cfg_of_fuzzer(struct rnic_dev_config *c)
+static void cfg_of_fuzzer(struct rne_dev_config *c)
 {
-    rnic_dev_config_default(c);
+    rne_dev_config_default(c);
     c->max_qp = 16;
     c->max_cq = 16;
     c->max_mr = 16;
@@ -138,32 +138,32 @@ static void cfg_of_fuzzer(struct rnic_dev_config *c)
 
 static void fs_init(struct fs *f)
 {
-    struct rnic_dev_config c;
+    struct rne_dev_config c;
 
     cfg_of_fuzzer(&c);
     memset(f, 0, sizeof(*f));
     f->mem = guest_mem;
-    if (rnic_dev_init(&f->dev, &c, &fs_ops, f)) {
+    if (rne_dev_init(&f->dev, &c, &fs_ops, f)) {
         abort();
     }
 }
 
 /* Nothing of a refused stream is left. */
-static void check_fresh(struct rnic_dev *d, const char *err)
+static void check_fresh(struct rne_dev *d, const char *err)
 {
-    struct rnic_mem_usage u;
+    struct rne_mem_usage u;
     uint32_t i;
     bool bad = false;
 
-    rnic_dev_mem_usage(d, &u);
+    rne_dev_mem_usage(d, &u);
     bad |= u.conn_total || u.mismatch || d->ctrl || d->admq.live ||
            d->rdma->pbl_pages || d->rdma->db_count || d->egress.count ||
            d->loop.count || d->backlog.count || !d->port.link_up;
-    for (i = 0; i <= RNIC_ENG_MAX_EQ; i++) {
+    for (i = 0; i <= RNE_ENG_MAX_EQ; i++) {
         bad |= d->eq[i].live || d->eq[i].ring.pages != NULL;
     }
     for (i = 0; i < d->cfg.max_mr; i++) {
-        bad |= d->rdma->mr[i].state != RNIC_MR_FREE;
+        bad |= d->rdma->mr[i].state != RNE_MR_FREE;
     }
     for (i = 0; i < d->cfg.max_pd; i++) {
         bad |= d->pd_owner[i] || d->rdma->pd_users[i];
@@ -179,7 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* A refused stream leaves a fresh device: a is kept until one loads. */
     static struct fs a, b;
     static bool a_ready;
-    char err[RNIC_STATE_ERR_LEN];
+    char err[RNE_STATE_ERR_LEN];
     uint8_t *s1, *s2;
     size_t n1, n2;
 
@@ -188,35 +188,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fs_init(&a);
         a_ready = true;
     }
-    if (rnic_state_load(&a.dev, data, size, err, sizeof(err))) {
+    if (rne_state_load(&a.dev, data, size, err, sizeof(err))) {
         check_fresh(&a.dev, err);
         return 0;
     }
     a_ready = false;
-    if (rnic_state_save(&a.dev, &s1, &n1, err, sizeof(err))) {
+    if (rne_state_save(&a.dev, &s1, &n1, err, sizeof(err))) {
         fprintf(stderr, "a loaded state does not save: %s\n", err);
         abort();
     }
     fs_init(&b);
-    if (rnic_state_load(&b.dev, s1, n1, err, sizeof(err))) {
+    if (rne_state_load(&b.dev, s1, n1, err, sizeof(err))) {
         fprintf(stderr, "a saved state does not load: %s\n", err);
         abort();
     }
-    if (rnic_state_save(&b.dev, &s2, &n2, err, sizeof(err)) || n1 != n2 ||
+    if (rne_state_save(&b.dev, &s2, &n2, err, sizeof(err)) || n1 != n2 ||
         memcmp(s1, s2, n1)) {
         fprintf(stderr, "save, load, save: the streams differ\n");
         abort();
     }
     free(s1);
     free(s2);
-    rnic_dev_fini(&b.dev);
+    rne_dev_fini(&b.dev);
     /* The loaded device at work: latched doorbells, admin, timers. */
-    rnic_dev_process(&a.dev);
+    rne_dev_process(&a.dev);
     a.now += 1000000000ull;
-    rnic_dev_timer(&a.dev);
-    rnic_dev_process(&a.dev);
-    rnic_dev_reset(&a.dev);
-    rnic_dev_fini(&a.dev);
+    rne_dev_timer(&a.dev);
+    rne_dev_process(&a.dev);
+    rne_dev_reset(&a.dev);
+    rne_dev_fini(&a.dev);
     return 0;
 }
 
@@ -258,7 +258,7 @@ static void seed_cmd(struct fs *f, struct rnic_admin_cmd *c, uint8_t op)
 
     c->hdr.opcode = op;
     memset(&cqe, 0, sizeof(cqe));
-    sts = rnic_admin_execute(&f->dev, c, &cqe);
+    sts = rne_admin_execute(&f->dev, c, &cqe);
     if (sts) {
         fprintf(stderr, "seed: command 0x%x: status %u\n", op, sts);
         abort();
@@ -272,12 +272,12 @@ static void seed_enable(struct fs *f)
 
     memcpy(guest_mem + sql, &sq, 8);
     memcpy(guest_mem + cql, &cq, 8);
-    rnic_dev_reg_write(&f->dev, RNIC_REG_ADMQ_SQ_PBL_LO, (uint32_t)sql);
-    rnic_dev_reg_write(&f->dev, RNIC_REG_ADMQ_CQ_PBL_LO, (uint32_t)cql);
-    rnic_dev_reg_write(&f->dev, RNIC_REG_ADMQ_CFG,
-                       RNIC_ADMQ_CFG_SQ_LOG(4) | RNIC_ADMQ_CFG_CQ_LOG(4));
-    rnic_dev_reg_write(&f->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_ENABLE);
-    rnic_dev_process(&f->dev);
+    rne_dev_reg_write(&f->dev, RNIC_REG_ADMQ_SQ_PBL_LO, (uint32_t)sql);
+    rne_dev_reg_write(&f->dev, RNIC_REG_ADMQ_CQ_PBL_LO, (uint32_t)cql);
+    rne_dev_reg_write(&f->dev, RNIC_REG_ADMQ_CFG,
+                      RNIC_ADMQ_CFG_SQ_LOG(4) | RNIC_ADMQ_CFG_CQ_LOG(4));
+    rne_dev_reg_write(&f->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_ENABLE);
+    rne_dev_process(&f->dev);
 }
 
 static void seed_eq(struct fs *f, uint32_t eqn, uint8_t flags)
@@ -384,26 +384,26 @@ static void seed_objects(struct fs *f)
         seed_cmd(f, &c, RNIC_CMD_CM_LISTEN);
     }
     /* Work latched for the next pass, frames queued between passes. */
-    rnic_dev_doorbell(&f->dev, 0, RNIC_DB_CQ, RNIC_DB_VAL(1, RNIC_DB_ARM, 0));
-    rnic_dev_doorbell(&f->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(0, 0, 1));
-    rnic_dev_doorbell(&f->dev, 0, RNIC_DB_SRQ, RNIC_DB_VAL(0, 0, 2));
-    rnic_dev_doorbell(&f->dev, 0, RNIC_DB_EQ, RNIC_DB_VAL(3, RNIC_DB_ARM, 0));
+    rne_dev_doorbell(&f->dev, 0, RNIC_DB_CQ, RNIC_DB_VAL(1, RNIC_DB_ARM, 0));
+    rne_dev_doorbell(&f->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(0, 0, 1));
+    rne_dev_doorbell(&f->dev, 0, RNIC_DB_SRQ, RNIC_DB_VAL(0, 0, 2));
+    rne_dev_doorbell(&f->dev, 0, RNIC_DB_EQ, RNIC_DB_VAL(3, RNIC_DB_ARM, 0));
     {
         static const uint8_t frame[60] = { 0x02, 0, 0, 0, 0, 1 };
 
-        rnic_frameq_put(&f->dev.egress, frame, sizeof(frame));
-        rnic_frameq_put(&f->dev.loop, frame, 42);
+        rne_frameq_put(&f->dev.egress, frame, sizeof(frame));
+        rne_frameq_put(&f->dev.loop, frame, 42);
     }
 }
 
 static void seed_write(const char *dir, const char *name, struct fs *f)
 {
-    char err[RNIC_STATE_ERR_LEN], path[4096];
+    char err[RNE_STATE_ERR_LEN], path[4096];
     uint8_t *s;
     size_t n;
     FILE *fp;
 
-    if (rnic_state_save(&f->dev, &s, &n, err, sizeof(err))) {
+    if (rne_state_save(&f->dev, &s, &n, err, sizeof(err))) {
         fprintf(stderr, "seed %s: %s\n", name, err);
         abort();
     }
@@ -433,8 +433,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     seed_write(dir, "enabled", &f);
     seed_objects(&f);
     seed_write(dir, "objects", &f);
-    rnic_dev_process(&f.dev);
+    rne_dev_process(&f.dev);
     seed_write(dir, "objects-run", &f);
-    rnic_dev_fini(&f.dev);
+    rne_dev_fini(&f.dev);
     exit(0);
 }

@@ -12,9 +12,9 @@
  *   10xxxxxx  advance time by N ms and run timers
  *   11xxxxxx  upper layer: connect, send a record, close, abort, consume, MTU
  *
- * Mode bit 4 takes the events by hand (rnic_tcp_pull) instead of through
- * rnic_tcp_deliver, and reads only part of what is readable (rnic_tcp_peek,
- * every octet touched, then rnic_tcp_consume of a fuzzed length): the rest
+ * Mode bit 4 takes the events by hand (rne_tcp_pull) instead of through
+ * rne_tcp_deliver, and reads only part of what is readable (rne_tcp_peek,
+ * every octet touched, then rne_tcp_consume of a fuzzed length): the rest
  * must outlive its frame, which is freed once the pull ended.
  *
  * Every frame the engine emits is parsed back and sanity-checked.
@@ -33,15 +33,15 @@ struct tup {
     uint16_t lport;             /* engine port: LPORT, or the active open's port */
     uint32_t eng_nxt;           /* engine's seq + seglen on its last frame */
     uint32_t eng_ack;           /* engine's last ack field */
-    struct rnic_tcp_conn *c;
+    struct rne_tcp_conn *c;
 };
 
 struct fz {
-    struct rnic_tcp *eng;
+    struct rne_tcp *eng;
     uint64_t now;
     struct tup tup[NTUP];
     uint8_t mac[6], rmac[6];
-    struct rnic_ipaddr ip, rip;
+    struct rne_ipaddr ip, rip;
     const uint8_t *p, *end;
     uint64_t unread;
     bool pull;                  /* events by hand, partial reads */
@@ -76,13 +76,13 @@ static struct tup *tup_by_port(struct fz *f, uint16_t rport)
 static void fz_tx(void *opaque, uint8_t *frame, size_t len)
 {
     struct fz *f = opaque;
-    struct rnic_ip4_pkt ip;
-    if (rnic_ip4_parse(frame, len, &ip) != RNIC_IP4_OK || ip.proto != RNIC_IPPROTO_TCP ||
+    struct rne_ip4_pkt ip;
+    if (rne_ip4_parse(frame, len, &ip) != RNE_IP4_OK || ip.proto != RNE_IPPROTO_TCP ||
         ip.l4_len < 20) {
         abort();
     }
-    uint32_t sum = rnic_csum_pseudo4(ip.src, ip.dst, RNIC_IPPROTO_TCP, ip.l4_len);
-    if (rnic_csum_fold(rnic_csum_add(sum, ip.l4, ip.l4_len)) != 0) {
+    uint32_t sum = rne_csum_pseudo4(ip.src, ip.dst, RNE_IPPROTO_TCP, ip.l4_len);
+    if (rne_csum_fold(rne_csum_add(sum, ip.l4, ip.l4_len)) != 0) {
         abort();
     }
     const uint8_t *th = ip.l4;
@@ -90,20 +90,20 @@ static void fz_tx(void *opaque, uint8_t *frame, size_t len)
     if (doff < 20 || doff > ip.l4_len || len > 14 + 1500) {
         abort();
     }
-    struct tup *t = tup_by_port(f, rnic_ld_be16(th + 2));
+    struct tup *t = tup_by_port(f, rne_ld_be16(th + 2));
     if (t) {
         uint32_t seglen = (uint32_t)(ip.l4_len - doff) + !!(th[13] & 2) + !!(th[13] & 1);
-        t->eng_nxt = rnic_ld_be32(th + 4) + seglen;
-        t->eng_ack = rnic_ld_be32(th + 8);
+        t->eng_nxt = rne_ld_be32(th + 4) + seglen;
+        t->eng_ack = rne_ld_be32(th + 8);
     }
 }
 
-static void *fz_accept(void *opaque, void *lu, struct rnic_tcp_conn *c)
+static void *fz_accept(void *opaque, void *lu, struct rne_tcp_conn *c)
 {
     struct fz *f = opaque;
     (void)lu;
     uint16_t rport;
-    rnic_tcp_get_tuple(c, NULL, NULL, NULL, &rport);
+    rne_tcp_get_tuple(c, NULL, NULL, NULL, &rport);
     struct tup *t = tup_by_port(f, rport);
     if (!t || t->c) {
         return NULL;
@@ -112,7 +112,7 @@ static void *fz_accept(void *opaque, void *lu, struct rnic_tcp_conn *c)
     return t;
 }
 
-static void fz_recv(void *opaque, struct rnic_tcp_conn *c, void *user, const uint8_t *d, size_t n)
+static void fz_recv(void *opaque, struct rne_tcp_conn *c, void *user, const uint8_t *d, size_t n)
 {
     struct fz *f = opaque;
     (void)c; (void)user;
@@ -124,21 +124,21 @@ static void fz_recv(void *opaque, struct rnic_tcp_conn *c, void *user, const uin
     f->unread += n;
 }
 
-static void fz_closed(void *opaque, struct rnic_tcp_conn *c, void *user, int err)
+static void fz_closed(void *opaque, struct rne_tcp_conn *c, void *user, int err)
 {
     (void)opaque; (void)c; (void)err;
     ((struct tup *)user)->c = NULL;
 }
 
-static const struct rnic_tcp_ops fz_ops = {
+static const struct rne_tcp_ops fz_ops = {
     .tx = fz_tx, .accept = fz_accept, .recv = fz_recv, .closed = fz_closed,
 };
 
 /* Touch the readable octets (ASan checks every span) and consume up to most. */
-static void fz_read(struct fz *f, struct rnic_tcp_conn *c, size_t most)
+static void fz_read(struct fz *f, struct rne_tcp_conn *c, size_t most)
 {
-    struct rnic_iov sp[4];
-    int n = rnic_tcp_peek(c, sp, 4);
+    struct rne_iov sp[4];
+    int n = rne_tcp_peek(c, sp, 4);
     size_t total = 0;
     volatile uint8_t x = 0;
     for (int i = 0; i < n; i++) {
@@ -149,30 +149,30 @@ static void fz_read(struct fz *f, struct rnic_tcp_conn *c, size_t most)
         total += sp[i].len;
     }
     (void)x;
-    rnic_tcp_consume(c, most < total ? most : total, f->now);
+    rne_tcp_consume(c, most < total ? most : total, f->now);
 }
 
 /* After each call into the engine: its events, by callbacks or by hand. */
 static void fz_events(struct fz *f)
 {
-    struct rnic_tcp_event ev;
+    struct rne_tcp_event ev;
     if (!f->pull) {
-        rnic_tcp_deliver(f->eng);
+        rne_tcp_deliver(f->eng);
         return;
     }
-    while (rnic_tcp_pull(f->eng, &ev)) {
-        if (ev.events & RNIC_TCP_EV_ACCEPTED) {
+    while (rne_tcp_pull(f->eng, &ev)) {
+        if (ev.events & RNE_TCP_EV_ACCEPTED) {
             ev.user = fz_accept(f, ev.listen_user, ev.conn);
             if (!ev.user) {
-                rnic_tcp_abort(ev.conn, f->now);
+                rne_tcp_abort(ev.conn, f->now);
                 continue;
             }
-            rnic_tcp_set_user(ev.conn, ev.user);
+            rne_tcp_set_user(ev.conn, ev.user);
         }
-        if (ev.events & RNIC_TCP_EV_READABLE) {
+        if (ev.events & RNE_TCP_EV_READABLE) {
             fz_read(f, ev.conn, (size_t)rd8(f) * 37);
         }
-        if (ev.events & RNIC_TCP_EV_CLOSED) {
+        if (ev.events & RNE_TCP_EV_CLOSED) {
             ((struct tup *)ev.user)->c = NULL;
         }
     }
@@ -200,29 +200,29 @@ static void op_segment(struct fz *f, uint8_t op)
     }
     uint16_t dport = (fix & 8) ? (uint16_t)(rd8(f) | 0x100) : t->lport;
     size_t l4 = 20 + olen + plen;
-    rnic_ip4_build(frame, f->mac, f->rmac, f->rip.u.v4, f->ip.u.v4, RNIC_IPPROTO_TCP,
-                   (uint16_t)l4, 1);
+    rne_ip4_build(frame, f->mac, f->rmac, f->rip.u.v4, f->ip.u.v4, RNE_IPPROTO_TCP,
+                  (uint16_t)l4, 1);
     uint8_t *th = frame + 34;
-    rnic_st_be16(th, t->rport);
-    rnic_st_be16(th + 2, dport);
-    rnic_st_be32(th + 4, seq);
-    rnic_st_be32(th + 8, ack);
+    rne_st_be16(th, t->rport);
+    rne_st_be16(th + 2, dport);
+    rne_st_be32(th + 4, seq);
+    rne_st_be32(th + 8, ack);
     th[12] = (uint8_t)(((20 + olen) / 4) << 4);
     th[13] = flags;
-    rnic_st_be16(th + 14, win);
-    rnic_st_be16(th + 16, 0);
-    rnic_st_be16(th + 18, 0);
+    rne_st_be16(th + 14, win);
+    rne_st_be16(th + 16, 0);
+    rne_st_be16(th + 18, 0);
     memcpy(th + 20, opt, olen);
     for (size_t i = 0; i < plen; i++) {
         th[20 + olen + i] = f->p < f->end ? rd8(f) : (uint8_t)i;
     }
-    uint32_t sum = rnic_csum_pseudo4(f->rip.u.v4, f->ip.u.v4, RNIC_IPPROTO_TCP, (uint16_t)l4);
-    uint16_t cs = rnic_csum_fold(rnic_csum_add(sum, th, l4));
-    rnic_st_be16(th + 16, (fix & 4) ? (uint16_t)(cs ^ 1) : cs);
+    uint32_t sum = rne_csum_pseudo4(f->rip.u.v4, f->ip.u.v4, RNE_IPPROTO_TCP, (uint16_t)l4);
+    uint16_t cs = rne_csum_fold(rne_csum_add(sum, th, l4));
+    rne_st_be16(th + 16, (fix & 4) ? (uint16_t)(cs ^ 1) : cs);
     /* exact size, freed after the pull: ASan sees a read of it after that */
     uint8_t *fr = malloc(34 + l4);
     memcpy(fr, frame, 34 + l4);
-    rnic_tcp_input(f->eng, fr, 34 + l4, f->now);
+    rne_tcp_input(f->eng, fr, 34 + l4, f->now);
     fz_events(f);
     free(fr);
 }
@@ -237,7 +237,7 @@ static void op_raw(struct fz *f)
     if (n >= 6) {
         memcpy(buf, f->mac, n >= 6 ? 6 : n);
     }
-    rnic_tcp_input(f->eng, buf, n, f->now);
+    rne_tcp_input(f->eng, buf, n, f->now);
     fz_events(f);
     free(buf);
 }
@@ -250,7 +250,7 @@ static void op_app(struct fz *f, uint8_t op)
     case 0:
         if (!t->c) {
             t->lport = (uint16_t)(2000 + (t - f->tup));
-            t->c = rnic_tcp_connect(f->eng, &f->rip, t->rport, t->lport, f->rmac, t, f->now);
+            t->c = rne_tcp_connect(f->eng, &f->rip, t->rport, t->lport, f->rmac, t, f->now);
             if (!t->c) {
                 t->lport = LPORT;
             }
@@ -260,38 +260,38 @@ static void op_app(struct fz *f, uint8_t op)
         if (t->c) {
             size_t n = rd16(f) % 5000 + 1;
             memset(rec, (int)n, n);
-            rnic_tcp_send(t->c, rec, n, f->now);
+            rne_tcp_send(t->c, rec, n, f->now);
         }
         break;
     case 2:
         if (t->c) {
-            rnic_tcp_close(t->c, f->now);
+            rne_tcp_close(t->c, f->now);
         }
         break;
     case 3:
         if (t->c) {
-            struct rnic_tcp_conn *c = t->c;
+            struct rne_tcp_conn *c = t->c;
             t->c = NULL;
-            rnic_tcp_abort(c, f->now);
+            rne_tcp_abort(c, f->now);
         }
         break;
     case 4:
         if (t->c && f->pull) {
             fz_read(f, t->c, rd16(f));
         } else if (t->c) {
-            rnic_tcp_recv_done(t->c, f->unread, f->now);
+            rne_tcp_recv_done(t->c, f->unread, f->now);
         }
         f->unread = 0;
         break;
     case 5:
         if (t->c) {
-            rnic_tcp_set_mtu(t->c, (uint16_t)(576 + rd16(f) % 1000));
+            rne_tcp_set_mtu(t->c, (uint16_t)(576 + rd16(f) % 1000));
         }
         break;
     default:
         if (t->c) {
-            struct rnic_tcp_info inf;
-            rnic_tcp_get_info(t->c, &inf);
+            struct rne_tcp_info inf;
+            rne_tcp_get_info(t->c, &inf);
         }
         break;
     }
@@ -309,14 +309,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t m0[6] = { 2, 0, 0, 0, 0, 1 }, m1[6] = { 2, 0, 0, 0, 0, 2 };
     memcpy(f->mac, m0, 6);
     memcpy(f->rmac, m1, 6);
-    rnic_ipaddr_v4(&f->ip, 10, 0, 0, 1);
-    rnic_ipaddr_v4(&f->rip, 10, 0, 0, 2);
+    rne_ipaddr_v4(&f->ip, 10, 0, 0, 1);
+    rne_ipaddr_v4(&f->rip, 10, 0, 0, 2);
     for (int i = 0; i < NTUP; i++) {
         f->tup[i].rport = (uint16_t)(1000 + i);
         f->tup[i].lport = LPORT;
     }
-    struct rnic_tcp_config cfg;
-    rnic_tcp_config_default(&cfg);
+    struct rne_tcp_config cfg;
+    rne_tcp_config_default(&cfg);
     memcpy(cfg.mac, f->mac, 6);
     cfg.addr = f->ip;
     cfg.max_conns = 6;
@@ -332,11 +332,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.keep_intvl_ms = 100;
     cfg.msl_ms = 500;
     f->now = 1000000000ull;
-    f->eng = rnic_tcp_new(&cfg, &fz_ops, f);
+    f->eng = rne_tcp_new(&cfg, &fz_ops, f);
     if (!f->eng) {
         abort();
     }
-    rnic_tcp_listen(f->eng, LPORT, 2, NULL);
+    rne_tcp_listen(f->eng, LPORT, 2, NULL);
     int steps = 0;
     while (f->p < f->end && steps++ < 200) {
         uint8_t op = rd8(f);
@@ -349,7 +349,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         case 2:
             f->now += (uint64_t)(rd16(f) & 0x3fff) * 1000000ull;
-            rnic_tcp_tick(f->eng, f->now);
+            rne_tcp_tick(f->eng, f->now);
             fz_events(f);
             break;
         default:
@@ -358,11 +358,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     /* drain: let every timer run out, the engine must end up empty */
-    for (int i = 0; i < 200 && rnic_tcp_next_deadline(f->eng) != UINT64_MAX; i++) {
-        f->now = rnic_tcp_next_deadline(f->eng) + 1;
-        rnic_tcp_tick(f->eng, f->now);
+    for (int i = 0; i < 200 && rne_tcp_next_deadline(f->eng) != UINT64_MAX; i++) {
+        f->now = rne_tcp_next_deadline(f->eng) + 1;
+        rne_tcp_tick(f->eng, f->now);
         fz_events(f);
     }
-    rnic_tcp_free(f->eng);
+    rne_tcp_free(f->eng);
     return 0;
 }

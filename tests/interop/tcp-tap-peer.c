@@ -34,8 +34,8 @@ static uint8_t pattern_byte(unsigned dir, uint64_t i)
 
 struct peer {
     int fd;
-    struct rnic_tcp *eng;
-    struct rnic_tcp_conn *c;
+    struct rne_tcp *eng;
+    struct rne_tcp_conn *c;
     uint8_t mac[6], peer_mac[6];
     uint8_t ip[4];
     double loss;
@@ -92,7 +92,7 @@ static void op_tx(void *opaque, uint8_t *frame, size_t len)
     wire_write(p, frame, len);
 }
 
-static void *op_accept(void *opaque, void *lu, struct rnic_tcp_conn *c)
+static void *op_accept(void *opaque, void *lu, struct rne_tcp_conn *c)
 {
     struct peer *p = opaque;
     (void)lu;
@@ -105,7 +105,7 @@ static void *op_accept(void *opaque, void *lu, struct rnic_tcp_conn *c)
     return p;
 }
 
-static void op_connected(void *opaque, struct rnic_tcp_conn *c, void *user)
+static void op_connected(void *opaque, struct rne_tcp_conn *c, void *user)
 {
     struct peer *p = opaque;
     (void)c; (void)user;
@@ -113,7 +113,7 @@ static void op_connected(void *opaque, struct rnic_tcp_conn *c, void *user)
     p->t_start = now_ns();
 }
 
-static void op_recv(void *opaque, struct rnic_tcp_conn *c, void *user, const uint8_t *d, size_t n)
+static void op_recv(void *opaque, struct rne_tcp_conn *c, void *user, const uint8_t *d, size_t n)
 {
     struct peer *p = opaque;
     (void)c; (void)user;
@@ -135,14 +135,14 @@ static void op_recv(void *opaque, struct rnic_tcp_conn *c, void *user, const uin
     p->unread += n;
 }
 
-static void op_peer_closed(void *opaque, struct rnic_tcp_conn *c, void *user)
+static void op_peer_closed(void *opaque, struct rne_tcp_conn *c, void *user)
 {
     struct peer *p = opaque;
     (void)c; (void)user;
     p->peer_fin = true;
 }
 
-static void op_closed(void *opaque, struct rnic_tcp_conn *c, void *user, int err)
+static void op_closed(void *opaque, struct rne_tcp_conn *c, void *user, int err)
 {
     struct peer *p = opaque;
     (void)c; (void)user;
@@ -151,13 +151,13 @@ static void op_closed(void *opaque, struct rnic_tcp_conn *c, void *user, int err
     p->c = NULL;
 }
 
-static void op_emss(void *opaque, struct rnic_tcp_conn *c, void *user, uint32_t emss)
+static void op_emss(void *opaque, struct rne_tcp_conn *c, void *user, uint32_t emss)
 {
     (void)opaque; (void)c; (void)user;
     fprintf(stderr, "tcp-tap-peer: EMSS %u\n", emss);
 }
 
-static const struct rnic_tcp_ops ops = {
+static const struct rne_tcp_ops ops = {
     .tx = op_tx, .accept = op_accept, .connected = op_connected, .recv = op_recv,
     .peer_closed = op_peer_closed, .closed = op_closed, .emss = op_emss,
 };
@@ -165,16 +165,16 @@ static const struct rnic_tcp_ops ops = {
 /* ARP: answer requests for our address; everything else is not ours. */
 static void arp_input(struct peer *p, const uint8_t *f, size_t len)
 {
-    if (len < 42 || rnic_ld_be16(f + 12) != RNIC_ETHERTYPE_ARP || rnic_ld_be16(f + 20) != 1 ||
+    if (len < 42 || rne_ld_be16(f + 12) != RNE_ETHERTYPE_ARP || rne_ld_be16(f + 20) != 1 ||
         memcmp(f + 38, p->ip, 4) != 0) {
         return;
     }
     uint8_t r[42];
     memcpy(r, f + 6, 6);
     memcpy(r + 6, p->mac, 6);
-    rnic_st_be16(r + 12, RNIC_ETHERTYPE_ARP);
+    rne_st_be16(r + 12, RNE_ETHERTYPE_ARP);
     memcpy(r + 14, f + 14, 6);          /* htype, ptype, hlen, plen */
-    rnic_st_be16(r + 20, 2);
+    rne_st_be16(r + 20, 2);
     memcpy(r + 22, p->mac, 6);
     memcpy(r + 28, p->ip, 4);
     memcpy(r + 32, f + 22, 6);
@@ -231,7 +231,7 @@ static void pump(struct peer *p, uint64_t now)
     if (p->unread) {
         uint64_t n = p->unread;
         p->unread = 0;
-        rnic_tcp_recv_done(p->c, n, now);
+        rne_tcp_recv_done(p->c, n, now);
         if (!p->c) {
             return;
         }
@@ -243,10 +243,10 @@ static void pump(struct peer *p, uint64_t now)
         if (n > p->to_send - p->sent) {
             n = p->to_send - p->sent;
         }
-        if (rnic_tcp_send_space(p->c) < n) {
+        if (rne_tcp_send_space(p->c) < n) {
             break;
         }
-        if (rnic_tcp_send(p->c, p->pat[1] + p->sent % PERIOD, n, now) != 0) {
+        if (rne_tcp_send(p->c, p->pat[1] + p->sent % PERIOD, n, now) != 0) {
             break;
         }
         p->sent += n;
@@ -304,10 +304,10 @@ int main(int argc, char **argv)
     if (p->fd < 0) {
         return 1;
     }
-    struct rnic_tcp_config cfg;
-    rnic_tcp_config_default(&cfg);
+    struct rne_tcp_config cfg;
+    rne_tcp_config_default(&cfg);
     memcpy(cfg.mac, p->mac, 6);
-    rnic_ipaddr_v4(&cfg.addr, p->ip[0], p->ip[1], p->ip[2], p->ip[3]);
+    rne_ipaddr_v4(&cfg.addr, p->ip[0], p->ip[1], p->ip[2], p->ip[3]);
     cfg.mtu = mtu;
     cfg.max_conns = 64;
     cfg.sndbuf = 4 << 20;
@@ -318,18 +318,18 @@ int main(int argc, char **argv)
         return 1;
     }
     close(ufd);
-    p->eng = rnic_tcp_new(&cfg, &ops, p);
+    p->eng = rne_tcp_new(&cfg, &ops, p);
     if (!p->eng) {
         fprintf(stderr, "engine creation failed\n");
         return 1;
     }
     uint64_t t0 = now_ns();
     if (listen_port) {
-        rnic_tcp_listen(p->eng, (uint16_t)listen_port, 8, p);
+        rne_tcp_listen(p->eng, (uint16_t)listen_port, 8, p);
     } else {
-        struct rnic_ipaddr ra;
-        rnic_ipaddr_v4(&ra, peer_ip[0], peer_ip[1], peer_ip[2], peer_ip[3]);
-        p->c = rnic_tcp_connect(p->eng, &ra, (uint16_t)connect_port, 0, p->peer_mac, p, t0);
+        struct rne_ipaddr ra;
+        rne_ipaddr_v4(&ra, peer_ip[0], peer_ip[1], peer_ip[2], peer_ip[3]);
+        p->c = rne_tcp_connect(p->eng, &ra, (uint16_t)connect_port, 0, p->peer_mac, p, t0);
         if (!p->c) {
             fprintf(stderr, "connect failed\n");
             return 1;
@@ -356,15 +356,15 @@ int main(int argc, char **argv)
         if (xfer_done && !ended && p->c) {
             if (!strcmp(end, "close")) {
                 /* wait until our data is acked before closing: keeps the measurement honest */
-                rnic_tcp_close(p->c, now);
+                rne_tcp_close(p->c, now);
                 ended = true;
             } else if (!strcmp(end, "abort")) {
-                struct rnic_tcp_info inf;
-                rnic_tcp_get_info(p->c, &inf);
+                struct rne_tcp_info inf;
+                rne_tcp_get_info(p->c, &inf);
                 if (inf.unacked || inf.unsent) {
                     goto io;            /* reset only once the peer has all our data */
                 }
-                rnic_tcp_abort(p->c, now);
+                rne_tcp_abort(p->c, now);
                 p->c = NULL;
                 ended = true;
                 rc = 0;
@@ -375,7 +375,7 @@ int main(int argc, char **argv)
         }
         if (p->closed) {
             if (!strcmp(end, "expect-reset")) {
-                rc = p->closed_err == RNIC_TCP_ECONNRESET && xfer_done ? 0 : 1;
+                rc = p->closed_err == RNE_TCP_ECONNRESET && xfer_done ? 0 : 1;
                 fprintf(stderr, "tcp-tap-peer: connection reset by peer: %s\n", rc ? "UNEXPECTED" : "as expected");
             } else {
                 rc = p->closed_err == 0 && xfer_done && p->peer_fin ? 0 : 1;
@@ -384,7 +384,7 @@ int main(int argc, char **argv)
             break;
         }
     io:;
-        uint64_t d = rnic_tcp_next_deadline(p->eng);
+        uint64_t d = rne_tcp_next_deadline(p->eng);
         int to = 100;
         if (d != UINT64_MAX) {
             to = d <= now ? 0 : (int)((d - now) / 1000000 + 1);
@@ -405,19 +405,19 @@ int main(int argc, char **argv)
                 p->dropped_rx++;
                 continue;
             }
-            if (!rnic_tcp_input(p->eng, buf, (size_t)n, now)) {
+            if (!rne_tcp_input(p->eng, buf, (size_t)n, now)) {
                 arp_input(p, buf, (size_t)n);
             }
-            rnic_tcp_deliver(p->eng);
+            rne_tcp_deliver(p->eng);
             pump(p, now);
         }
-        if (rnic_tcp_next_deadline(p->eng) <= now) {
-            rnic_tcp_tick(p->eng, now);
-            rnic_tcp_deliver(p->eng);
+        if (rne_tcp_next_deadline(p->eng) <= now) {
+            rne_tcp_tick(p->eng, now);
+            rne_tcp_deliver(p->eng);
         }
         pump(p, now);
     }
-    const struct rnic_tcp_stats *st = rnic_tcp_get_stats(p->eng);
+    const struct rne_tcp_stats *st = rne_tcp_get_stats(p->eng);
     double secs = p->t_done && p->t_start ? (double)(p->t_done - p->t_start) / 1e9 : 0;
     fprintf(stderr, "tcp-tap-peer: sent %" PRIu64 " received %" PRIu64 " bytes in %.2f s"
             " (%.1f MB/s each way max), frames tx %" PRIu64 " (data %" PRIu64 ") rx %" PRIu64 ", dropped by relay tx %"
@@ -426,7 +426,7 @@ int main(int argc, char **argv)
             p->sent, p->rcvd, secs, secs > 0 ? (double)(p->sent > p->rcvd ? p->sent : p->rcvd) / 1e6 / secs : 0,
             p->frames_tx, st->tx_data_segs, p->frames_rx, p->dropped_tx, p->dropped_rx, st->tx_rexmit_segs,
             st->rto_fired, st->fast_rexmit, st->rx_csum_err, st->rx_ooo);
-    rnic_tcp_free(p->eng);
+    rne_tcp_free(p->eng);
     close(p->fd);
     return rc;
 }

@@ -15,7 +15,7 @@ bool cp_fail(struct cmpair *cp, const char *what, const char *detail)
     return false;
 }
 
-bool cp_up(struct cmpair *cp, uint64_t seed, const struct rnic_dev_config *base,
+bool cp_up(struct cmpair *cp, uint64_t seed, const struct rne_dev_config *base,
            bool (*tap)(void *opaque, int from, uint8_t *frame, size_t *len),
            void *tap_opaque)
 {
@@ -29,12 +29,12 @@ bool cp_up(struct cmpair *cp, uint64_t seed, const struct rnic_dev_config *base,
     cp->sl.tap_opaque = tap_opaque;
     env = sl_env(&cp->sl);
     for (i = 0; i < 2; i++) {
-        struct rnic_dev_config cfg;
+        struct rne_dev_config cfg;
 
         if (base) {
             cfg = *base;
         } else {
-            rnic_dev_config_default(&cfg);
+            rne_dev_config_default(&cfg);
         }
         cfg.mac[0] = 0x02;
         cfg.mac[5] = (uint8_t)(i + 1);

@@ -28,7 +28,7 @@ bool cp_fail(struct cmpair *cp, const char *what, const char *detail);
  * sees their first frames) and both devices (base config or the defaults,
  * MAC 02:..:01/02) up; false with cp->err on failure.
  */
-bool cp_up(struct cmpair *cp, uint64_t seed, const struct rnic_dev_config *base,
+bool cp_up(struct cmpair *cp, uint64_t seed, const struct rne_dev_config *base,
            bool (*tap)(void *opaque, int from, uint8_t *frame, size_t *len),
            void *tap_opaque);
 void cp_down(struct cmpair *cp);

@@ -267,15 +267,15 @@ static bool case_pdata_limits(struct cmpair *p)
         return cp_fail(p, "CONNECT with 513 bytes of private data answered",
                     sd_sts_name(s));
     }
-    connect_cmd(p, &c, PORT, 2, RNIC_MPA_MAX_PDATA - RNIC_MPA_V2_LEN + 1);
+    connect_cmd(p, &c, PORT, 2, RNIC_MPA_MAX_PDATA - RNE_MPA_V2_LEN + 1);
     s = sd_cm_connect(p->sd[0], &c, big, &conn);
     if (s != RNIC_STS_BAD_PARAM) {
         return cp_fail(p, "rev 2 CONNECT with 509 bytes of private data answered",
                     sd_sts_name(s));
     }
     /* the largest each way (rev 2: the RFC 6581 block takes 4 bytes) */
-    return establish(p, 2, RNIC_MPA_MAX_PDATA - RNIC_MPA_V2_LEN,
-                     RNIC_MPA_MAX_PDATA - RNIC_MPA_V2_LEN, &conn, &conn);
+    return establish(p, 2, RNIC_MPA_MAX_PDATA - RNE_MPA_V2_LEN,
+                     RNIC_MPA_MAX_PDATA - RNE_MPA_V2_LEN, &conn, &conn);
 }
 
 static bool case_pdata_rev1(struct cmpair *p)
@@ -712,7 +712,7 @@ static bool drop_request(void *opaque, int from, uint8_t *f, size_t *len)
     const uint8_t *pl = a_payload(from, f, *len, &n);
 
     (void)opaque;
-    return !(pl && n >= 16 && !memcmp(pl, rnic_mpa_key_req, 16));
+    return !(pl && n >= 16 && !memcmp(pl, rne_mpa_key_req, 16));
 }
 
 /* Drops every segment of side 0 that carries a zero-length Write (RTR). */

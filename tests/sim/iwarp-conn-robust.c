@@ -8,7 +8,7 @@
  *                    get RESET (ECONNRESET), its receives flushed, its QP in
  *                    ERROR, within a second;
  *   reset-responder  the same with B resetting and A idle;
- *   reset-hold       the same through rnic_dev_reset() outside a dispatch
+ *   reset-hold       the same through rne_dev_reset() outside a dispatch
  *                    (QEMU's device reset: system_reset, a bus reset);
  *   reset-200        200 idle connections (simpair): A's reset sends 200
  *                    RSTs and B gets 200 RESET events within a second;
@@ -73,7 +73,7 @@ static int tcp_flags(const uint8_t *f, size_t len)
 {
     size_t ihl;
 
-    if (len < 14 + 20 + 20 || rnic_ld_be16(f + 12) != 0x0800 ||
+    if (len < 14 + 20 + 20 || rne_ld_be16(f + 12) != 0x0800 ||
         f[14 + 9] != 6) {
         return -1;
     }
@@ -105,7 +105,7 @@ static bool wire_tap(void *opaque, int from, uint8_t *frame, size_t *len)
     return !p->mute[from];
 }
 
-static bool pair_up(struct pair *p, const struct rnic_dev_config *base)
+static bool pair_up(struct pair *p, const struct rne_dev_config *base)
 {
     memset(p, 0, sizeof(*p));
     return cp_up(&p->c, 7, base, wire_tap, p);
@@ -204,7 +204,7 @@ static bool torn_down(struct pair *p, int side, uint8_t code,
     return torn_down_at(p, side, code, status, 0, p->c.sl.now + within_ns);
 }
 
-/* Reset side `r` (how: 0 register, 1 rnic_dev_reset); the other learns. */
+/* Reset side `r` (how: 0 register, 1 rne_dev_reset); the other learns. */
 static bool reset_case(struct pair *p, int r, int how)
 {
     int o = 1 - r;
@@ -215,13 +215,13 @@ static bool reset_case(struct pair *p, int r, int how)
     }
     sent_before = p->w.frames[o];
     if (how == 0) {
-        rnic_dev_reg_write(&p->c.sd[r]->dev, RNIC_REG_DEV_CTRL,
-                           RNIC_CTRL_RESET);
+        rne_dev_reg_write(&p->c.sd[r]->dev, RNIC_REG_DEV_CTRL,
+                          RNIC_CTRL_RESET);
         sd_run(p->c.sd[r]);
-    } else if (!rnic_dev_reset(&p->c.sd[r]->dev)) {
-        return cp_fail(&p->c, "rnic_dev_reset deferred outside a dispatch", NULL);
+    } else if (!rne_dev_reset(&p->c.sd[r]->dev)) {
+        return cp_fail(&p->c, "rne_dev_reset deferred outside a dispatch", NULL);
     }
-    if (rnic_dev_reg_read(&p->c.sd[r]->dev, RNIC_REG_DEV_STATUS) &
+    if (rne_dev_reg_read(&p->c.sd[r]->dev, RNIC_REG_DEV_STATUS) &
         (RNIC_STATUS_READY | RNIC_STATUS_RESETTING)) {
         return cp_fail(&p->c, "the reset did not complete", NULL);
     }
@@ -254,7 +254,7 @@ static bool many_tap(void *opaque, int from, uint8_t *frame, size_t *len)
 static bool case_reset_200(struct pair *p)
 {
     enum { N = 200 };
-    struct rnic_dev_config cfg;
+    struct rne_dev_config cfg;
     struct simpair sp;
     struct sp_opts o;
     struct sd_cm_event ev;
@@ -263,7 +263,7 @@ static bool case_reset_200(struct pair *p)
     bool ok = false;
     char why[128];
 
-    rnic_dev_config_default(&cfg);
+    rne_dev_config_default(&cfg);
     cfg.max_qp = N + 1;
     cfg.max_cq = 2 * N + 2;
     memset(&o, 0, sizeof(o));
@@ -288,7 +288,7 @@ static bool case_reset_200(struct pair *p)
     end = sp.sl.now + 2 * SL_SEC;
     while (sp.sl.now < end && sl_step(&sp.sl)) {
     }
-    rnic_dev_reg_write(&sp.sd[0]->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
+    rne_dev_reg_write(&sp.sd[0]->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
     sd_run(sp.sd[0]);
     end = sp.sl.now + SL_SEC;
     while (resets + other < N && sp.sl.now < end) {
@@ -455,7 +455,7 @@ static bool case_keepalive_alive(struct pair *p)
  * time out at idle + probes x interval after the last frame it received,
  * having sent `probes` probes (and one RST nobody hears).
  */
-static bool vanish(struct pair *p, const struct rnic_dev_config *cfg,
+static bool vanish(struct pair *p, const struct rne_dev_config *cfg,
                    uint32_t idle, uint32_t intvl, uint32_t probes)
 {
     uint64_t base[2], due[2], at[2], last[2];
@@ -502,9 +502,9 @@ static bool case_keepalive_vanish(struct pair *p)
 
 static bool case_keepalive_custom(struct pair *p)
 {
-    struct rnic_dev_config cfg;
+    struct rne_dev_config cfg;
 
-    rnic_dev_config_default(&cfg);
+    rne_dev_config_default(&cfg);
     cfg.keep_idle_s = 60;
     cfg.keep_intvl_s = 5;
     cfg.keep_probes = 3;
@@ -513,10 +513,10 @@ static bool case_keepalive_custom(struct pair *p)
 
 static bool case_keepalive_off(struct pair *p)
 {
-    struct rnic_dev_config cfg;
+    struct rne_dev_config cfg;
     uint64_t base[2];
 
-    rnic_dev_config_default(&cfg);
+    rne_dev_config_default(&cfg);
     cfg.keep_idle_s = 0;
     if (!pair_up(p, &cfg) || !establish(p)) {
         return false;
@@ -557,25 +557,25 @@ static bool router_tap(struct pair *p, const uint8_t *frame, size_t len)
     if (tcp_flags(frame, len) < 0 || qlen > 68) {
         return false;
     }
-    rnic_ip4_build(icmp_frame, p->c.sd[0]->mac, p->c.sd[1]->mac, rtr, cp_ip[0],
-                   1, (uint16_t)(8 + qlen), (uint16_t)p->rt.icmps);
+    rne_ip4_build(icmp_frame, p->c.sd[0]->mac, p->c.sd[1]->mac, rtr, cp_ip[0],
+                  1, (uint16_t)(8 + qlen), (uint16_t)p->rt.icmps);
     memset(icmp, 0, 8);
     icmp[0] = 3;
     icmp[1] = 4;
-    rnic_st_be16(icmp + 6, (uint16_t)p->rt.says);
+    rne_st_be16(icmp + 6, (uint16_t)p->rt.says);
     memcpy(icmp + 8, frame + 14, qlen);
     if (p->rt.forge == 1) {         /* a sequence far outside the window */
         uint8_t *seq = icmp + 8 + ihl + 4;
 
-        rnic_st_be32(seq, rnic_ld_be32(seq) + 0x40000000u);
+        rne_st_be32(seq, rne_ld_be32(seq) + 0x40000000u);
     } else if (p->rt.forge == 2) {  /* a port of no connection */
-        rnic_st_be16(icmp + 8 + ihl, 45999);
+        rne_st_be16(icmp + 8 + ihl, 45999);
     }
-    ck = rnic_csum_fold(rnic_csum_add(0, icmp, 8 + qlen));
+    ck = rne_csum_fold(rne_csum_add(0, icmp, 8 + qlen));
     if (p->rt.forge == 3) {
         ck ^= 0x0101;               /* a bad ICMP checksum */
     }
-    rnic_st_be16(icmp + 2, ck);
+    rne_st_be16(icmp + 2, ck);
     if (!p->rt.icmps++) {
         p->rt.first_icmp_at = p->c.sl.now;
     }

@@ -92,8 +92,8 @@ static void tcp_csum_fix(uint8_t *f, size_t len)
 
     (void)len;
     t[16] = t[17] = 0;
-    c = rnic_csum_fold(rnic_csum_pseudo4(f + 26, f + 30, 6, tl) +
-                       rnic_csum_add(0, t, tl));
+    c = rne_csum_fold(rne_csum_pseudo4(f + 26, f + 30, 6, tl) +
+                      rne_csum_add(0, t, tl));
     t[16] = (uint8_t)(c >> 8);
     t[17] = (uint8_t)c;
 }
@@ -444,7 +444,7 @@ static bool case_reset(struct pair *p)
         !ds.proto.fpdu_tx) {
         return cp_fail(&p->c, "no traffic counted before the reset", NULL);
     }
-    rnic_dev_reg_write(&p->c.sd[0]->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
+    rne_dev_reg_write(&p->c.sd[0]->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
     sd_run(p->c.sd[0]);
     if (sd_enable(p->c.sd[0], 1500) || !query(p, 0, &ds.proto)) {
         return cp_fail(&p->c, "device A after its reset", p->c.sd[0]->err);

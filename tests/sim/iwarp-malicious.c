@@ -86,7 +86,7 @@ static uint8_t payload[2048];
 static bool write_to(struct world *w, uint32_t stag, uint64_t to, size_t len)
 {
     uint8_t h[64];
-    size_t hl = rnic_rdmap_seg_tagged(h, RNIC_RDMAP_WRITE, stag, to, true);
+    size_t hl = rne_rdmap_seg_tagged(h, RNE_RDMAP_WRITE, stag, to, true);
 
     return rp_fpdu(&w->a, h, hl, payload, len, 0);
 }
@@ -94,8 +94,8 @@ static bool write_to(struct world *w, uint32_t stag, uint64_t to, size_t len)
 static bool send_msg(struct world *w, uint32_t msn, size_t len, int corrupt)
 {
     uint8_t h[64];
-    size_t hl = rnic_rdmap_seg_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND,
-                                        msn, 0, true, 0);
+    size_t hl = rne_rdmap_seg_untagged(h, RNE_RDMAP_SEND, RNE_RDMAP_QN_SEND,
+                                       msn, 0, true, 0);
 
     return rp_fpdu(&w->a, h, hl, payload, len, corrupt);
 }
@@ -188,7 +188,7 @@ static bool at_bad_qn(struct world *w)
 {
     uint8_t h[64];
     /* QN 7: no such queue */
-    size_t hl = rnic_rdmap_seg_untagged(h, RNIC_RDMAP_SEND, 7, 1, 0, true, 0);
+    size_t hl = rne_rdmap_seg_untagged(h, RNE_RDMAP_SEND, 7, 1, 0, true, 0);
 
     return rp_fpdu(&w->a, h, hl, payload, 32, 0);
 }
@@ -201,36 +201,36 @@ static bool at_send_too_long(struct world *w)
 static bool at_send_too_long_multi(struct world *w)
 {
     uint8_t h[64];
-    size_t hl = rnic_rdmap_seg_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND,
-                                        1, 0, false, 0);
+    size_t hl = rne_rdmap_seg_untagged(h, RNE_RDMAP_SEND, RNE_RDMAP_QN_SEND,
+                                       1, 0, false, 0);
 
     if (!rp_fpdu(&w->a, h, hl, payload, 200, 0)) {
         return false;
     }
-    hl = rnic_rdmap_seg_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1,
-                                 200, true, 0);
+    hl = rne_rdmap_seg_untagged(h, RNE_RDMAP_SEND, RNE_RDMAP_QN_SEND, 1,
+                                200, true, 0);
     return rp_fpdu(&w->a, h, hl, payload, 200, 0);
 }
 
 static bool at_bad_mo(struct world *w)
 {
     uint8_t h[64];
-    size_t hl = rnic_rdmap_seg_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND,
-                                        1, 0, false, 0);
+    size_t hl = rne_rdmap_seg_untagged(h, RNE_RDMAP_SEND, RNE_RDMAP_QN_SEND,
+                                       1, 0, false, 0);
 
     if (!rp_fpdu(&w->a, h, hl, payload, 64, 0)) {
         return false;
     }
-    hl = rnic_rdmap_seg_untagged(h, RNIC_RDMAP_SEND, RNIC_RDMAP_QN_SEND, 1,
-                                 100, true, 0);
+    hl = rne_rdmap_seg_untagged(h, RNE_RDMAP_SEND, RNE_RDMAP_QN_SEND, 1,
+                                100, true, 0);
     return rp_fpdu(&w->a, h, hl, payload, 64, 0);
 }
 
 static bool at_unknown_opcode(struct world *w)
 {
     uint8_t h[64];
-    size_t hl = rnic_rdmap_seg_untagged(h, 0x0c, RNIC_RDMAP_QN_SEND, 1, 0,
-                                        true, 0);
+    size_t hl = rne_rdmap_seg_untagged(h, 0x0c, RNE_RDMAP_QN_SEND, 1, 0,
+                                       true, 0);
 
     return rp_fpdu(&w->a, h, hl, payload, 16, 0);
 }
@@ -242,23 +242,23 @@ static bool at_unknown_opcode(struct world *w)
  */
 static bool at_atomic_unnegotiated(struct world *w)
 {
-    struct rnic_rdmap_msg m;
+    struct rne_rdmap_msg m;
     uint8_t h[128];
     size_t hl;
 
     memset(&m, 0, sizeof(m));
-    m.opcode = RNIC_RDMAP_ATOMIC_REQ;
-    m.rv = RNIC_RDMAP_VERSION;
-    m.ddp.dv = RNIC_DDP_VERSION;
+    m.opcode = RNE_RDMAP_ATOMIC_REQ;
+    m.rv = RNE_RDMAP_VERSION;
+    m.ddp.dv = RNE_DDP_VERSION;
     m.ddp.last = true;
-    m.ddp.qn = RNIC_RDMAP_QN_READ_REQ;
+    m.ddp.qn = RNE_RDMAP_QN_READ_REQ;
     m.ddp.msn = 1;
-    m.u.areq.op = RNIC_RDMAP_ATOMIC_FETCH_ADD;
+    m.u.areq.op = RNE_RDMAP_ATOMIC_FETCH_ADD;
     m.u.areq.req_id = 1;
     m.u.areq.stag = w->v.mr[MR_T].stag;
     m.u.areq.to = T_IOVA + 64;
     m.u.areq.add_swap = 5;
-    hl = rnic_rdmap_hdr_encode(&m, h, sizeof(h));
+    hl = rne_rdmap_hdr_encode(&m, h, sizeof(h));
     return hl && rp_fpdu(&w->a, h, hl, NULL, 0, 0);
 }
 
@@ -316,109 +316,109 @@ static bool at_beyond_ird(struct world *w)
 }
 
 #define NOALT { 0xff, 0, 0 }
-#define L_RDMAP RNIC_TERM_LAYER_RDMAP
-#define L_DDP RNIC_TERM_LAYER_DDP
-#define L_LLP RNIC_TERM_LAYER_LLP
+#define L_RDMAP RNE_TERM_LAYER_RDMAP
+#define L_DDP RNE_TERM_LAYER_DDP
+#define L_LLP RNE_TERM_LAYER_LLP
 
 static const struct mcase cases[] = {
     { "control", "legal Write, Read Request and Send (no Terminate expected)",
       true, false, 2, 4, false, false, MR_T, at_control, NOALT, NOALT, true },
     { "forged-stag", "RDMA Write to an STag never registered",
       true, false, 2, 4, false, false, -1, at_forged_stag,
-      { L_DDP, RNIC_DDP_ETYPE_TAGGED, RNIC_DDP_EC_T_INVALID_STAG }, NOALT,
+      { L_DDP, RNE_DDP_ETYPE_TAGGED, RNE_DDP_EC_T_INVALID_STAG }, NOALT,
       false },
     { "wrong-key", "RDMA Write with a valid index but a wrong key",
       false, false, 1, 4, false, false, MR_T, at_wrong_key,
-      { L_DDP, RNIC_DDP_ETYPE_TAGGED, RNIC_DDP_EC_T_INVALID_STAG }, NOALT,
+      { L_DDP, RNE_DDP_ETYPE_TAGGED, RNE_DDP_EC_T_INVALID_STAG }, NOALT,
       false },
     { "invalidated-stag", "RDMA Write to a locally invalidated STag",
       true, false, 2, 4, false, false, MR_INV, at_invalidated,
-      { L_DDP, RNIC_DDP_ETYPE_TAGGED, RNIC_DDP_EC_T_INVALID_STAG }, NOALT,
+      { L_DDP, RNE_DDP_ETYPE_TAGGED, RNE_DDP_EC_T_INVALID_STAG }, NOALT,
       false },
     { "other-pd-stag", "RDMA Write to an MR of another PD",
       true, false, 2, 4, false, false, MR_OTHER_PD, at_other_pd,
-      { L_DDP, RNIC_DDP_ETYPE_TAGGED, RNIC_DDP_EC_T_STAG_NOT_ASSOC },
-      { L_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_PROTECTION,
-        RNIC_RDMAP_EC_STAG_NOT_ASSOC }, false },
+      { L_DDP, RNE_DDP_ETYPE_TAGGED, RNE_DDP_EC_T_STAG_NOT_ASSOC },
+      { L_RDMAP, RNE_RDMAP_ETYPE_REMOTE_PROTECTION,
+        RNE_RDMAP_EC_STAG_NOT_ASSOC }, false },
     { "write-readonly", "RDMA Write to an MR without REMOTE_WRITE",
       true, false, 2, 4, false, false, MR_RO, at_write_ro,
-      { L_DDP, RNIC_DDP_ETYPE_TAGGED, RNIC_DDP_EC_T_INVALID_STAG },
-      { L_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_PROTECTION,
-        RNIC_RDMAP_EC_ACCESS_RIGHTS }, false },
+      { L_DDP, RNE_DDP_ETYPE_TAGGED, RNE_DDP_EC_T_INVALID_STAG },
+      { L_RDMAP, RNE_RDMAP_ETYPE_REMOTE_PROTECTION,
+        RNE_RDMAP_EC_ACCESS_RIGHTS }, false },
     { "read-nonreadable", "Read Request from an MR without REMOTE_READ",
       true, false, 2, 4, false, false, MR_WO, at_read_nonreadable,
-      { L_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_PROTECTION,
-        RNIC_RDMAP_EC_ACCESS_RIGHTS },
-      { L_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_PROTECTION,
-        RNIC_RDMAP_EC_INVALID_STAG }, false },
+      { L_RDMAP, RNE_RDMAP_ETYPE_REMOTE_PROTECTION,
+        RNE_RDMAP_EC_ACCESS_RIGHTS },
+      { L_RDMAP, RNE_RDMAP_ETYPE_REMOTE_PROTECTION,
+        RNE_RDMAP_EC_INVALID_STAG }, false },
     { "to-beyond-end", "RDMA Write running 90 bytes past the end of the MR",
       true, false, 2, 4, false, false, MR_T, at_to_bounds,
-      { L_DDP, RNIC_DDP_ETYPE_TAGGED, RNIC_DDP_EC_T_BASE_BOUNDS }, NOALT,
+      { L_DDP, RNE_DDP_ETYPE_TAGGED, RNE_DDP_EC_T_BASE_BOUNDS }, NOALT,
       false },
     { "to-below-base", "RDMA Write starting 32 bytes below the MR",
       false, false, 2, 4, false, false, MR_T, at_to_below,
-      { L_DDP, RNIC_DDP_ETYPE_TAGGED, RNIC_DDP_EC_T_BASE_BOUNDS }, NOALT,
+      { L_DDP, RNE_DDP_ETYPE_TAGGED, RNE_DDP_EC_T_BASE_BOUNDS }, NOALT,
       false },
     { "to-wrap", "RDMA Write whose TO + length wraps 2^64",
       true, false, 2, 4, false, false, MR_T, at_to_wrap,
-      { L_DDP, RNIC_DDP_ETYPE_TAGGED, RNIC_DDP_EC_T_TO_WRAP },
-      { L_DDP, RNIC_DDP_ETYPE_TAGGED, RNIC_DDP_EC_T_BASE_BOUNDS }, false },
+      { L_DDP, RNE_DDP_ETYPE_TAGGED, RNE_DDP_EC_T_TO_WRAP },
+      { L_DDP, RNE_DDP_ETYPE_TAGGED, RNE_DDP_EC_T_BASE_BOUNDS }, false },
     { "read-beyond-end", "Read Request past the end of the source MR",
       true, false, 2, 4, false, false, MR_T, at_read_bounds,
-      { L_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_PROTECTION,
-        RNIC_RDMAP_EC_BASE_BOUNDS }, NOALT, false },
+      { L_RDMAP, RNE_RDMAP_ETYPE_REMOTE_PROTECTION,
+        RNE_RDMAP_EC_BASE_BOUNDS }, NOALT, false },
     { "read-to-wrap", "Read Request whose source TO + size wraps 2^64",
       true, false, 2, 4, false, false, MR_T, at_read_wrap,
-      { L_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_PROTECTION, RNIC_RDMAP_EC_TO_WRAP },
-      { L_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_PROTECTION,
-        RNIC_RDMAP_EC_BASE_BOUNDS }, false },
+      { L_RDMAP, RNE_RDMAP_ETYPE_REMOTE_PROTECTION, RNE_RDMAP_EC_TO_WRAP },
+      { L_RDMAP, RNE_RDMAP_ETYPE_REMOTE_PROTECTION,
+        RNE_RDMAP_EC_BASE_BOUNDS }, false },
     { "bad-msn", "Send with MSN 1000 (1 expected)",
       true, false, 2, 4, false, false, MR_RBUF, at_bad_msn,
-      { L_DDP, RNIC_DDP_ETYPE_UNTAGGED, RNIC_DDP_EC_U_INVALID_MSN_RANGE },
+      { L_DDP, RNE_DDP_ETYPE_UNTAGGED, RNE_DDP_EC_U_INVALID_MSN_RANGE },
       NOALT, false },
     { "bad-qn", "untagged Send on QN 7",
       true, false, 2, 4, false, false, MR_RBUF, at_bad_qn,
-      { L_DDP, RNIC_DDP_ETYPE_UNTAGGED, RNIC_DDP_EC_U_INVALID_QN }, NOALT,
+      { L_DDP, RNE_DDP_ETYPE_UNTAGGED, RNE_DDP_EC_U_INVALID_QN }, NOALT,
       false },
     { "send-too-long", "Send one byte longer than the posted buffer",
       true, false, 2, 4, false, false, MR_RBUF, at_send_too_long,
-      { L_DDP, RNIC_DDP_ETYPE_UNTAGGED, RNIC_DDP_EC_U_TOO_LONG }, NOALT,
+      { L_DDP, RNE_DDP_ETYPE_UNTAGGED, RNE_DDP_EC_U_TOO_LONG }, NOALT,
       false },
     { "send-too-long-multiseg", "two-segment Send (400 B) into a 256 B buffer",
       false, false, 1, 4, false, false, MR_RBUF, at_send_too_long_multi,
-      { L_DDP, RNIC_DDP_ETYPE_UNTAGGED, RNIC_DDP_EC_U_TOO_LONG }, NOALT,
+      { L_DDP, RNE_DDP_ETYPE_UNTAGGED, RNE_DDP_EC_U_TOO_LONG }, NOALT,
       false },
     { "bad-mo", "second Send segment with MO 100 after 64 bytes",
       true, false, 2, 4, false, false, MR_RBUF, at_bad_mo,
-      { L_DDP, RNIC_DDP_ETYPE_UNTAGGED, RNIC_DDP_EC_U_INVALID_MO }, NOALT,
+      { L_DDP, RNE_DDP_ETYPE_UNTAGGED, RNE_DDP_EC_U_INVALID_MO }, NOALT,
       false },
     { "unknown-opcode", "RDMAP opcode 0xc (reserved)",
       true, false, 2, 4, false, false, -1, at_unknown_opcode,
-      { L_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_OPERATION,
-        RNIC_RDMAP_EC_UNEXPECTED_OPCODE }, NOALT, false },
+      { L_RDMAP, RNE_RDMAP_ETYPE_REMOTE_OPERATION,
+        RNE_RDMAP_EC_UNEXPECTED_OPCODE }, NOALT, false },
     { "atomic-unnegotiated", "RFC 7306 FetchAdd, RFC 7306 not negotiated",
       true, false, 2, 4, false, false, MR_T, at_atomic_unnegotiated,
-      { L_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_OPERATION,
-        RNIC_RDMAP_EC_UNEXPECTED_OPCODE }, NOALT, false },
+      { L_RDMAP, RNE_RDMAP_ETYPE_REMOTE_OPERATION,
+        RNE_RDMAP_EC_UNEXPECTED_OPCODE }, NOALT, false },
     { "bad-crc", "Send with a corrupted MPA CRC",
       true, false, 2, 4, false, false, -1, at_bad_crc,
-      { L_LLP, RNIC_LLP_ETYPE_MPA, RNIC_MPA_EC_CRC }, NOALT, false },
+      { L_LLP, RNE_LLP_ETYPE_MPA, RNE_MPA_EC_CRC }, NOALT, false },
     { "garbage-length", "MPA ULPDU_Length 0xfff0 followed by junk",
       true, false, 2, 4, false, false, -1, at_garbage_len,
-      { L_LLP, RNIC_LLP_ETYPE_MPA, RNIC_MPA_EC_CRC },
-      { L_LLP, RNIC_LLP_ETYPE_MPA, RNIC_MPA_EC_MARKER_MISMATCH }, false },
+      { L_LLP, RNE_LLP_ETYPE_MPA, RNE_MPA_EC_CRC },
+      { L_LLP, RNE_LLP_ETYPE_MPA, RNE_MPA_EC_MARKER_MISMATCH }, false },
     { "bad-marker", "marker whose FPDUPTR points outside the FPDU",
       true, true, 2, 4, false, false, -1, at_bad_marker,
-      { L_LLP, RNIC_LLP_ETYPE_MPA, RNIC_MPA_EC_MARKER_MISMATCH }, NOALT,
+      { L_LLP, RNE_LLP_ETYPE_MPA, RNE_MPA_EC_MARKER_MISMATCH }, NOALT,
       false },
     { "send-no-rq", "Send with no receive WQE posted",
       true, false, 2, 4, true, false, -1, at_no_rq,
-      { L_DDP, RNIC_DDP_ETYPE_UNTAGGED, RNIC_DDP_EC_U_INVALID_MSN_NOBUF },
+      { L_DDP, RNE_DDP_ETYPE_UNTAGGED, RNE_DDP_EC_U_INVALID_MSN_NOBUF },
       NOALT, false },
     { "read-beyond-ird", "IRD + 9 Read Requests while responses cannot drain",
       true, false, 2, 2, false, true, -1, at_beyond_ird,
-      { L_RDMAP, RNIC_RDMAP_ETYPE_REMOTE_OPERATION,
-        RNIC_RDMAP_EC_CATASTROPHIC_STREAM }, NOALT, false },
+      { L_RDMAP, RNE_RDMAP_ETYPE_REMOTE_OPERATION,
+        RNE_RDMAP_EC_CATASTROPHIC_STREAM }, NOALT, false },
 };
 
 /* ---- victim set-up ---- */
@@ -663,7 +663,7 @@ static int run_case(const struct mcase *mc0, const char *pcap_dir, int verbose)
     const struct mcase *mc = &mcv;
     static struct world W;
     struct world *w = &W;
-    struct rnic_dev_config cfg;
+    struct rne_dev_config cfg;
     struct sd_env env;
     struct wait_ctx c;
     uint8_t *snap = NULL;
@@ -698,7 +698,7 @@ static int run_case(const struct mcase *mc0, const char *pcap_dir, int verbose)
         sl_pcap(&w->sl, path);
     }
     env = sl_env(&w->sl);
-    rnic_dev_config_default(&cfg);
+    rne_dev_config_default(&cfg);
     cfg.mac[0] = 0x02;
     cfg.mac[5] = 0x02;
     w->v.sd = sd_new(&cfg, 16u << 20, 1, 42, &env);
@@ -750,7 +750,7 @@ static int run_case(const struct mcase *mc0, const char *pcap_dir, int verbose)
     if (mc->hold_window && w->a.c) {
         /* let what the victim queued (responses, Terminate) drain */
         w->a.hold_window = false;
-        rnic_tcp_recv_done(w->a.c, w->a.unread, w->sl.now);
+        rne_tcp_recv_done(w->a.c, w->a.unread, w->sl.now);
         w->a.unread = 0;
         sl_run(&w->sl, wait_done, &c, 30 * SL_SEC);
     }
@@ -780,7 +780,7 @@ static int run_case(const struct mcase *mc0, const char *pcap_dir, int verbose)
                  "open");
         fail = 1;
     } else {
-        const struct rnic_rdmap_term *t = &w->a.term;
+        const struct rne_rdmap_term *t = &w->a.term;
         bool ok = (t->layer == mc->exp.layer && t->etype == mc->exp.etype &&
                    t->code == mc->exp.code) ||
                   (mc->alt.layer != 0xff && t->layer == mc->alt.layer &&

@@ -150,7 +150,7 @@ struct rpool {
 
 struct sim {
     struct opts o;
-    struct rnic_dev_config devcfg;      /* ack_batch from --ack-batch */
+    struct rne_dev_config devcfg;       /* ack_batch from --ack-batch */
     struct simpair sp;
     struct qend qe[SP_MAX_QP][2];
     struct rpool pool[2];
@@ -1171,7 +1171,7 @@ static int run_seed(const struct opts *o, uint64_t seed)
     po.srq = o->srq;
     po.mtu = o->mtu;
     /* Stretch ACKs (the device's default) only with --ack-batch. */
-    rnic_dev_config_default(&s->devcfg);
+    rne_dev_config_default(&s->devcfg);
     s->devcfg.ack_batch = o->ack_batch;
     if (o->mtu > s->devcfg.max_mtu) {
         s->devcfg.max_mtu = o->mtu;     /* a large-MTU device */

@@ -193,27 +193,27 @@ static bool build_a(struct st *t)
 static bool snapshot_restore(struct st *t, size_t *stream_len)
 {
     struct simdev *a = t->cp.sd[0];
-    const struct rnic_host_ops *ops = a->dev.host.ops;
-    struct rnic_dev_config cfg = a->dev.cfg;
-    char err[RNIC_STATE_ERR_LEN];
+    const struct rne_host_ops *ops = a->dev.host.ops;
+    struct rne_dev_config cfg = a->dev.cfg;
+    char err[RNE_STATE_ERR_LEN];
     uint8_t *s1, *s2;
     size_t n1, n2;
 
-    if (rnic_state_save(&a->dev, &s1, &n1, err, sizeof(err))) {
+    if (rne_state_save(&a->dev, &s1, &n1, err, sizeof(err))) {
         return fail(t, "save", err);
     }
-    rnic_dev_fini(&a->dev);
+    rne_dev_fini(&a->dev);
     /* The timer belongs to the old engine: the new one asks for its own. */
     a->timer_deadline = UINT64_MAX;
-    if (rnic_dev_init(&a->dev, &cfg, ops, a)) {
+    if (rne_dev_init(&a->dev, &cfg, ops, a)) {
         free(s1);
-        return fail(t, "rnic_dev_init", NULL);
+        return fail(t, "rne_dev_init", NULL);
     }
-    if (rnic_state_load(&a->dev, s1, n1, err, sizeof(err))) {
+    if (rne_state_load(&a->dev, s1, n1, err, sizeof(err))) {
         free(s1);
         return fail(t, "load", err);
     }
-    if (rnic_state_save(&a->dev, &s2, &n2, err, sizeof(err))) {
+    if (rne_state_save(&a->dev, &s2, &n2, err, sizeof(err))) {
         free(s1);
         return fail(t, "save after load", err);
     }
@@ -289,7 +289,7 @@ static bool run_a_prime(struct st *t)
 {
     struct simdev *a = t->cp.sd[0], *b = t->cp.sd[1];
     uint64_t l2_before = a->st.l2_rx_frames;
-    char err[RNIC_STATE_ERR_LEN];
+    char err[RNE_STATE_ERR_LEN];
     uint8_t *s;
     size_t n;
     int i;
@@ -333,7 +333,7 @@ static bool run_a_prime(struct st *t)
         return false;
     }
     /* Saving while connected is refused, and changes nothing. */
-    if (!rnic_state_save(&a->dev, &s, &n, err, sizeof(err)) ||
+    if (!rne_state_save(&a->dev, &s, &n, err, sizeof(err)) ||
         !strstr(err, "connected")) {
         return fail(t, "a save with a connection was not refused", err);
     }

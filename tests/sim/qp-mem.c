@@ -17,13 +17,13 @@
 #include <string.h>
 #include "simpair.h"
 
-static const char *const kind_name[RNIC_MEM_KINDS] = {
-    [RNIC_MEM_CONN] = "connection",
-    [RNIC_MEM_MPA] = "MPA exchange",
-    [RNIC_MEM_RX_FPDU] = "partial FPDU",
-    [RNIC_MEM_MARKERS] = "marker FPDU buffers",
-    [RNIC_MEM_IW_QP] = "QP iWARP state",
-    [RNIC_MEM_QP_RING] = "SQ/RQ page lists",
+static const char *const kind_name[RNE_MEM_KINDS] = {
+    [RNE_MEM_CONN] = "connection",
+    [RNE_MEM_MPA] = "MPA exchange",
+    [RNE_MEM_RX_FPDU] = "partial FPDU",
+    [RNE_MEM_MARKERS] = "marker FPDU buffers",
+    [RNE_MEM_IW_QP] = "QP iWARP state",
+    [RNE_MEM_QP_RING] = "SQ/RQ page lists",
 };
 
 static bool quiet_for(void *ctx)
@@ -36,13 +36,13 @@ static bool quiet_for(void *ctx)
 static bool conn_mem(struct simdev *sd, uint64_t *bytes, uint64_t *eng)
 {
     struct rnic_port_stats ps;
-    struct rnic_mem_usage u;
+    struct rne_mem_usage u;
 
     if (sd_query_stats(sd, &ps)) {
         printf("FAIL: QUERY_STATS: %s\n", sd->err);
         return false;
     }
-    rnic_dev_mem_usage(&sd->dev, &u);
+    rne_dev_mem_usage(&sd->dev, &u);
     if (u.conn_total != ps.conn_mem_bytes ||
         u.tcp_engine != ps.tcp_engine_mem_bytes || u.mismatch) {
         printf("FAIL: QUERY_STATS says %" PRIu64 "/%" PRIu64 ", the engine "
@@ -59,11 +59,11 @@ static bool conn_mem(struct simdev *sd, uint64_t *bytes, uint64_t *eng)
 
 static void print_kinds(struct simdev *sd, unsigned n)
 {
-    struct rnic_mem_usage u;
+    struct rne_mem_usage u;
     int k;
 
-    rnic_dev_mem_usage(&sd->dev, &u);
-    for (k = 0; k < RNIC_MEM_KINDS; k++) {
+    rne_dev_mem_usage(&sd->dev, &u);
+    for (k = 0; k < RNE_MEM_KINDS; k++) {
         if (u.kind[k]) {
             printf("    %-20s %8.1f B/QP\n", kind_name[k],
                    (double)u.kind[k] / n);
@@ -76,14 +76,14 @@ static void print_kinds(struct simdev *sd, unsigned n)
 
 static int run(unsigned n, uint64_t max_per_qp, bool markers)
 {
-    struct rnic_dev_config cfg;
+    struct rne_dev_config cfg;
     struct simpair sp;
     struct sp_opts o;
     uint64_t bytes[2], eng[2];
     unsigned q;
     int side, rc = 1;
 
-    rnic_dev_config_default(&cfg);
+    rne_dev_config_default(&cfg);
     cfg.max_qp = n + 1;                 /* QPN 0 is never used */
     cfg.max_cq = 2 * n > cfg.max_cq ? 2 * n : cfg.max_cq;
     cfg.max_conn = n > cfg.max_conn ? n : cfg.max_conn;

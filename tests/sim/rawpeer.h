@@ -19,27 +19,27 @@
 struct rawpeer {
     struct simlink *sl;
     int side;
-    struct rnic_tcp *t;
-    struct rnic_tcp_conn *c;
+    struct rne_tcp *t;
+    struct rne_tcp_conn *c;
     bool connected, closed, reset;
-    struct rnic_mpa_rr req;
-    uint8_t req_copy[RNIC_MPA_RR_MAX];  /* rp_connect_raw: its private data */
+    struct rne_mpa_rr req;
+    uint8_t req_copy[RNE_MPA_RR_MAX];   /* rp_connect_raw: its private data */
     size_t req_len;
     /* rp_open_extra: more connections, MPA Request sent, data discarded */
-    struct rnic_tcp_conn *extra[RP_MAX_EXTRA];
+    struct rne_tcp_conn *extra[RP_MAX_EXTRA];
     unsigned nextra;
-    struct rnic_mpa_rr_rx rr_rx;
+    struct rne_mpa_rr_rx rr_rx;
     bool have_reply;
-    struct rnic_mpa_rr rep;
-    struct rnic_mpa_neg neg;
-    struct rnic_mpa_tx tx;
-    struct rnic_mpa_rx rx;
+    struct rne_mpa_rr rep;
+    struct rne_mpa_neg neg;
+    struct rne_mpa_tx tx;
+    struct rne_mpa_rx rx;
     uint8_t rxbuf[65536];
     bool hold_window;           /* do not return receive window */
     size_t unread;
     unsigned fpdus;
     bool got_term;
-    struct rnic_rdmap_term term;
+    struct rne_rdmap_term term;
     unsigned read_resp_segs;
     char err[200];
 };
@@ -81,9 +81,9 @@ bool rp_fpdu(struct rawpeer *p, const uint8_t *hdr, size_t hlen,
 
 /*
  * Headers come from the engine's encoders (wire/rdmap.h): segment headers
- * from rnic_rdmap_seg_tagged/untagged, which write any field as given, and
+ * from rne_rdmap_seg_tagged/untagged, which write any field as given, and
  * this Read Request (DV/RV 1, sink 0x12345601 at 0x1000) from
- * rnic_rdmap_hdr_encode; the attack may then damage the bytes.  Returns the
+ * rne_rdmap_hdr_encode; the attack may then damage the bytes.   Returns the
  * header length.
  */
 size_t rp_hdr_read_req(uint8_t *buf, uint32_t msn, uint32_t src_stag,

@@ -165,7 +165,7 @@ static void test_devices(const char *dir)
 {
     struct simlink sl;
     struct sd_env env;
-    struct rnic_dev_config cfg;
+    struct rne_dev_config cfg;
     struct simdev *sd[2];
     struct rnic_admin_cmd cmd;
     uint8_t frame[200];
@@ -179,7 +179,7 @@ static void test_devices(const char *dir)
     CHECK(sl_pcap(&sl, path));
     env = sl_env(&sl);
     for (i = 0; i < 2; i++) {
-        rnic_dev_config_default(&cfg);
+        rne_dev_config_default(&cfg);
         cfg.mac[5] = (uint8_t)(0x10 + i);
         sd[i] = sd_new(&cfg, 8u << 20, i, 3, &env);
         CHECK(sd[i] != NULL);
@@ -224,7 +224,7 @@ static void test_devices(const char *dir)
     d.len = sizeof(frame);
     d.flags = RNIC_L2_TX_EOP;
     sd_write(sd[0], txring, &d, sizeof(d));
-    rnic_dev_doorbell(&sd[0]->dev, 0, RNIC_DB_L2_TX, RNIC_DB_VAL(0, 0, 1));
+    rne_dev_doorbell(&sd[0]->dev, 0, RNIC_DB_L2_TX, RNIC_DB_VAL(0, 0, 1));
     while (sl_step(&sl) && sl.now < 10 * SL_SEC) {
     }
     sd_read(sd[0], txring, &d, sizeof(d));
@@ -253,8 +253,8 @@ static void test_devices(const char *dir)
     {
         uint8_t b[8];
 
-        CHECK(rnic_dma_read(&sd[0]->dev.host, sd[0]->mem_size - 4, b, 8) == -1);
-        CHECK(rnic_dma_write(&sd[0]->dev.host, UINT64_MAX - 2, b, 8) == -1);
+        CHECK(rne_dma_read(&sd[0]->dev.host, sd[0]->mem_size - 4, b, 8) == -1);
+        CHECK(rne_dma_write(&sd[0]->dev.host, UINT64_MAX - 2, b, 8) == -1);
         CHECK(sd[0]->st.dma_faults == 1);
     }
     /* the RDMA commands answer something definite (printed, not judged) */

@@ -138,7 +138,7 @@ static void h_random(void *opaque, void *buf, size_t len)
     splitmix64_fill(&state, buf, len);
 }
 
-static const struct rnic_host_ops sd_ops = {
+static const struct rne_host_ops sd_ops = {
     .dma_read = h_dma_read,
     .dma_write = h_dma_write,
     .notify = h_notify,
@@ -151,18 +151,18 @@ static const struct rnic_host_ops sd_ops = {
 
 /* ---- memory ---- */
 
-struct simdev *sd_new(const struct rnic_dev_config *cfg, uint64_t mem_size,
+struct simdev *sd_new(const struct rne_dev_config *cfg, uint64_t mem_size,
                       int side, uint64_t seed, const struct sd_env *env)
 {
     struct simdev *sd = calloc(1, sizeof(*sd));
-    struct rnic_dev_config def;
+    struct rne_dev_config def;
     uint64_t a;
 
     if (!sd) {
         return NULL;
     }
     if (!cfg) {
-        rnic_dev_config_default(&def);
+        rne_dev_config_default(&def);
         cfg = &def;
     }
     sd->side = side;
@@ -188,7 +188,7 @@ struct simdev *sd_new(const struct rnic_dev_config *cfg, uint64_t mem_size,
         sd->env = *env;
     }
     memcpy(sd->mac, cfg->mac, 6);
-    if (rnic_dev_init(&sd->dev, cfg, &sd_ops, sd)) {
+    if (rne_dev_init(&sd->dev, cfg, &sd_ops, sd)) {
         free(sd->mem);
         free(sd->page_used);
         free(sd->page_dev);
@@ -203,7 +203,7 @@ void sd_free(struct simdev *sd)
     if (!sd) {
         return;
     }
-    rnic_dev_fini(&sd->dev);
+    rne_dev_fini(&sd->dev);
     while (sd->nowned) {
         free(sd->owned[--sd->nowned]);
     }
@@ -378,7 +378,7 @@ static void ring_alloc(struct simdev *sd, struct sd_ring *r, uint32_t depth,
 
     r->depth = depth;
     r->entry_size = esize;
-    r->npages = rnic_ring_pages_needed(depth, esize);
+    r->npages = rne_ring_pages_needed(depth, esize);
     r->pages = sd_calloc(sd, r->npages, 8);
     sd_alloc_scattered(sd, r->npages, r->pages);
     pbl_level1(sd, &r->pbl, r->pages, r->npages);
@@ -403,7 +403,7 @@ static uint8_t ring_phase(const struct sd_ring *r, uint32_t idx)
 
 void sd_run(struct simdev *sd)
 {
-    rnic_dev_process(&sd->dev);
+    rne_dev_process(&sd->dev);
 }
 
 static uint64_t admq_slot(struct simdev *sd, bool cq, uint32_t idx)
@@ -488,7 +488,7 @@ int sd_cmd(struct simdev *sd, struct rnic_admin_cmd *cmd)
     }
     sd_write(sd, admq_slot(sd, false, sd->admq_tail), cmd, sizeof(*cmd));
     sd->admq_tail++;
-    rnic_dev_reg_write(&sd->dev, RNIC_REG_ADMQ_SQ_TAIL, sd->admq_tail);
+    rne_dev_reg_write(&sd->dev, RNIC_REG_ADMQ_SQ_TAIL, sd->admq_tail);
     for (spins = 0; spins < 1000000; spins++) {
         uint32_t idx = sd->admq_head;
 
@@ -497,8 +497,8 @@ int sd_cmd(struct simdev *sd, struct rnic_admin_cmd *cmd)
         if ((cqe.flags & RNIC_CQE_PHASE) ==
             (((idx / sd->admq_depth) & 1) ? 0 : 1)) {
             sd->admq_head++;
-            rnic_dev_reg_write(&sd->dev, RNIC_REG_ADMQ_CQ_HEAD,
-                               sd->admq_head);
+            rne_dev_reg_write(&sd->dev, RNIC_REG_ADMQ_CQ_HEAD,
+                              sd->admq_head);
             if (cqe.tag != cmd->hdr.tag) {
                 continue;       /* e.g. a RING_OVERFLOW notice */
             }
@@ -614,8 +614,8 @@ static void eq_poll(struct simdev *sd, struct sd_eq *eq)
         any = true;
     }
     if (any) {
-        rnic_dev_doorbell(&sd->dev, 0, RNIC_DB_EQ,
-                          RNIC_DB_VAL(eq->eqn, RNIC_DB_ARM, eq->cidx));
+        rne_dev_doorbell(&sd->dev, 0, RNIC_DB_EQ,
+                         RNIC_DB_VAL(eq->eqn, RNIC_DB_ARM, eq->cidx));
     }
 }
 
@@ -647,8 +647,8 @@ static void l2_poll(struct simdev *sd)
         any = true;
     }
     if (any) {
-        rnic_dev_doorbell(&sd->dev, 0, RNIC_DB_L2_RX,
-                          RNIC_DB_VAL(0, 0, sd->l2_pidx));
+        rne_dev_doorbell(&sd->dev, 0, RNIC_DB_L2_RX,
+                         RNIC_DB_VAL(0, 0, sd->l2_pidx));
     }
 }
 
@@ -745,8 +745,8 @@ int sd_announce_vlan(struct simdev *sd, const uint8_t *ip, int32_t tci)
     desc.flags = RNIC_L2_TX_EOP;
     memcpy(sd->mem + sd->tx_ring + slot * sizeof(desc), &desc, sizeof(desc));
     sd->tx_pidx++;
-    rnic_dev_doorbell(&sd->dev, 0, RNIC_DB_L2_TX,
-                      RNIC_DB_VAL(0, 0, sd->tx_pidx));
+    rne_dev_doorbell(&sd->dev, 0, RNIC_DB_L2_TX,
+                     RNIC_DB_VAL(0, 0, sd->tx_pidx));
     sd_run(sd);
     return 0;
 }
@@ -759,11 +759,11 @@ int sd_enable(struct simdev *sd, uint16_t mtu)
     uint32_t i;
     int s;
 
-    if (rnic_dev_reg_read(&sd->dev, RNIC_REG_MAGIC) != RNIC_MAGIC) {
+    if (rne_dev_reg_read(&sd->dev, RNIC_REG_MAGIC) != RNIC_MAGIC) {
         snprintf(sd->err, sizeof(sd->err), "bad MAGIC");
         return -1;
     }
-    sd->features = rnic_dev_reg_read(&sd->dev, RNIC_REG_FEATURES);
+    sd->features = rne_dev_reg_read(&sd->dev, RNIC_REG_FEATURES);
     /* 64 commands of 128 B = 2 pages, 64 completions = 1 page */
     sd->admq_depth = 64;
     sd->admq_sq = sd_alloc(sd, 2);
@@ -774,18 +774,18 @@ int sd_enable(struct simdev *sd, uint16_t mtu)
     pg[1] = sd->admq_sq + PG;
     pbl_level1(sd, &sqp, pg, 2);
     pbl_level1(sd, &cqp, &sd->admq_cq, 1);
-    rnic_dev_reg_write(&sd->dev, RNIC_REG_ADMQ_SQ_PBL_LO, (uint32_t)sqp.addr);
-    rnic_dev_reg_write(&sd->dev, RNIC_REG_ADMQ_SQ_PBL_HI, sqp.addr >> 32);
-    rnic_dev_reg_write(&sd->dev, RNIC_REG_ADMQ_CQ_PBL_LO, (uint32_t)cqp.addr);
-    rnic_dev_reg_write(&sd->dev, RNIC_REG_ADMQ_CQ_PBL_HI, cqp.addr >> 32);
-    rnic_dev_reg_write(&sd->dev, RNIC_REG_ADMQ_CFG,
-                       RNIC_ADMQ_CFG_SQ_LOG(6) | RNIC_ADMQ_CFG_CQ_LOG(6));
-    rnic_dev_reg_write(&sd->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_ENABLE);
+    rne_dev_reg_write(&sd->dev, RNIC_REG_ADMQ_SQ_PBL_LO, (uint32_t)sqp.addr);
+    rne_dev_reg_write(&sd->dev, RNIC_REG_ADMQ_SQ_PBL_HI, sqp.addr >> 32);
+    rne_dev_reg_write(&sd->dev, RNIC_REG_ADMQ_CQ_PBL_LO, (uint32_t)cqp.addr);
+    rne_dev_reg_write(&sd->dev, RNIC_REG_ADMQ_CQ_PBL_HI, cqp.addr >> 32);
+    rne_dev_reg_write(&sd->dev, RNIC_REG_ADMQ_CFG,
+                      RNIC_ADMQ_CFG_SQ_LOG(6) | RNIC_ADMQ_CFG_CQ_LOG(6));
+    rne_dev_reg_write(&sd->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_ENABLE);
     sd_run(sd);
-    if (!(rnic_dev_reg_read(&sd->dev, RNIC_REG_DEV_STATUS) &
+    if (!(rne_dev_reg_read(&sd->dev, RNIC_REG_DEV_STATUS) &
           RNIC_STATUS_READY)) {
         snprintf(sd->err, sizeof(sd->err), "device not READY (error %u)",
-                 rnic_dev_reg_read(&sd->dev, RNIC_REG_DEV_ERROR));
+                 rne_dev_reg_read(&sd->dev, RNIC_REG_DEV_ERROR));
         return -1;
     }
     s = create_eq(sd, &sd->eq_async, SD_EQ_ASYNC, 6, RNIC_EQ_F_ASYNC);
@@ -802,8 +802,8 @@ int sd_enable(struct simdev *sd, uint16_t mtu)
         struct sd_eq *eq = i == 1 ? &sd->eq_async :
                            i == 2 ? &sd->eq_cm : &sd->eq_comp;
 
-        rnic_dev_doorbell(&sd->dev, 0, RNIC_DB_EQ,
-                          RNIC_DB_VAL(eq->eqn, RNIC_DB_ARM, 0));
+        rne_dev_doorbell(&sd->dev, 0, RNIC_DB_EQ,
+                         RNIC_DB_VAL(eq->eqn, RNIC_DB_ARM, 0));
     }
     cmd_init(&cmd, RNIC_CMD_SET_PORT);
     memcpy(cmd.u.set_port.mac, sd->mac, 6);
@@ -837,8 +837,8 @@ int sd_enable(struct simdev *sd, uint16_t mtu)
                  sizeof(d));
     }
     sd->l2_pidx = SD_L2_RX_BUFS;
-    rnic_dev_doorbell(&sd->dev, 0, RNIC_DB_L2_RX,
-                      RNIC_DB_VAL(0, 0, sd->l2_pidx));
+    rne_dev_doorbell(&sd->dev, 0, RNIC_DB_L2_RX,
+                     RNIC_DB_VAL(0, 0, sd->l2_pidx));
     sd_run(sd);
     return 0;
 }
@@ -1166,8 +1166,8 @@ void sd_post_send(struct simdev *sd, struct sd_qp *qp,
 {
     sd_write(sd, ring_slot(&qp->sq.ring, qp->sq.pidx), wqe, sizeof(*wqe));
     qp->sq.pidx++;
-    rnic_dev_doorbell(&sd->dev, 0, RNIC_DB_SQ,
-                      RNIC_DB_VAL(qp->qpn, 0, qp->sq.pidx));
+    rne_dev_doorbell(&sd->dev, 0, RNIC_DB_SQ,
+                     RNIC_DB_VAL(qp->qpn, 0, qp->sq.pidx));
 }
 
 void sd_post_recv(struct simdev *sd, struct sd_qp *qp,
@@ -1175,8 +1175,8 @@ void sd_post_recv(struct simdev *sd, struct sd_qp *qp,
 {
     sd_write(sd, ring_slot(&qp->rq.ring, qp->rq.pidx), wqe, sizeof(*wqe));
     qp->rq.pidx++;
-    rnic_dev_doorbell(&sd->dev, 0, RNIC_DB_RQ,
-                      RNIC_DB_VAL(qp->qpn, 0, qp->rq.pidx));
+    rne_dev_doorbell(&sd->dev, 0, RNIC_DB_RQ,
+                     RNIC_DB_VAL(qp->qpn, 0, qp->rq.pidx));
 }
 
 void sd_post_srq(struct simdev *sd, struct sd_srq *srq,
@@ -1184,8 +1184,8 @@ void sd_post_srq(struct simdev *sd, struct sd_srq *srq,
 {
     sd_write(sd, ring_slot(&srq->wq.ring, srq->wq.pidx), wqe, sizeof(*wqe));
     srq->wq.pidx++;
-    rnic_dev_doorbell(&sd->dev, 0, RNIC_DB_SRQ,
-                      RNIC_DB_VAL(srq->srqn, 0, srq->wq.pidx));
+    rne_dev_doorbell(&sd->dev, 0, RNIC_DB_SRQ,
+                     RNIC_DB_VAL(srq->srqn, 0, srq->wq.pidx));
 }
 
 bool sd_poll_cq(struct simdev *sd, struct sd_cq *cq, struct rnic_cqe *cqe)
@@ -1204,9 +1204,9 @@ bool sd_poll_cq(struct simdev *sd, struct sd_cq *cq, struct rnic_cqe *cqe)
 
 void sd_arm_cq(struct simdev *sd, struct sd_cq *cq, bool solicited)
 {
-    rnic_dev_doorbell(&sd->dev, 0, RNIC_DB_CQ,
-                      RNIC_DB_VAL(cq->cqn, solicited ? RNIC_DB_ARM_SOLICITED :
-                                  RNIC_DB_ARM, cq->cidx));
+    rne_dev_doorbell(&sd->dev, 0, RNIC_DB_CQ,
+                     RNIC_DB_VAL(cq->cqn, solicited ? RNIC_DB_ARM_SOLICITED :
+                                 RNIC_DB_ARM, cq->cidx));
 }
 
 /* ---- CM ---- */

@@ -117,7 +117,7 @@ struct sd_stats {
 };
 
 struct simdev {
-    struct rnic_dev dev;
+    struct rne_dev dev;
     int side;                           /* 0 or 1: name in messages */
     const char *name;
     struct sd_env env;
@@ -161,7 +161,7 @@ struct simdev {
     char err[256];                      /* last failure, for messages */
 };
 
-struct simdev *sd_new(const struct rnic_dev_config *cfg, uint64_t mem_size,
+struct simdev *sd_new(const struct rne_dev_config *cfg, uint64_t mem_size,
                       int side, uint64_t seed, const struct sd_env *env);
 void sd_free(struct simdev *sd);
 uint8_t sd_guard_byte(uint64_t addr);

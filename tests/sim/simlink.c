@@ -343,12 +343,12 @@ static bool sd_deliver(void *opaque, const uint8_t *frame, size_t len)
 {
     struct simdev *sd = opaque;
 
-    if (rnic_dev_receive(&sd->dev, frame, len)) {
+    if (rne_dev_receive(&sd->dev, frame, len)) {
         return true;
     }
     /* no L2 buffer: let the guest repost and offer it once more */
     sd_poll_events(sd);
-    return rnic_dev_receive(&sd->dev, frame, len);
+    return rne_dev_receive(&sd->dev, frame, len);
 }
 
 /*
@@ -362,7 +362,7 @@ static uint64_t sd_deadline(void *opaque)
     uint64_t now = *sd->env.now;
 
     if (now < sd->timer_deadline &&
-        (rnic_dev_work_pending(&sd->dev) ||
+        (rne_dev_work_pending(&sd->dev) ||
          sd->loop_seen != sd->dev.loop_frames)) {
         sd->loop_seen = sd->dev.loop_frames;
         return now;
@@ -378,7 +378,7 @@ static void sd_tick(void *opaque)
         return;         /* only a pass owed: the poll after the tick runs it */
     }
     sd->timer_deadline = UINT64_MAX;
-    rnic_dev_timer(&sd->dev);
+    rne_dev_timer(&sd->dev);
 }
 
 static void sd_poll(void *opaque)
@@ -386,7 +386,7 @@ static void sd_poll(void *opaque)
     struct simdev *sd = opaque;
 
     /* the frames of the last step were one receive burst (ack_batch) */
-    rnic_dev_rx_batch_end(&sd->dev);
+    rne_dev_rx_batch_end(&sd->dev);
     sd_run(sd);
     sd_poll_events(sd);
 }

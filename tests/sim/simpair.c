@@ -55,12 +55,12 @@ bool sp_init(struct simpair *sp, const struct sp_opts *o, uint64_t seed)
     }
     env = sl_env(&sp->sl);
     for (i = 0; i < (o->loopback ? 1 : 2); i++) {
-        struct rnic_dev_config cfg;
+        struct rne_dev_config cfg;
 
         if (o->cfg) {
             cfg = *o->cfg;
         } else {
-            rnic_dev_config_default(&cfg);
+            rne_dev_config_default(&cfg);
         }
         cfg.mac[0] = 0x02;
         cfg.mac[5] = (uint8_t)(i + 1);

@@ -29,7 +29,7 @@ struct sp_opts {
     uint16_t mtu;
     uint64_t mem_size;                  /* guest memory per device */
     unsigned batch;                     /* (dis)connect this many at a time */
-    struct rnic_dev_config *cfg;        /* NULL: defaults */
+    struct rne_dev_config *cfg;         /* NULL: defaults */
     bool loopback;                      /* one device, sd[1] == sd[0] */
     /*
      * Over a VLAN: each side's guest announces its address tagged with

@@ -11,7 +11,7 @@
  * and some see the path MTU drop (the new EMSS must be reported and used).
  * Seed bit 0 / bit 1 turns on stretch ACKs (cfg.ack_batch) in engine A / B:
  * frames arriving within 200 us form a receive burst of random length,
- * ended by rnic_tcp_rx_batch_end (drawn from a separate generator, so the
+ * ended by rne_tcp_rx_batch_end (drawn from a separate generator, so the
  * seeds keep their links and workloads).
  *
  *   tcp-sim                      run seeds 1..300
@@ -60,7 +60,7 @@ struct sim;
 struct side {
     struct sim *sim;
     int eng, idx;
-    struct rnic_tcp_conn *c;
+    struct rne_tcp_conn *c;
     uint32_t tx_stream, rx_stream;
     uint64_t to_send, sent, rcvd, expect;
     uint64_t *rec_end;          /* stream offsets where records end */
@@ -82,9 +82,9 @@ struct side {
 struct sim {
     uint64_t seed, rng, now, order;
     int verbose;
-    struct rnic_tcp *eng[2];
+    struct rne_tcp *eng[2];
     uint8_t mac[2][6];
-    struct rnic_ipaddr ip[2];
+    struct rne_ipaddr ip[2];
     struct link link[2];        /* link[i]: frames sent by engine i */
     struct ev *heap;
     size_t nheap, capheap;
@@ -178,16 +178,16 @@ static void check_segment(struct sim *s, int eng, const uint8_t *f, size_t len)
         return;
     }
     const uint8_t *th = f + 14 + (f[14] & 0xf) * 4;
-    uint16_t sport = rnic_ld_be16(th), dport = rnic_ld_be16(th + 2);
-    size_t ipl = rnic_ld_be16(f + 16);
+    uint16_t sport = rne_ld_be16(th), dport = rne_ld_be16(th + 2);
+    size_t ipl = rne_ld_be16(f + 16);
     size_t doff = (size_t)(th[12] >> 4) * 4;
     size_t plen = ipl - (size_t)(th - f - 14) - doff;
-    uint32_t seq = rnic_ld_be32(th + 4);
+    uint32_t seq = rne_ld_be32(th + 4);
     struct side *sd = side_by_port(s, eng, sport, dport);
     if (s->verbose > 1) {
         printf("%10.6f %c>%c %5u>%5u seq %u ack %u len %zu fl %02x win %u\n", (double)s->now / SEC,
-               'A' + eng, 'B' - eng, sport, dport, seq, rnic_ld_be32(th + 8), plen, th[13],
-               rnic_ld_be16(th + 14));
+               'A' + eng, 'B' - eng, sport, dport, seq, rne_ld_be32(th + 8), plen, th[13],
+               rne_ld_be16(th + 14));
     }
     if (!sd) {
         return;
@@ -200,8 +200,8 @@ static void check_segment(struct sim *s, int eng, const uint8_t *f, size_t len)
     if (!plen || !sd->have_iss || !s->check_records || !sd->c) {
         return;
     }
-    struct rnic_tcp_info inf;
-    rnic_tcp_get_info(sd->c, &inf);
+    struct rne_tcp_info inf;
+    rne_tcp_get_info(sd->c, &inf);
     uint64_t a = (uint32_t)(seq - sd->iss - 1), b = a + plen;
     if (a >= sd->sent || plen > inf.emss) {
         failf(s, "%s: segment beyond data or above EMSS (off %" PRIu64 " len %" PRIu64 ")",
@@ -274,13 +274,13 @@ static void sim_tx(void *opaque, uint8_t *frame, size_t len)
 }
 
 static void *sim_accept(void *opaque, void *lu,
-                        struct rnic_tcp_conn *c)
+                        struct rne_tcp_conn *c)
 {
     struct eng_ctx *ec = opaque;
     struct sim *s = ec->s;
     (void)lu;
     uint16_t lport, rport;
-    rnic_tcp_get_tuple(c, NULL, &lport, NULL, &rport);
+    rne_tcp_get_tuple(c, NULL, &lport, NULL, &rport);
     struct side *me = side_by_port(s, ec->idx, lport, rport);
     if (!me) {
         failf(s, "%s: accept for unknown port %" PRIu64 "%" PRIu64, "accept", rport, 0);
@@ -296,13 +296,13 @@ static void *sim_accept(void *opaque, void *lu,
     return me;
 }
 
-static void sim_connected(void *opaque, struct rnic_tcp_conn *c, void *user)
+static void sim_connected(void *opaque, struct rne_tcp_conn *c, void *user)
 {
     (void)opaque; (void)c;
     ((struct side *)user)->connected = true;
 }
 
-static void sim_recv(void *opaque, struct rnic_tcp_conn *c, void *user,
+static void sim_recv(void *opaque, struct rne_tcp_conn *c, void *user,
                      const uint8_t *data, size_t len)
 {
     struct eng_ctx *ec = opaque;
@@ -325,7 +325,7 @@ static void sim_recv(void *opaque, struct rnic_tcp_conn *c, void *user,
     sd->unread += len;
 }
 
-static void sim_peer_closed(void *opaque, struct rnic_tcp_conn *c, void *user)
+static void sim_peer_closed(void *opaque, struct rne_tcp_conn *c, void *user)
 {
     struct eng_ctx *ec = opaque;
     struct side *sd = user;
@@ -336,7 +336,7 @@ static void sim_peer_closed(void *opaque, struct rnic_tcp_conn *c, void *user)
     }
 }
 
-static void sim_closed(void *opaque, struct rnic_tcp_conn *c, void *user, int err)
+static void sim_closed(void *opaque, struct rne_tcp_conn *c, void *user, int err)
 {
     struct eng_ctx *ec = opaque;
     struct side *sd = user;
@@ -344,16 +344,16 @@ static void sim_closed(void *opaque, struct rnic_tcp_conn *c, void *user, int er
     sd->closed = true;
     sd->closed_err = err;
     sd->c = NULL;
-    if (err == RNIC_TCP_ECONNRESET && sd->reset_ok) {
+    if (err == RNE_TCP_ECONNRESET && sd->reset_ok) {
         g_resets_seen++;
     }
-    if (err && !(err == RNIC_TCP_ECONNRESET && sd->reset_ok)) {
+    if (err && !(err == RNE_TCP_ECONNRESET && sd->reset_ok)) {
         failf(ec->s, "%s: connection closed with error %" PRIu64 " (conn %" PRIu64 ")", "close",
               (uint64_t)err, (uint64_t)sd->idx);
     }
 }
 
-static void sim_emss(void *opaque, struct rnic_tcp_conn *c, void *user, uint32_t emss)
+static void sim_emss(void *opaque, struct rne_tcp_conn *c, void *user, uint32_t emss)
 {
     struct side *sd = user;
     (void)opaque; (void)c;
@@ -366,7 +366,7 @@ static void sim_emss(void *opaque, struct rnic_tcp_conn *c, void *user, uint32_t
     sd->emss_events++;
 }
 
-static const struct rnic_tcp_ops sim_ops = {
+static const struct rne_tcp_ops sim_ops = {
     .emss = sim_emss,
     .tx = sim_tx,
     .accept = sim_accept,
@@ -395,20 +395,20 @@ static void pump(struct sim *s, struct side *sd)
     }
     if (sd->abort_at && !sd->aborted && sd->rcvd >= sd->abort_at) {
         /* RST mid-transfer: the peer must see ECONNRESET (keepalive finds it if the RST is lost) */
-        struct rnic_tcp_conn *c = sd->c;
+        struct rne_tcp_conn *c = sd->c;
         sd->c = NULL;
         sd->aborted = true;
         s->side[sd->idx][1 - sd->eng].reset_ok = true;
-        rnic_tcp_abort(c, s->now);
+        rne_tcp_abort(c, s->now);
         return;
     }
     if (sd->mtu_at && sd->sent >= sd->mtu_at) {
         /* path MTU drops mid-transfer: EMSS must be re-reported and used */
         sd->mtu_at = 0;
         g_mtu_changes++;
-        rnic_tcp_set_mtu(sd->c, sd->new_mtu);
-        struct rnic_tcp_info inf;
-        rnic_tcp_get_info(sd->c, &inf);
+        rne_tcp_set_mtu(sd->c, sd->new_mtu);
+        struct rne_tcp_info inf;
+        rne_tcp_get_info(sd->c, &inf);
         if (inf.emss > (uint32_t)sd->new_mtu - 40) {
             failf(s, "%s: EMSS %" PRIu64 " after MTU change to %" PRIu64, "emss",
                   inf.emss, sd->new_mtu);
@@ -418,7 +418,7 @@ static void pump(struct sim *s, struct side *sd)
     }
     uint8_t buf[65536];
     while (sd->sent < sd->to_send) {
-        size_t space = rnic_tcp_send_space(sd->c);
+        size_t space = rne_tcp_send_space(sd->c);
         uint64_t n = record_size(sd, s->record_max);
         if (n > sd->to_send - sd->sent) {
             n = sd->to_send - sd->sent;
@@ -437,7 +437,7 @@ static void pump(struct sim *s, struct side *sd)
         }
         sd->sent += n;
         sd->rec_end[sd->nrec++] = sd->sent;
-        int r = rnic_tcp_send(sd->c, buf, n, s->now);
+        int r = rne_tcp_send(sd->c, buf, n, s->now);
         if (r != 0) {
             failf(s, "%s: send returned %" PRIu64 " for %" PRIu64, "send", (uint64_t)-r, n);
             return;
@@ -452,7 +452,7 @@ static void pump(struct sim *s, struct side *sd)
         } else {
             uint64_t n = sd->unread;
             sd->unread = 0;
-            rnic_tcp_recv_done(sd->c, n, s->now);
+            rne_tcp_recv_done(sd->c, n, s->now);
             if (!sd->c) {
                 return;
             }
@@ -460,7 +460,7 @@ static void pump(struct sim *s, struct side *sd)
     }
     if (sd->sent == sd->to_send && !sd->close_called && sd->c) {
         sd->close_called = true;
-        rnic_tcp_close(sd->c, s->now);
+        rne_tcp_close(sd->c, s->now);
     }
 }
 
@@ -480,8 +480,8 @@ static void setup(struct sim *s)
     uint16_t mtu = (uint16_t)(splitmix64_next(r) % 3 == 0 ? rng_range(r, 576, 9000) : 1500);
     uint32_t rcvbuf = (uint32_t)rng_range(r, 16, 1024) * 1024;
     for (int i = 0; i < 2; i++) {
-        struct rnic_tcp_config cfg;
-        rnic_tcp_config_default(&cfg);
+        struct rne_tcp_config cfg;
+        rne_tcp_config_default(&cfg);
         memcpy(cfg.mac, s->mac[i], 6);
         cfg.addr = s->ip[i];
         cfg.mtu = mtu;
@@ -507,7 +507,7 @@ static void setup(struct sim *s)
         (void)g_ctx_unused;
         ctx[i].s = s;
         ctx[i].idx = i;
-        s->eng[i] = rnic_tcp_new(&cfg, &sim_ops, &ctx[i]);
+        s->eng[i] = rne_tcp_new(&cfg, &sim_ops, &ctx[i]);
     }
     s->stall_p = splitmix64_next(r) % 3 == 0 ? rng_unit(r) * 0.05 : 0;
     s->record_max = rng_range(r, 1, 8000);
@@ -518,7 +518,7 @@ static void setup(struct sim *s)
 static void free_sim(struct sim *s)
 {
     for (int i = 0; i < 2; i++) {
-        rnic_tcp_free(s->eng[i]);
+        rne_tcp_free(s->eng[i]);
     }
     while (s->nheap) {
         struct ev e = heap_pop(s);
@@ -541,7 +541,7 @@ static void burst_end(struct sim *s, bool force)
         return;
     }
     for (int e = 0; e < 2; e++) {
-        rnic_tcp_rx_batch_end(s->eng[e], s->now);
+        rne_tcp_rx_batch_end(s->eng[e], s->now);
     }
     s->burst = 0;
     s->burst_max = (uint32_t)(1 + splitmix64_next(&s->brng) % 64);
@@ -560,14 +560,14 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
     for (int i = 0; i < 2; i++) {
         uint8_t m[6] = { 0x02, 0, 0, 0, 0, (uint8_t)(i + 1) };
         memcpy(s->mac[i], m, 6);
-        rnic_ipaddr_v4(&s->ip[i], 10, 0, 0, (uint8_t)(i + 1));
+        rne_ipaddr_v4(&s->ip[i], 10, 0, 0, (uint8_t)(i + 1));
     }
     setup(s);
     if (!s->eng[0] || !s->eng[1]) {
         printf("seed %" PRIu64 ": engine creation failed\n", seed);
         return 1;
     }
-    struct rnic_tcp_listener *l = rnic_tcp_listen(s->eng[1], 4791, 16, s);
+    struct rne_tcp_listener *l = rne_tcp_listen(s->eng[1], 4791, 16, s);
     if (!l) {
         printf("seed %" PRIu64 ": listen failed\n", seed);
         return 1;
@@ -601,12 +601,12 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
         }
         struct side *a = &s->side[i][0];
         s->now += rng_range(&s->rng, 0, 50) * MS;
-        a->c = rnic_tcp_connect(s->eng[0], &s->ip[1], 4791, 0, s->mac[1], a, s->now);
+        a->c = rne_tcp_connect(s->eng[0], &s->ip[1], 4791, 0, s->mac[1], a, s->now);
         if (!a->c) {
             printf("seed %" PRIu64 ": connect failed\n", seed);
             return 1;
         }
-        rnic_tcp_get_tuple(a->c, NULL, &a->lport, NULL, NULL);
+        rne_tcp_get_tuple(a->c, NULL, &a->lport, NULL, NULL);
     }
     const uint64_t limit = 600 * SEC;
     const uint64_t stall_limit = 200 * SEC;    /* no byte delivered anywhere for this long */
@@ -647,7 +647,7 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
             next = s->heap[0].at;
         }
         for (int e = 0; e < 2; e++) {
-            uint64_t d = rnic_tcp_next_deadline(s->eng[e]);
+            uint64_t d = rne_tcp_next_deadline(s->eng[e]);
             if (d < next) {
                 next = d;
             }
@@ -677,16 +677,16 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
             if (verbose > 1) {
                 printf("%10.6f deliver %zu bytes to %c\n", (double)s->now / SEC, e.len, 'A' + e.dst);
             }
-            rnic_tcp_input(s->eng[e.dst], e.frame, e.len, s->now);
-            rnic_tcp_deliver(s->eng[e.dst]);
+            rne_tcp_input(s->eng[e.dst], e.frame, e.len, s->now);
+            rne_tcp_deliver(s->eng[e.dst]);
             free(e.frame);
             s->burst++;
         }
         burst_end(s, false);
         for (int e = 0; e < 2; e++) {
-            if (rnic_tcp_next_deadline(s->eng[e]) <= s->now) {
-                rnic_tcp_tick(s->eng[e], s->now);
-                rnic_tcp_deliver(s->eng[e]);
+            if (rne_tcp_next_deadline(s->eng[e]) <= s->now) {
+                rne_tcp_tick(s->eng[e], s->now);
+                rne_tcp_deliver(s->eng[e]);
             }
         }
         for (int i = 0; i < s->nconn; i++) {
@@ -699,8 +699,8 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
     if (!s->fail) {
         uint64_t end = s->now + 30 * SEC;
         while (s->now < end) {
-            uint64_t d = rnic_tcp_next_deadline(s->eng[0]);
-            uint64_t d1 = rnic_tcp_next_deadline(s->eng[1]);
+            uint64_t d = rne_tcp_next_deadline(s->eng[0]);
+            uint64_t d1 = rne_tcp_next_deadline(s->eng[1]);
             uint64_t ev = s->nheap ? s->heap[0].at : UINT64_MAX;
             uint64_t n = d < d1 ? d : d1;
             n = n < ev ? n : ev;
@@ -710,18 +710,18 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
             s->now = n > s->now ? n : s->now;
             while (s->nheap && s->heap[0].at <= s->now) {
                 struct ev e = heap_pop(s);
-                rnic_tcp_input(s->eng[e.dst], e.frame, e.len, s->now);
-                rnic_tcp_deliver(s->eng[e.dst]);
+                rne_tcp_input(s->eng[e.dst], e.frame, e.len, s->now);
+                rne_tcp_deliver(s->eng[e.dst]);
                 free(e.frame);
             }
             burst_end(s, true);
             for (int e = 0; e < 2; e++) {
-                rnic_tcp_tick(s->eng[e], s->now);
-                rnic_tcp_deliver(s->eng[e]);
+                rne_tcp_tick(s->eng[e], s->now);
+                rne_tcp_deliver(s->eng[e]);
             }
         }
         for (int e = 0; e < 2; e++) {
-            uint64_t left = rnic_tcp_get_stats(s->eng[e])->conns_now;
+            uint64_t left = rne_tcp_get_stats(s->eng[e])->conns_now;
             if (left) {
                 failf(s, "%s: engine %" PRIu64 " still holds %" PRIu64 " connections", "cleanup",
                       (uint64_t)e, left);
@@ -736,7 +736,7 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
                s->link[0].loss, s->link[1].loss, s->link[0].dup, s->link[0].corrupt,
                s->link[0].delay / 1000, s->link[0].bps / 1000000, s->stall_p);
         for (int e = 0; e < 2; e++) {
-            const struct rnic_tcp_stats *st = rnic_tcp_get_stats(s->eng[e]);
+            const struct rne_tcp_stats *st = rne_tcp_get_stats(s->eng[e]);
             printf("  engine %c: tx %" PRIu64 " rexmit %" PRIu64 " rto %" PRIu64 " fastrx %" PRIu64
                    " ooo %" PRIu64 " csum_err %" PRIu64 " probes %" PRIu64 " challenge %" PRIu64
                    " ack_deferred %" PRIu64 "\n",
@@ -751,10 +751,10 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
                        " fin %d closed %d err %d", i, 'A' + e, sd->sent, sd->to_send, sd->rcvd,
                        sd->expect, sd->peer_fin, sd->closed, sd->closed_err);
                 if (sd->c) {
-                    struct rnic_tcp_info inf;
-                    rnic_tcp_get_info(sd->c, &inf);
+                    struct rne_tcp_info inf;
+                    rne_tcp_get_info(sd->c, &inf);
                     printf(" %s cwnd %u wnd %u rto %u ms una %u nxt %u unacked %u unsent %u rcv_nxt %u ws %u/%u rwnd %u",
-                           rnic_tcp_state_name(inf.state), inf.cwnd, inf.snd_wnd, inf.rto_ms,
+                           rne_tcp_state_name(inf.state), inf.cwnd, inf.snd_wnd, inf.rto_ms,
                            inf.snd_una, inf.snd_nxt, inf.unacked, inf.unsent, inf.rcv_nxt,
                            inf.snd_wscale, inf.rcv_wscale, inf.rcv_wnd);
                 }
@@ -766,8 +766,8 @@ static int run_seed(uint64_t seed, int verbose, uint64_t *sim_ns)
         }
     }
     *sim_ns = s->now;
-    g_deferred += rnic_tcp_get_stats(s->eng[0])->rx_ack_deferred +
-                  rnic_tcp_get_stats(s->eng[1])->rx_ack_deferred;
+    g_deferred += rne_tcp_get_stats(s->eng[0])->rx_ack_deferred +
+                  rne_tcp_get_stats(s->eng[1])->rx_ack_deferred;
     g_conns += (uint64_t)s->nconn;
     g_aborts += (uint64_t)s->naborts;
     int f = s->fail;

@@ -18,69 +18,69 @@ static struct rnic_admin_cmd mk(uint8_t opcode)
 static void test_identity(void)
 {
     struct harness *h = h_new(NULL);
-    struct rnic_dev *d = &h->dev;
+    struct rne_dev *d = &h->dev;
 
-    CHECK_EQ(rnic_dev_reg_read(d, RNIC_REG_MAGIC), RNIC_MAGIC);
-    CHECK_EQ(rnic_dev_reg_read(d, RNIC_REG_VERSION), 0x10000);
-    CHECK_EQ(rnic_dev_reg_read(d, RNIC_REG_MAX_EQ), 8);
-    CHECK_EQ(rnic_dev_reg_read(d, RNIC_REG_NUM_MSIX), 9);
-    CHECK_EQ(rnic_dev_reg_read(d, RNIC_REG_MAX_MTU), 9216);
-    CHECK_EQ(rnic_dev_reg_read(d, RNIC_REG_MAX_SEND_SGE), RNIC_SQ_MAX_SGE);
-    CHECK_EQ(rnic_dev_reg_read(d, RNIC_REG_MAC_LO), 0x12005452);
-    CHECK_EQ(rnic_dev_reg_read(d, RNIC_REG_MAC_HI), 0x5634);
-    CHECK_EQ(rnic_dev_reg_read(d, RNIC_REG_DEV_STATUS), RNIC_STATUS_LINK_UP);
+    CHECK_EQ(rne_dev_reg_read(d, RNIC_REG_MAGIC), RNIC_MAGIC);
+    CHECK_EQ(rne_dev_reg_read(d, RNIC_REG_VERSION), 0x10000);
+    CHECK_EQ(rne_dev_reg_read(d, RNIC_REG_MAX_EQ), 8);
+    CHECK_EQ(rne_dev_reg_read(d, RNIC_REG_NUM_MSIX), 9);
+    CHECK_EQ(rne_dev_reg_read(d, RNIC_REG_MAX_MTU), 9216);
+    CHECK_EQ(rne_dev_reg_read(d, RNIC_REG_MAX_SEND_SGE), RNIC_SQ_MAX_SGE);
+    CHECK_EQ(rne_dev_reg_read(d, RNIC_REG_MAC_LO), 0x12005452);
+    CHECK_EQ(rne_dev_reg_read(d, RNIC_REG_MAC_HI), 0x5634);
+    CHECK_EQ(rne_dev_reg_read(d, RNIC_REG_DEV_STATUS), RNIC_STATUS_LINK_UP);
     /* Capabilities are read-only. */
-    rnic_dev_reg_write(d, RNIC_REG_MAX_QP, 7);
-    CHECK_EQ(rnic_dev_reg_read(d, RNIC_REG_MAX_QP), 1024);
+    rne_dev_reg_write(d, RNIC_REG_MAX_QP, 7);
+    CHECK_EQ(rne_dev_reg_read(d, RNIC_REG_MAX_QP), 1024);
     CHECK(h->guest_errors == 1);
     h_free(h);
 }
 
 static void test_config_check(void)
 {
-    struct rnic_dev_config c;
+    struct rne_dev_config c;
 
-    rnic_dev_config_default(&c);
-    CHECK(rnic_dev_config_check(&c) == NULL);
+    rne_dev_config_default(&c);
+    CHECK(rne_dev_config_check(&c) == NULL);
     c.max_uctx = 64;
-    CHECK(rnic_dev_config_check(&c) != NULL);
-    rnic_dev_config_default(&c);
+    CHECK(rne_dev_config_check(&c) != NULL);
+    rne_dev_config_default(&c);
     c.max_eq = 64;
-    CHECK(rnic_dev_config_check(&c) != NULL);
-    rnic_dev_config_default(&c);
+    CHECK(rne_dev_config_check(&c) != NULL);
+    rne_dev_config_default(&c);
     c.max_mtu = 65000;      /* the largest frame every netdev carries */
-    CHECK(rnic_dev_config_check(&c) == NULL);
+    CHECK(rne_dev_config_check(&c) == NULL);
     c.max_mtu = 65001;
-    CHECK(rnic_dev_config_check(&c) != NULL);
+    CHECK(rne_dev_config_check(&c) != NULL);
     c.max_mtu = 1499;
-    CHECK(rnic_dev_config_check(&c) != NULL);
-    rnic_dev_config_default(&c);
+    CHECK(rne_dev_config_check(&c) != NULL);
+    rne_dev_config_default(&c);
     c.max_cqe = 1024;       /* below max_qp_wr */
-    CHECK(rnic_dev_config_check(&c) != NULL);
-    rnic_dev_config_default(&c);
+    CHECK(rne_dev_config_check(&c) != NULL);
+    rne_dev_config_default(&c);
     c.mac[0] = 1;
-    CHECK(rnic_dev_config_check(&c) != NULL);
+    CHECK(rne_dev_config_check(&c) != NULL);
     /* keepalive: on by default as Linux TCP's; 0 idle switches it off */
-    rnic_dev_config_default(&c);
+    rne_dev_config_default(&c);
     CHECK_EQ(c.keep_idle_s, 7200);
     CHECK_EQ(c.keep_intvl_s, 75);
     CHECK_EQ(c.keep_probes, 9);
     c.keep_idle_s = 0;
-    CHECK(rnic_dev_config_check(&c) == NULL);
+    CHECK(rne_dev_config_check(&c) == NULL);
     c.keep_idle_s = 32767;
     c.keep_intvl_s = 32767;
     c.keep_probes = 127;
-    CHECK(rnic_dev_config_check(&c) == NULL);
+    CHECK(rne_dev_config_check(&c) == NULL);
     c.keep_idle_s = 32768;
-    CHECK(rnic_dev_config_check(&c) != NULL);
-    rnic_dev_config_default(&c);
+    CHECK(rne_dev_config_check(&c) != NULL);
+    rne_dev_config_default(&c);
     c.keep_intvl_s = 0;
-    CHECK(rnic_dev_config_check(&c) != NULL);
-    rnic_dev_config_default(&c);
+    CHECK(rne_dev_config_check(&c) != NULL);
+    rne_dev_config_default(&c);
     c.keep_probes = 0;
-    CHECK(rnic_dev_config_check(&c) != NULL);
+    CHECK(rne_dev_config_check(&c) != NULL);
     c.keep_probes = 128;
-    CHECK(rnic_dev_config_check(&c) != NULL);
+    CHECK(rne_dev_config_check(&c) != NULL);
 }
 
 static void test_bad_enable(void)
@@ -89,23 +89,23 @@ static void test_bad_enable(void)
 
     /* Depth beyond the limit: fatal with a reason, no DMA attempted. */
     CHECK(!h_enable(h, 11, 2));
-    CHECK(rnic_dev_reg_read(&h->dev, RNIC_REG_DEV_STATUS) &
+    CHECK(rne_dev_reg_read(&h->dev, RNIC_REG_DEV_STATUS) &
           RNIC_STATUS_FATAL);
-    CHECK_EQ(rnic_dev_reg_read(&h->dev, RNIC_REG_DEV_ERROR),
+    CHECK_EQ(rne_dev_reg_read(&h->dev, RNIC_REG_DEV_ERROR),
              RNIC_DEVERR_ADMQ_CFG);
     /* Reset recovers, then a page list outside memory is a DMA error. */
-    rnic_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
-    CHECK(rnic_dev_reg_read(&h->dev, RNIC_REG_DEV_STATUS) &
+    rne_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
+    CHECK(rne_dev_reg_read(&h->dev, RNIC_REG_DEV_STATUS) &
           RNIC_STATUS_RESETTING);
     h_run(h);
-    CHECK_EQ(rnic_dev_reg_read(&h->dev, RNIC_REG_DEV_STATUS),
+    CHECK_EQ(rne_dev_reg_read(&h->dev, RNIC_REG_DEV_STATUS),
              RNIC_STATUS_LINK_UP);
-    rnic_dev_reg_write(&h->dev, RNIC_REG_ADMQ_SQ_PBL_HI, 0x100);
-    rnic_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CQ_PBL_HI, 0x100);
-    rnic_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CFG, 0x0202);
-    rnic_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_ENABLE);
+    rne_dev_reg_write(&h->dev, RNIC_REG_ADMQ_SQ_PBL_HI, 0x100);
+    rne_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CQ_PBL_HI, 0x100);
+    rne_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CFG, 0x0202);
+    rne_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_ENABLE);
     h_run(h);
-    CHECK_EQ(rnic_dev_reg_read(&h->dev, RNIC_REG_DEV_ERROR),
+    CHECK_EQ(rne_dev_reg_read(&h->dev, RNIC_REG_DEV_ERROR),
              RNIC_DEVERR_ADMQ_DMA);
     h_free(h);
 }
@@ -117,8 +117,8 @@ static void test_commands(void)
 
     CHECK(h_enable(h, 3, 3));
     /* Commands while enabled cannot move the admin rings. */
-    rnic_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CFG, 0);
-    CHECK_EQ(rnic_dev_reg_read(&h->dev, RNIC_REG_ADMQ_CFG), 0x0303);
+    rne_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CFG, 0);
+    CHECK_EQ(rne_dev_reg_read(&h->dev, RNIC_REG_ADMQ_CFG), 0x0303);
 
     c = mk(RNIC_CMD_NOP);
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
@@ -298,7 +298,7 @@ static void test_ring_overflow(void)
     struct rnic_admin_cmd c = mk(RNIC_CMD_NOP);
 
     CHECK(h_enable(h, 2, 2));
-    rnic_dev_reg_write(&h->dev, RNIC_REG_ADMQ_SQ_TAIL, 5);  /* depth 4 */
+    rne_dev_reg_write(&h->dev, RNIC_REG_ADMQ_SQ_TAIL, 5);   /* depth 4 */
     h_run(h);
     CHECK(h_poll(h, &cqe));
     CHECK_EQ(cqe.status, RNIC_STS_RING_OVERFLOW);
@@ -307,7 +307,7 @@ static void test_ring_overflow(void)
     /* The queue still works afterwards. */
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
     /* A stale (backwards) tail is refused too. */
-    rnic_dev_reg_write(&h->dev, RNIC_REG_ADMQ_SQ_TAIL, 0);
+    rne_dev_reg_write(&h->dev, RNIC_REG_ADMQ_SQ_TAIL, 0);
     h_run(h);
     CHECK(h_poll(h, &cqe));
     CHECK_EQ(cqe.status, RNIC_STS_RING_OVERFLOW);
@@ -322,12 +322,12 @@ static void test_reset(void)
     h_create_eq(h, 1, 2, RNIC_EQ_F_ASYNC);
     CHECK(h->dev.eq[1].live);
     /* Clearing ENABLE is a reset too; registers are ignored meanwhile. */
-    rnic_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL, 0);
-    rnic_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CFG, 0x55);
+    rne_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL, 0);
+    rne_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CFG, 0x55);
     h_run(h);
     CHECK(!h->dev.eq[1].live);
-    CHECK_EQ(rnic_dev_reg_read(&h->dev, RNIC_REG_ADMQ_CFG), 0);
-    CHECK_EQ(rnic_dev_reg_read(&h->dev, RNIC_REG_DEV_STATUS),
+    CHECK_EQ(rne_dev_reg_read(&h->dev, RNIC_REG_ADMQ_CFG), 0);
+    CHECK_EQ(rne_dev_reg_read(&h->dev, RNIC_REG_DEV_STATUS),
              RNIC_STATUS_LINK_UP);
     CHECK(h_enable(h, 2, 2));
     h_free(h);

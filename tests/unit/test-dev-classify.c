@@ -64,7 +64,7 @@ static size_t tcp6(uint8_t *f, uint16_t sport, uint16_t dport)
     return 14 + 60;
 }
 
-static void key4(struct rnic_flow_key *k, uint16_t lport, uint16_t rport)
+static void key4(struct rne_flow_key *k, uint16_t lport, uint16_t rport)
 {
     memset(k, 0, sizeof(*k));
     k->family = RNIC_AF_IPV4;
@@ -74,119 +74,119 @@ static void key4(struct rnic_flow_key *k, uint16_t lport, uint16_t rport)
     k->rport = rport;
 }
 
-static void test_steering(struct rnic_steer *s)
+static void test_steering(struct rne_steer *s)
 {
-    struct rnic_rx_filter flt = { .promisc = false };
+    struct rne_rx_filter flt = { .promisc = false };
     static const uint8_t any[16];
     uint8_t addr[16] = { 10, 0, 0, 1 };
-    struct rnic_flow_key k, fk;
+    struct rne_flow_key k, fk;
     uint8_t f[128];
     uint32_t id = 0;
     size_t len;
 
     memcpy(flt.mac, our_mac, 6);
-    rnic_steer_clear(s);
+    rne_steer_clear(s);
 
     /* Nothing offloaded yet: TCP goes to the guest. */
     len = tcp4(f, our_mac, false, 40000, 4791, 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_L2);
 
-    CHECK_EQ(rnic_steer_add_listener(s, 7, RNIC_AF_IPV4, addr, 4791), 0);
+    CHECK_EQ(rne_steer_add_listener(s, 7, RNIC_AF_IPV4, addr, 4791), 0);
     /* Same port again (also as a wildcard) is refused. */
-    CHECK(rnic_steer_add_listener(s, 8, RNIC_AF_IPV4, any, 4791) < 0);
-    CHECK(rnic_steer_add_listener(s, 7, RNIC_AF_IPV4, any, 9999) < 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
+    CHECK(rne_steer_add_listener(s, 8, RNIC_AF_IPV4, any, 4791) < 0);
+    CHECK(rne_steer_add_listener(s, 7, RNIC_AF_IPV4, any, 9999) < 0);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_ENGINE);
     CHECK_EQ(id, 7);
     /* Tagged (VLAN 5): the untagged listener's address is another one. */
     len = tcp4(f, our_mac, true, 40000, 4791, 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_L2);
     /* ... that a listener of its own on VLAN 5 serves */
-    CHECK_EQ(rnic_steer_add_listener_vlan(s, 10, RNIC_AF_IPV4, addr, 4791, 5),
+    CHECK_EQ(rne_steer_add_listener_vlan(s, 10, RNIC_AF_IPV4, addr, 4791, 5),
              0);
-    CHECK(rnic_steer_add_listener_vlan(s, 11, RNIC_AF_IPV4, addr, 4791, 5) < 0);
+    CHECK(rne_steer_add_listener_vlan(s, 11, RNIC_AF_IPV4, addr, 4791, 5) < 0);
     /* a VLAN names one address, never the wildcard */
-    CHECK(rnic_steer_add_listener_vlan(s, 11, RNIC_AF_IPV4, any, 4792, 5) < 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
+    CHECK(rne_steer_add_listener_vlan(s, 11, RNIC_AF_IPV4, any, 4792, 5) < 0);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_ENGINE);
     CHECK_EQ(id, 10);
 
     /* An established connection wins over the listener, on its VLAN. */
     key4(&k, 4791, 40000);
     k.vlan = 5;
-    CHECK_EQ(rnic_steer_add_conn(s, &k, 100), 0);
-    CHECK(rnic_steer_add_conn(s, &k, 101) < 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
+    CHECK_EQ(rne_steer_add_conn(s, &k, 100), 0);
+    CHECK(rne_steer_add_conn(s, &k, 101) < 0);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_ENGINE);
     CHECK_EQ(id, 100);
     /* the flow key comes back for the engine's demux */
     CHECK(!memcmp(&fk, &k, sizeof(k)));
     /* the same 4-tuple untagged is not that flow: the listener's */
     len = tcp4(f, our_mac, false, 40000, 4791, 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_ENGINE);
     CHECK_EQ(id, 7);
     k.vlan = 0;
-    CHECK_EQ(rnic_steer_add_conn(s, &k, 102), 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
+    CHECK_EQ(rne_steer_add_conn(s, &k, 102), 0);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_ENGINE);
     CHECK_EQ(id, 102);
     CHECK(!memcmp(&fk, &k, sizeof(k)));
     /* VLAN 6 has neither */
     len = tcp4(f, our_mac, true, 40000, 4791, 0);
     f[15] = 6;
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
-    CHECK_EQ(rnic_steer_del_listener(s, 10), 0);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_L2);
+    CHECK_EQ(rne_steer_del_listener(s, 10), 0);
 
     /* Other ports, fragments, other MACs, truncated headers: not ours. */
     len = tcp4(f, our_mac, false, 40000, 22, 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_L2);
     len = tcp4(f, our_mac, false, 40000, 4791, 0x2000);     /* MF */
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_L2);
     len = tcp4(f, peer_mac, false, 40000, 4791, 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_FILTERED);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_FILTERED);
     flt.promisc = true;
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_L2);
     flt.promisc = false;
     len = tcp4(f, our_mac, false, 40000, 4791, 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, 14 + 20 + 3, &id, &fk), RNIC_RX_TO_L2);
-    CHECK_EQ(rnic_classify(s, &flt, f, 13, &id, &fk), RNIC_RX_FILTERED);
+    CHECK_EQ(rne_classify(s, &flt, f, 14 + 20 + 3, &id, &fk), RNE_RX_TO_L2);
+    CHECK_EQ(rne_classify(s, &flt, f, 13, &id, &fk), RNE_RX_FILTERED);
     f[14] = 0x4f;                       /* IHL 60 beyond the frame */
-    CHECK_EQ(rnic_classify(s, &flt, f, 14 + 24, &id, &fk), RNIC_RX_TO_L2);
+    CHECK_EQ(rne_classify(s, &flt, f, 14 + 24, &id, &fk), RNE_RX_TO_L2);
     f[14] = 0x44;                       /* IHL below 20 */
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_L2);
 
     /* Broadcast (ARP) to L2. */
     memset(f, 0xff, 6);
     f[12] = 0x08;
     f[13] = 0x06;
-    CHECK_EQ(rnic_classify(s, &flt, f, 60, &id, &fk), RNIC_RX_TO_L2);
+    CHECK_EQ(rne_classify(s, &flt, f, 60, &id, &fk), RNE_RX_TO_L2);
 
     /* IPv6 listener on any address. */
     len = tcp6(f, 5555, 4420);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
-    CHECK_EQ(rnic_steer_add_listener(s, 9, RNIC_AF_IPV6, any, 4420), 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_L2);
+    CHECK_EQ(rne_steer_add_listener(s, 9, RNIC_AF_IPV6, any, 4420), 0);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_ENGINE);
     CHECK_EQ(id, 9);
-    CHECK_EQ(rnic_steer_del_listener(s, 9), 0);
-    CHECK(rnic_steer_del_listener(s, 9) < 0);
-    CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
+    CHECK_EQ(rne_steer_del_listener(s, 9), 0);
+    CHECK(rne_steer_del_listener(s, 9) < 0);
+    CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_L2);
 }
 
-static void test_conn_churn(struct rnic_steer *s)
+static void test_conn_churn(struct rne_steer *s)
 {
-    struct rnic_flow_key k, fk;
+    struct rne_flow_key k, fk;
     uint32_t i;
 
-    rnic_steer_clear(s);
-    for (i = 0; i < RNIC_STEER_MAX_CONN; i++) {
+    rne_steer_clear(s);
+    for (i = 0; i < RNE_STEER_MAX_CONN; i++) {
         key4(&k, 4791, (uint16_t)(1024 + i));
-        CHECK_EQ(rnic_steer_add_conn(s, &k, i), 0);
+        CHECK_EQ(rne_steer_add_conn(s, &k, i), 0);
     }
     key4(&k, 4791, 60000);
-    CHECK(rnic_steer_add_conn(s, &k, 1) < 0);      /* full */
+    CHECK(rne_steer_add_conn(s, &k, 1) < 0);       /* full */
     /* Remove every third; the rest must stay findable (no lost chains). */
-    for (i = 0; i < RNIC_STEER_MAX_CONN; i += 3) {
+    for (i = 0; i < RNE_STEER_MAX_CONN; i += 3) {
         key4(&k, 4791, (uint16_t)(1024 + i));
-        CHECK_EQ(rnic_steer_del_conn(s, &k), 0);
+        CHECK_EQ(rne_steer_del_conn(s, &k), 0);
     }
-    for (i = 0; i < RNIC_STEER_MAX_CONN; i++) {
-        struct rnic_rx_filter flt;
+    for (i = 0; i < RNE_STEER_MAX_CONN; i++) {
+        struct rne_rx_filter flt;
         uint8_t f[128];
         uint32_t id = 0xffffffff;
         size_t len = tcp4(f, our_mac, false, (uint16_t)(1024 + i), 4791, 0);
@@ -194,18 +194,18 @@ static void test_conn_churn(struct rnic_steer *s)
         memcpy(flt.mac, our_mac, 6);
         flt.promisc = false;
         if (i % 3 == 0) {
-            CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_L2);
+            CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_L2);
         } else {
-            CHECK_EQ(rnic_classify(s, &flt, f, len, &id, &fk), RNIC_RX_TO_ENGINE);
+            CHECK_EQ(rne_classify(s, &flt, f, len, &id, &fk), RNE_RX_TO_ENGINE);
             CHECK_EQ(id, i);
         }
     }
-    CHECK_EQ(s->nconn, RNIC_STEER_MAX_CONN - (RNIC_STEER_MAX_CONN + 2) / 3);
+    CHECK_EQ(s->nconn, RNE_STEER_MAX_CONN - (RNE_STEER_MAX_CONN + 2) / 3);
 }
 
 int main(void)
 {
-    struct rnic_steer *s = calloc(1, sizeof(*s));
+    struct rne_steer *s = calloc(1, sizeof(*s));
 
     test_steering(s);
     test_conn_churn(s);

@@ -97,7 +97,7 @@ static void timer_mod(void *opaque, uint64_t deadline_ns)
     ((struct harness *)opaque)->timer_deadline = deadline_ns;
 }
 
-static const struct rnic_host_ops ops = {
+static const struct rne_host_ops ops = {
     .dma_read = mem_read,
     .dma_write = mem_write,
     .dma_check_ram = mem_check_ram,
@@ -110,19 +110,19 @@ static const struct rnic_host_ops ops = {
     .timer_mod = timer_mod,
 };
 
-struct harness *h_new(const struct rnic_dev_config *cfg)
+struct harness *h_new(const struct rne_dev_config *cfg)
 {
-    struct rnic_dev_config def;
+    struct rne_dev_config def;
     struct harness *h = calloc(1, sizeof(*h));
 
     if (!cfg) {
-        rnic_dev_config_default(&def);
+        rne_dev_config_default(&def);
         cfg = &def;
     }
     h->mem = calloc(1, GUEST_MEM_SIZE);
     h->alloc_next = 0x10000;
     h->timer_deadline = UINT64_MAX;
-    if (rnic_dev_init(&h->dev, cfg, &ops, h)) {
+    if (rne_dev_init(&h->dev, cfg, &ops, h)) {
         abort();
     }
     return h;
@@ -130,7 +130,7 @@ struct harness *h_new(const struct rnic_dev_config *cfg)
 
 void h_free(struct harness *h)
 {
-    rnic_dev_fini(&h->dev);
+    rne_dev_fini(&h->dev);
     free(h->mem);
     free(h);
 }
@@ -167,7 +167,7 @@ void h_pbl(struct harness *h, struct rnic_pbl *pbl, uint64_t base,
 
 void h_run(struct harness *h)
 {
-    rnic_dev_process(&h->dev);
+    rne_dev_process(&h->dev);
 }
 
 bool h_enable(struct harness *h, unsigned sq_log, unsigned cq_log)
@@ -177,23 +177,23 @@ bool h_enable(struct harness *h, unsigned sq_log, unsigned cq_log)
 
     h->sq_depth = 1u << sq_log;
     h->cq_depth = 1u << cq_log;
-    sq_pages = rnic_ring_pages_needed(h->sq_depth, RNIC_ADMIN_CMD_SIZE);
-    cq_pages = rnic_ring_pages_needed(h->cq_depth, RNIC_ADMIN_CQE_SIZE);
+    sq_pages = rne_ring_pages_needed(h->sq_depth, RNIC_ADMIN_CMD_SIZE);
+    cq_pages = rne_ring_pages_needed(h->cq_depth, RNIC_ADMIN_CQE_SIZE);
     h->sq_base = h_alloc(h, sq_pages);
     h->cq_base = h_alloc(h, cq_pages);
     h_pbl(h, &sq, h->sq_base, sq_pages);
     h_pbl(h, &cq, h->cq_base, cq_pages);
     h->sq_tail = h->cq_head = 0;
-    rnic_dev_reg_write(&h->dev, RNIC_REG_ADMQ_SQ_PBL_LO, (uint32_t)sq.addr);
-    rnic_dev_reg_write(&h->dev, RNIC_REG_ADMQ_SQ_PBL_HI, sq.addr >> 32);
-    rnic_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CQ_PBL_LO, (uint32_t)cq.addr);
-    rnic_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CQ_PBL_HI, cq.addr >> 32);
-    rnic_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CFG,
-                       RNIC_ADMQ_CFG_SQ_LOG(sq_log) |
-                       RNIC_ADMQ_CFG_CQ_LOG(cq_log));
-    rnic_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_ENABLE);
+    rne_dev_reg_write(&h->dev, RNIC_REG_ADMQ_SQ_PBL_LO, (uint32_t)sq.addr);
+    rne_dev_reg_write(&h->dev, RNIC_REG_ADMQ_SQ_PBL_HI, sq.addr >> 32);
+    rne_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CQ_PBL_LO, (uint32_t)cq.addr);
+    rne_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CQ_PBL_HI, cq.addr >> 32);
+    rne_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CFG,
+                      RNIC_ADMQ_CFG_SQ_LOG(sq_log) |
+                      RNIC_ADMQ_CFG_CQ_LOG(cq_log));
+    rne_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_ENABLE);
     h_run(h);
-    return rnic_dev_reg_read(&h->dev, RNIC_REG_DEV_STATUS) &
+    return rne_dev_reg_read(&h->dev, RNIC_REG_DEV_STATUS) &
            RNIC_STATUS_READY;
 }
 
@@ -210,7 +210,7 @@ void h_post(struct harness *h, struct rnic_admin_cmd *cmd)
 
 void h_ring_admin(struct harness *h)
 {
-    rnic_dev_reg_write(&h->dev, RNIC_REG_ADMQ_SQ_TAIL, h->sq_tail);
+    rne_dev_reg_write(&h->dev, RNIC_REG_ADMQ_SQ_TAIL, h->sq_tail);
 }
 
 bool h_poll(struct harness *h, struct rnic_admin_cqe *cqe)
@@ -224,7 +224,7 @@ bool h_poll(struct harness *h, struct rnic_admin_cqe *cqe)
         return false;
     }
     h->cq_head++;
-    rnic_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CQ_HEAD, h->cq_head);
+    rne_dev_reg_write(&h->dev, RNIC_REG_ADMQ_CQ_HEAD, h->cq_head);
     return true;
 }
 
@@ -247,7 +247,7 @@ uint64_t h_create_eq(struct harness *h, uint32_t eqn, unsigned log,
                      uint8_t flags)
 {
     struct rnic_admin_cmd cmd;
-    uint32_t pages = rnic_ring_pages_needed(1u << log, RNIC_EQE_SIZE);
+    uint32_t pages = rne_ring_pages_needed(1u << log, RNIC_EQE_SIZE);
     uint64_t base = h_alloc(h, pages);
 
     memset(&cmd, 0, sizeof(cmd));
@@ -263,6 +263,6 @@ uint64_t h_create_eq(struct harness *h, uint32_t eqn, unsigned log,
 void h_doorbell(struct harness *h, uint32_t off, uint32_t obj,
                 uint32_t flags, uint32_t idx)
 {
-    rnic_dev_doorbell(&h->dev, 0, off, RNIC_DB_VAL(obj, flags, idx));
+    rne_dev_doorbell(&h->dev, 0, off, RNIC_DB_VAL(obj, flags, idx));
     h_run(h);
 }

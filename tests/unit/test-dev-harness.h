@@ -16,7 +16,7 @@
 #define GUEST_MEM_SIZE  (4u << 20)
 #define MAX_CAPTURE     64
 /* Frames of the default max-mtu; larger ones are not captured. */
-#define MAX_CAP_FRAME   (RNIC_DEF_MAX_MTU + 22)
+#define MAX_CAP_FRAME   (RNE_DEF_MAX_MTU + 22)
 
 extern int test_failures;
 /*
@@ -41,7 +41,7 @@ extern uint64_t h_random_state;
     } while (0)
 
 struct harness {
-    struct rnic_dev dev;
+    struct rne_dev dev;
     uint8_t *mem;                   /* guest memory at address 0 */
     uint64_t alloc_next;            /* bump allocator, 4 KiB pages */
     unsigned irq_count[64];
@@ -72,7 +72,7 @@ struct harness {
     uint16_t next_tag;
 };
 
-struct harness *h_new(const struct rnic_dev_config *cfg);
+struct harness *h_new(const struct rne_dev_config *cfg);
 void h_free(struct harness *h);
 uint64_t h_alloc(struct harness *h, uint32_t pages);
 /* A level-1 page list for `pages` contiguous pages at base. */

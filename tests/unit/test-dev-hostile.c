@@ -134,7 +134,7 @@ static void rnd_frame(struct harness *h)
     {
         uint64_t before = h->dev.stats.rx_frames;
 
-        CHECK(rnic_dev_receive(&h->dev, f, len));
+        CHECK(rne_dev_receive(&h->dev, f, len));
         h->received_total += h->dev.stats.rx_frames != before;
     }
 }
@@ -257,8 +257,8 @@ int main(void)
         }
         case 3:
             if (rnd_below(50) == 0) {
-                rnic_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL,
-                                   RNIC_CTRL_RESET);
+                rne_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL,
+                                  RNIC_CTRL_RESET);
                 h_run(h);
                 resets++;
                 /* Same admin memory each time: the bump allocator would
@@ -267,11 +267,11 @@ int main(void)
                 CHECK(h_enable(h, 1 + rnd_below(4), 1 + rnd_below(4)));
                 setup_l2(h, &m);
             } else if (rnd_below(10) == 0) {
-                rnic_dev_reg_write(&h->dev, RNIC_REG_ADMQ_SQ_TAIL,
-                                   (uint32_t)rnd());
+                rne_dev_reg_write(&h->dev, RNIC_REG_ADMQ_SQ_TAIL,
+                                  (uint32_t)rnd());
             } else {
-                rnic_dev_reg_write(&h->dev, rnd_below(0x400) & ~3u,
-                                   (uint32_t)rnd() & 0xfffffffc);
+                rne_dev_reg_write(&h->dev, rnd_below(0x400) & ~3u,
+                                  (uint32_t)rnd() & 0xfffffffc);
             }
             break;
         case 4: case 5: {
@@ -287,10 +287,10 @@ int main(void)
             if (!rnd_below(8)) {
                 idx = (uint32_t)rnd();
             }
-            rnic_dev_doorbell(&h->dev, rnd_below(8) ? 0 : rnd_below(80), off,
-                              RNIC_DB_VAL(rnd_below(8) ? 0 : rnd_below(4),
-                                          rnd_below(2) ? RNIC_DB_ARM : 0,
-                                          idx));
+            rne_dev_doorbell(&h->dev, rnd_below(8) ? 0 : rnd_below(80), off,
+                             RNIC_DB_VAL(rnd_below(8) ? 0 : rnd_below(4),
+                                         rnd_below(2) ? RNIC_DB_ARM : 0,
+                                         idx));
             break;
         }
         case 6:
@@ -301,16 +301,16 @@ int main(void)
             }
             break;
         case 7:
-            rnic_dev_set_link(&h->dev, rnd_below(4) != 0);
+            rne_dev_set_link(&h->dev, rnd_below(4) != 0);
             break;
         default:
             rnd_frame(h);
         }
         h_run(h);
         /* Random DEV_CTRL writes reset it too: bring it back like a driver. */
-        if (!(rnic_dev_reg_read(&h->dev, RNIC_REG_DEV_STATUS) &
+        if (!(rne_dev_reg_read(&h->dev, RNIC_REG_DEV_STATUS) &
               RNIC_STATUS_READY)) {
-            rnic_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
+            rne_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
             h_run(h);
             resets++;
             h->alloc_next = m.lists + RNIC_PAGE_SIZE;
@@ -325,11 +325,11 @@ int main(void)
         }
         /* The device state stays within its own bounds. */
         CHECK(h->dev.async_eqn <= h->dev.cfg.max_eq);
-        CHECK(rnic_ring_used(h->dev.admq.sq_tail, h->dev.admq.sq_head) <=
+        CHECK(rne_ring_used(h->dev.admq.sq_tail, h->dev.admq.sq_head) <=
               h->dev.admq.sq.depth);
         for (i = 1; i <= h->dev.cfg.max_eq; i++) {
             if (h->dev.eq[i].live) {
-                CHECK(rnic_ring_used(h->dev.eq[i].pidx, h->dev.eq[i].cidx) <=
+                CHECK(rne_ring_used(h->dev.eq[i].pidx, h->dev.eq[i].cidx) <=
                       h->dev.eq[i].ring.depth);
             }
         }

@@ -188,12 +188,12 @@ static void test_tx_backpressure(void)
     CHECK_EQ(t.h->ncap, 1);
     CHECK_EQ(txd(&t, 3)->status, 0);
     t.h->wire_busy = false;
-    CHECK(rnic_dev_tx_resume(&t.h->dev));
+    CHECK(rne_dev_tx_resume(&t.h->dev));
     h_run(t.h);
     CHECK_EQ(t.h->ncap, 4);
     CHECK_EQ(txd(&t, 3)->status, RNIC_L2_DONE);
     /* Nothing left: a resume has no work. */
-    CHECK(!rnic_dev_tx_resume(&t.h->dev));
+    CHECK(!rne_dev_tx_resume(&t.h->dev));
     h_free(t.h);
 }
 
@@ -207,7 +207,7 @@ static void test_rx(void)
     l2_setup(&t);
     frame_fill(f, 100, mac, 3);
     /* Queue exists, no buffers: taken, dropped and counted, not held. */
-    CHECK(rnic_dev_receive(&t.h->dev, f, 100));
+    CHECK(rne_dev_receive(&t.h->dev, f, 100));
     CHECK_EQ(t.h->dev.stats.rx_no_buffer, 1);
     CHECK_EQ(t.h->dev.stats.rx_frames, 0);
     rx_post(&t, 1518);
@@ -217,7 +217,7 @@ static void test_rx(void)
     CHECK_EQ(t.h->rx_resumes, 0);
     CHECK_EQ(rxd(&t, 0)->status, 0);
     frame_fill(f, 100, mac, 4);
-    CHECK(rnic_dev_receive(&t.h->dev, f, 100));
+    CHECK(rne_dev_receive(&t.h->dev, f, 100));
     CHECK_EQ(rxd(&t, 0)->status, RNIC_L2_DONE);
     CHECK_EQ(rxd(&t, 0)->pkt_len, 100);
     CHECK(!memcmp(t.h->mem + rxd(&t, 0)->addr, f, 100));
@@ -226,17 +226,17 @@ static void test_rx(void)
 
     /* Not for us: filtered; for us but too long for MTU 1500: dropped. */
     frame_fill(f, 100, other, 3);
-    CHECK(rnic_dev_receive(&t.h->dev, f, 100));
+    CHECK(rne_dev_receive(&t.h->dev, f, 100));
     CHECK_EQ(t.h->dev.stats.rx_filtered, 1);
     frame_fill(f, 1519, mac, 3);
-    CHECK(rnic_dev_receive(&t.h->dev, f, 1519));
+    CHECK(rne_dev_receive(&t.h->dev, f, 1519));
     CHECK_EQ(t.h->dev.stats.rx_too_long, 1);
     CHECK_EQ(rxd(&t, 1)->status, 0);
     /* Last buffer used: the next frame is dropped again. */
     frame_fill(f, 1518, mac, 5);
-    CHECK(rnic_dev_receive(&t.h->dev, f, 1518));
+    CHECK(rne_dev_receive(&t.h->dev, f, 1518));
     CHECK_EQ(rxd(&t, 1)->pkt_len, 1518);
-    CHECK(rnic_dev_receive(&t.h->dev, f, 1518));
+    CHECK(rne_dev_receive(&t.h->dev, f, 1518));
     CHECK_EQ(t.h->dev.stats.rx_no_buffer, 2);
     CHECK_EQ(t.h->dev.stats.rx_frames, 2);
     /* Not re-armed: no second event. */
@@ -261,17 +261,17 @@ static void test_doorbell_rules(void)
 
     l2_setup(&t);
     /* User pages cannot ring kernel-only doorbells; unknown objects. */
-    CHECK(rnic_dev_doorbell(&t.h->dev, 1, RNIC_DB_L2_TX,
-                            RNIC_DB_VAL(0, 0, 1)));
+    CHECK(rne_dev_doorbell(&t.h->dev, 1, RNIC_DB_L2_TX,
+                           RNIC_DB_VAL(0, 0, 1)));
     h_run(t.h);
     CHECK_EQ(t.h->ncap, 0);
     CHECK_EQ(eqe(&t, 1)->code, RNIC_ASYNC_DB_ERROR);
-    CHECK(rnic_dev_doorbell(&t.h->dev, 0, RNIC_DB_L2_TX,
-                            RNIC_DB_VAL(5, 0, 1)));
-    CHECK(rnic_dev_doorbell(&t.h->dev, 0, RNIC_DB_EQ,
-                            RNIC_DB_VAL(60, 0, 1)));
-    CHECK(rnic_dev_doorbell(&t.h->dev, 64, RNIC_DB_CQ, 0));
-    CHECK(rnic_dev_doorbell(&t.h->dev, 0, 0x800, 0));
+    CHECK(rne_dev_doorbell(&t.h->dev, 0, RNIC_DB_L2_TX,
+                           RNIC_DB_VAL(5, 0, 1)));
+    CHECK(rne_dev_doorbell(&t.h->dev, 0, RNIC_DB_EQ,
+                           RNIC_DB_VAL(60, 0, 1)));
+    CHECK(rne_dev_doorbell(&t.h->dev, 64, RNIC_DB_CQ, 0));
+    CHECK(rne_dev_doorbell(&t.h->dev, 0, 0x800, 0));
     h_run(t.h);
     CHECK(t.h->guest_errors >= 5);
     /* EQ in use by queues cannot be destroyed. */
@@ -293,9 +293,9 @@ static void test_link(void)
     l2_setup(&t);
     /* Creating the async EQ reported the current state (up). */
     CHECK_EQ(eqe(&t, 0)->code, RNIC_ASYNC_PORT_UP);
-    CHECK(rnic_dev_set_link(&t.h->dev, false));
+    CHECK(rne_dev_set_link(&t.h->dev, false));
     h_run(t.h);
-    CHECK_EQ(rnic_dev_reg_read(&t.h->dev, RNIC_REG_DEV_STATUS) &
+    CHECK_EQ(rne_dev_reg_read(&t.h->dev, RNIC_REG_DEV_STATUS) &
              RNIC_STATUS_LINK_UP, 0);
     CHECK_EQ(eqe(&t, 1)->code, RNIC_ASYNC_PORT_DOWN);
     h_free(t.h);

@@ -15,7 +15,7 @@
 #include "test-rdma-helpers.h"
 
 #define HOSTILE_MRS     4096
-#define MR_PAGES        (1u << 18)              /* RNIC_MR_MAX_PAGES */
+#define MR_PAGES        (1u << 18)              /* RNE_MR_MAX_PAGES */
 #define BUDGET_ENTRIES  (1u << 21)              /* max-mr-pages default */
 #define BUDGET_BYTES    ((uint64_t)BUDGET_ENTRIES * 8)
 #define QUEUED_MRS      32
@@ -134,7 +134,7 @@ static void test_budget(void)
         }
     }
     for (i = 0; i < HOSTILE_MRS; i++) {
-        if (h->dev.rdma->mr[i].state != RNIC_MR_FREE) {
+        if (h->dev.rdma->mr[i].state != RNE_MR_FREE) {
             CHECK_EQ(t_cmd_obj(h, RNIC_CMD_DEREG_MR, RNIC_STAG(i, 0)),
                      RNIC_STS_OK);
         }
@@ -275,11 +275,11 @@ static unsigned ring_qp(struct harness *h, uint32_t qpn, unsigned sq_log,
     t_qp_cmd(h, &c, &qp, qpn, 0, 0, 0, 1, srq ? 0 : RNIC_NO_SRQ, 1, 1);
     c.u.create_qp.sq_log_depth = (uint8_t)sq_log;
     ring_pbl(&c.u.create_qp.sq,
-             rnic_ring_pages_needed(1u << sq_log, RNIC_SQ_WQE_SIZE));
+             rne_ring_pages_needed(1u << sq_log, RNIC_SQ_WQE_SIZE));
     if (!srq) {
         c.u.create_qp.rq_log_depth = (uint8_t)rq_log;
         ring_pbl(&c.u.create_qp.rq,
-                 rnic_ring_pages_needed(1u << rq_log, RNIC_RQ_WQE_SIZE));
+                 rne_ring_pages_needed(1u << rq_log, RNIC_RQ_WQE_SIZE));
     }
     return h_cmd(h, &c);
 }
@@ -292,7 +292,7 @@ static unsigned ring_srq(struct harness *h, uint32_t srqn, unsigned log)
     c.u.create_srq.log_depth = (uint8_t)log;
     c.u.create_srq.max_sge = RNIC_RQ_MAX_SGE;
     ring_pbl(&c.u.create_srq.ring,
-             rnic_ring_pages_needed(1u << log, RNIC_RQ_WQE_SIZE));
+             rne_ring_pages_needed(1u << log, RNIC_RQ_WQE_SIZE));
     return h_cmd(h, &c);
 }
 
@@ -307,12 +307,12 @@ static unsigned alloc_mr(struct harness *h, uint32_t index, uint32_t pages)
 
 static void test_ring_budget(void)
 {
-    struct rnic_dev_config cfg;
+    struct rne_dev_config cfg;
     struct harness *h;
     unsigned ok = 0, refused = 0, sts;
     uint32_t i;
 
-    rnic_dev_config_default(&cfg);
+    rne_dev_config_default(&cfg);
     cfg.max_mr_pages = RING_BUDGET;
     h = h_new(&cfg);
     CHECK(h_enable(h, 5, 5));
@@ -376,7 +376,7 @@ static void test_ring_budget(void)
         CHECK_EQ(ring_cq(h, i), RNIC_STS_OK);
     }
     CHECK_EQ(ring_cq(h, 4), RNIC_STS_NO_RESOURCES);
-    rnic_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
+    rne_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
     h_run(h);
     CHECK_EQ(held(h), 0);
     CHECK(h_enable(h, 5, 5));
@@ -393,7 +393,7 @@ static void test_ring_budget(void)
  * Ring page lists count toward the admin pass bound like MR page lists:
  * 1024 CREATE_QPs queued at once, each loading 256 SQ + 128 RQ entries
  * (393,216 in all, within the device-wide budget), may not all run in one
- * pass; a pass stops once it has loaded RNIC_ADMIN_PASS_PAGES entries, so
+ * pass; a pass stops once it has loaded RNE_ADMIN_PASS_PAGES entries, so
  * it loads at most one command's entries beyond the bound.
  */
 #define PASS_QPS        1024u
@@ -445,10 +445,10 @@ static void test_ring_pass_bound(void)
     }
     printf("%u CREATE_QPs in %u passes: at most %llu ring page-list entries "
            "in one pass (bound %u)\n", done, passes,
-           (unsigned long long)max_entries, RNIC_ADMIN_PASS_PAGES);
+           (unsigned long long)max_entries, RNE_ADMIN_PASS_PAGES);
     CHECK_EQ(done, PASS_QPS);
     CHECK_EQ(held(h), (uint64_t)PASS_QPS * QP_RING_PAGES + 1);
-    CHECK(max_entries < RNIC_ADMIN_PASS_PAGES + QP_RING_PAGES);
+    CHECK(max_entries < RNE_ADMIN_PASS_PAGES + QP_RING_PAGES);
     CHECK(passes >= 2);
     h_free(h);
 }

@@ -17,13 +17,13 @@ static int post(struct harness *h, uint32_t cqn, uint64_t wr_id,
     cqe.byte_len = (uint32_t)wr_id * 3;
     cqe.status = status;
     cqe.flags = flags;
-    return rnic_cq_post(&h->dev, cqn, &cqe);
+    return rne_cq_post(&h->dev, cqn, &cqe);
 }
 
 static void cq_db(struct harness *h, uint32_t page, uint32_t cqn,
                   uint32_t flags, uint32_t idx)
 {
-    rnic_dev_doorbell(&h->dev, page, RNIC_DB_CQ, RNIC_DB_VAL(cqn, flags, idx));
+    rne_dev_doorbell(&h->dev, page, RNIC_DB_CQ, RNIC_DB_VAL(cqn, flags, idx));
     h_run(h);
 }
 
@@ -174,9 +174,9 @@ static void test_arm(void)
     }
 
     /* Coalesced doorbells keep the arm. */
-    rnic_dev_doorbell(&h->dev, 0, RNIC_DB_CQ,
-                      RNIC_DB_VAL(7, RNIC_DB_ARM, cq.cons));
-    rnic_dev_doorbell(&h->dev, 0, RNIC_DB_CQ, RNIC_DB_VAL(7, 0, cq.cons));
+    rne_dev_doorbell(&h->dev, 0, RNIC_DB_CQ,
+                     RNIC_DB_VAL(7, RNIC_DB_ARM, cq.cons));
+    rne_dev_doorbell(&h->dev, 0, RNIC_DB_CQ, RNIC_DB_VAL(7, 0, cq.cons));
     h_run(h);
     CHECK_EQ(post(h, 7, 13, 0, 0), 0);
     CHECK_EQ(t_drain_eq(h, &ceq, RNIC_EQE_COMP), 1);
@@ -243,7 +243,7 @@ static void test_hostile_doorbells(void)
     CHECK(h->dev.rdma->cq[1].arm);
     CHECK_EQ(h->guest_errors, errs + 5);
     /* A doorbell latched for a CQ destroyed before it ran is dropped. */
-    rnic_dev_doorbell(&h->dev, 1, RNIC_DB_CQ, RNIC_DB_VAL(1, RNIC_DB_ARM, 0));
+    rne_dev_doorbell(&h->dev, 1, RNIC_DB_CQ, RNIC_DB_VAL(1, RNIC_DB_ARM, 0));
     CHECK_EQ(t_cmd_obj(h, RNIC_CMD_DESTROY_CQ, 1), RNIC_STS_OK);
     CHECK_EQ(t_create_cq(h, &ucq, 1, 0, 2), RNIC_STS_OK);
     CHECK(!h->dev.rdma->cq[1].arm);

@@ -87,7 +87,7 @@ static uint32_t pick_pd(struct harness *h, uint32_t uctx)
 
 static uint32_t pick_cq(struct harness *h, uint32_t uctx)
 {
-    struct rnic_rdma *r = h->dev.rdma;
+    struct rne_rdma *r = h->dev.rdma;
     uint32_t i, n = below(NOBJ);
 
     for (i = 0; below(8) && i < h->dev.cfg.max_cq; i++) {
@@ -102,7 +102,7 @@ static uint32_t pick_cq(struct harness *h, uint32_t uctx)
 
 static uint32_t pick_srq(struct harness *h, uint32_t uctx, uint32_t pdn)
 {
-    struct rnic_rdma *r = h->dev.rdma;
+    struct rne_rdma *r = h->dev.rdma;
     uint32_t i, n = below(6);
 
     for (i = 0; below(8) && i < h->dev.cfg.max_srq; i++) {
@@ -141,7 +141,7 @@ static bool qp_used(struct harness *h, uint32_t n)
 
 static uint32_t pages_for(uint32_t log, uint32_t entry)
 {
-    return rnic_ring_pages_needed(1u << (log & 15), entry);
+    return rne_ring_pages_needed(1u << (log & 15), entry);
 }
 
 static void rnd_cmd(struct harness *h, struct rnic_admin_cmd *c)
@@ -274,30 +274,30 @@ static void rnd_cmd(struct harness *h, struct rnic_admin_cmd *c)
  */
 static void data_path(struct harness *h)
 {
-    struct rnic_rdma *r = h->dev.rdma;
+    struct rne_rdma *r = h->dev.rdma;
     uint32_t n = below(NOBJ);
-    struct rnic_qp *qp = rnic_qp_get(&h->dev, n);
+    struct rne_qp *qp = rne_qp_get(&h->dev, n);
     struct rnic_admin_cmd c;
 
     switch (below(4)) {
     case 0:
         if (qp) {
-            rnic_dev_doorbell(&h->dev, qp->uctx, RNIC_DB_SQ,
-                              RNIC_DB_VAL(n, 0, qp->sq.pidx + 1 + below(4)));
+            rne_dev_doorbell(&h->dev, qp->uctx, RNIC_DB_SQ,
+                             RNIC_DB_VAL(n, 0, qp->sq.pidx + 1 + below(4)));
         }
         break;
     case 1:
         if (qp && qp->srqn == RNIC_NO_SRQ) {
-            rnic_dev_doorbell(&h->dev, qp->uctx, RNIC_DB_RQ,
-                              RNIC_DB_VAL(n, 0, qp->rq.pidx + 1 + below(4)));
+            rne_dev_doorbell(&h->dev, qp->uctx, RNIC_DB_RQ,
+                             RNIC_DB_VAL(n, 0, qp->rq.pidx + 1 + below(4)));
         }
         break;
     case 2:
         if (n < h->dev.cfg.max_cq && r->cq[n].live) {
-            rnic_dev_doorbell(&h->dev, r->cq[n].uctx, RNIC_DB_CQ,
-                              RNIC_DB_VAL(n, below(2) ? RNIC_DB_ARM :
-                                          RNIC_DB_ARM_SOLICITED,
-                                          r->cq[n].pidx - below(3)));
+            rne_dev_doorbell(&h->dev, r->cq[n].uctx, RNIC_DB_CQ,
+                             RNIC_DB_VAL(n, below(2) ? RNIC_DB_ARM :
+                                         RNIC_DB_ARM_SOLICITED,
+                                         r->cq[n].pidx - below(3)));
         }
         break;
     default:
@@ -319,7 +319,7 @@ struct db_view {
 
 static void db_view(struct harness *h, struct db_view *v)
 {
-    struct rnic_rdma *r = h->dev.rdma;
+    struct rne_rdma *r = h->dev.rdma;
     uint32_t i;
 
     memset(v, 0, sizeof(*v));
@@ -343,9 +343,9 @@ static void doorbell(struct harness *h)
     static const uint32_t offs[] = {
         RNIC_DB_SQ, RNIC_DB_RQ, RNIC_DB_SRQ, RNIC_DB_CQ,
     };
-    struct rnic_dev *d = &h->dev;
+    struct rne_dev *d = &h->dev;
     uint32_t off = offs[below(4)], obj = below(NOBJ), idx = rnd(), page;
-    struct rnic_qp *qp = rnic_qp_get(d, obj);
+    struct rne_qp *qp = rne_qp_get(d, obj);
     struct db_view before, after;
     bool owned;
 
@@ -369,15 +369,15 @@ static void doorbell(struct harness *h)
             obj < d->cfg.max_cq && d->rdma->cq[obj].live &&
             d->rdma->cq[obj].uctx == page;
     if (owned) {
-        rnic_dev_doorbell(d, page, off,
-                          RNIC_DB_VAL(obj, rnd() & 0x03000000u, idx));
+        rne_dev_doorbell(d, page, off,
+                         RNIC_DB_VAL(obj, rnd() & 0x03000000u, idx));
         return;
     }
     /* Not the object's page: nothing may move, not even its neighbours. */
     h_run(h);
     db_view(h, &before);
-    rnic_dev_doorbell(d, page, off, RNIC_DB_VAL(obj, rnd() & 0x03000000u,
-                                                idx));
+    rne_dev_doorbell(d, page, off, RNIC_DB_VAL(obj, rnd() & 0x03000000u,
+                                               idx));
     h_run(h);
     db_view(h, &after);
     CHECK(!memcmp(&before, &after, sizeof(before)));
@@ -387,15 +387,15 @@ static void doorbell(struct harness *h)
 /* The tables must agree with themselves after every step. */
 static void check_tables(struct harness *h)
 {
-    struct rnic_dev *d = &h->dev;
-    struct rnic_rdma *r = d->rdma;
+    struct rne_dev *d = &h->dev;
+    struct rne_rdma *r = d->rdma;
     uint32_t pd_users[8] = { 0 }, uctx_users[8] = { 0 };
     uint32_t cq_users[16] = { 0 }, srq_users[8] = { 0 }, eq_users[64] = { 0 };
     uint64_t pbl_pages = 0;
     uint32_t i;
 
     for (i = 0; i < d->cfg.max_qp; i++) {
-        struct rnic_qp *qp = &r->qp[i];
+        struct rne_qp *qp = &r->qp[i];
 
         if (!qp->live) {
             continue;
@@ -426,7 +426,7 @@ static void check_tables(struct harness *h)
         }
     }
     for (i = 0; i < d->cfg.max_cq; i++) {
-        struct rnic_cq *cq = &r->cq[i];
+        struct rne_cq *cq = &r->cq[i];
 
         if (cq->live) {
             CHECK_EQ(cq->users, cq_users[i]);
@@ -438,9 +438,9 @@ static void check_tables(struct harness *h)
         }
     }
     for (i = 0; i < d->cfg.max_mr; i++) {
-        struct rnic_mr *mr = &r->mr[i];
+        struct rne_mr *mr = &r->mr[i];
 
-        if (mr->state != RNIC_MR_FREE) {
+        if (mr->state != RNE_MR_FREE) {
             CHECK_EQ(d->pd_owner[mr->pdn], mr->uctx + 1);
             CHECK(!mr->phys || mr->uctx == 0);
             if (mr->fast_reg) {
@@ -553,7 +553,7 @@ static void dp_reset(struct dp *s)
     unsigned i;
 
     for (i = 0; i < 2; i++) {
-        rnic_dev_reg_write(&d[i]->h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
+        rne_dev_reg_write(&d[i]->h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
         h_run(d[i]->h);
         d[i]->h->alloc_next = mark[i];
         p_dev_enable(d[i]);
@@ -777,13 +777,13 @@ static void setup(struct harness *h, struct t_eq *aeq, struct t_eq *ceq)
 
 int main(void)
 {
-    struct rnic_dev_config cfg;
+    struct rne_dev_config cfg;
     struct t_eq aeq = { .eqn = T_ASYNC_EQ, .depth = 64 };
     struct t_eq ceq = { .eqn = T_COMP_EQ, .depth = 64 };
     struct harness *h;
     unsigned iter, ok = 0, cmds = 0, resets = 0, op_ok[256] = { 0 };
 
-    rnic_dev_config_default(&cfg);
+    rne_dev_config_default(&cfg);
     cfg.max_qp = 8;
     cfg.max_cq = 8;
     cfg.max_mr = 16;
@@ -831,8 +831,8 @@ int main(void)
             t_drain_eq(h, &aeq, 0);
             t_drain_eq(h, &ceq, 0);
             if (!below(300)) {
-                rnic_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL,
-                                   RNIC_CTRL_RESET);
+                rne_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL,
+                                  RNIC_CTRL_RESET);
                 h_run(h);
                 resets++;
                 setup(h, &aeq, &ceq);

@@ -263,21 +263,21 @@ static void test_qp_create(void)
     c = ok;
     c.u.create_qp.sq.addr = GUEST_MEM_SIZE;
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_DMA_ERROR);
-    CHECK(!rnic_qp_get(&h->dev, 4));
+    CHECK(!rne_qp_get(&h->dev, 4));
 
     CHECK_EQ(h_cmd(h, &ok), RNIC_STS_OK);
     CHECK_EQ(h_cmd(h, &ok), RNIC_STS_EXISTS);
-    CHECK(rnic_qp_get(&h->dev, 4) != NULL);
-    CHECK(rnic_qp_get(&h->dev, 5) == NULL);
-    CHECK(rnic_qp_get(&h->dev, 0xffffffffu) == NULL);
-    CHECK_EQ(rnic_qp_get(&h->dev, 4)->state, RNIC_QPS_IDLE);
+    CHECK(rne_qp_get(&h->dev, 4) != NULL);
+    CHECK(rne_qp_get(&h->dev, 5) == NULL);
+    CHECK(rne_qp_get(&h->dev, 0xffffffffu) == NULL);
+    CHECK_EQ(rne_qp_get(&h->dev, 4)->state, RNIC_QPS_IDLE);
     CHECK_EQ(t_cmd_obj(h, RNIC_CMD_DESTROY_CQ, 0), RNIC_STS_BUSY);
     CHECK_EQ(t_cmd_obj(h, RNIC_CMD_DESTROY_CQ, 1), RNIC_STS_BUSY);
 
     /* The largest SQ: 4096 x 256 B = 256 pages. */
     t_qp_cmd(h, &c, &qp, 5, 0, 0, 0, 0, RNIC_NO_SRQ, 12, 1);
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
-    CHECK_EQ(rnic_qp_get(&h->dev, 5)->sq.ring.npages, 256);
+    CHECK_EQ(rne_qp_get(&h->dev, 5)->sq.ring.npages, 256);
 
     /* A user QP: everything from context 1. */
     t_qp_cmd(h, &c, &qp, 6, 1, 1, 2, 2, RNIC_NO_SRQ, 3, 3);
@@ -318,7 +318,7 @@ static void test_qp_modify_query(void)
     c.u.modify_qp.ird = 16;
     c.u.modify_qp.ord = 17;             /* > max_ord */
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_BAD_PARAM);
-    CHECK_EQ(rnic_qp_get(&h->dev, 2)->access, 0);   /* nothing applied */
+    CHECK_EQ(rne_qp_get(&h->dev, 2)->access, 0);    /* nothing applied */
     c.u.modify_qp.ord = 8;
     c.u.modify_qp.rsvd = 1;
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_BAD_PARAM);
@@ -330,8 +330,8 @@ static void test_qp_modify_query(void)
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_BAD_PARAM);
     c.u.modify_qp.access = RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ;
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
-    CHECK_EQ(rnic_qp_get(&h->dev, 2)->ird, 16);
-    CHECK_EQ(rnic_qp_get(&h->dev, 2)->ord, 8);
+    CHECK_EQ(rne_qp_get(&h->dev, 2)->ird, 16);
+    CHECK_EQ(rne_qp_get(&h->dev, 2)->ord, 8);
     c.u.modify_qp.qpn = 3;
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_NOT_FOUND);
     c.u.modify_qp.qpn = 2000;
@@ -346,16 +346,16 @@ static void test_qp_modify_query(void)
     c.u.modify_qp.state = RNIC_QPS_CLOSING;
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_BAD_STATE);
     /* As if the CM had connected it. */
-    rnic_qp_get(&h->dev, 2)->state = RNIC_QPS_RTS;
+    rne_qp_get(&h->dev, 2)->state = RNIC_QPS_RTS;
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
-    CHECK_EQ(rnic_qp_get(&h->dev, 2)->state, RNIC_QPS_CLOSING);
+    CHECK_EQ(rne_qp_get(&h->dev, 2)->state, RNIC_QPS_CLOSING);
     c.u.modify_qp.attr_mask = RNIC_QP_ATTR_IRD;
     c.u.modify_qp.ird = 1;
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_BAD_STATE);
     c.u.modify_qp.attr_mask = RNIC_QP_ATTR_STATE;
     c.u.modify_qp.state = RNIC_QPS_ERROR;
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
-    CHECK_EQ(rnic_qp_get(&h->dev, 2)->state, RNIC_QPS_ERROR);
+    CHECK_EQ(rne_qp_get(&h->dev, 2)->state, RNIC_QPS_ERROR);
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);   /* again: nothing to flush */
 
     c = t_mk(RNIC_CMD_QUERY_QP);
@@ -497,9 +497,9 @@ static void test_mr(void)
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_EXISTS);
     c.u.alloc_mr.stag = RNIC_STAG(11, 7);
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
-    CHECK_EQ(h->dev.rdma->mr[11].state, RNIC_MR_INVALID);
-    CHECK_EQ(rnic_mr_check(&h->dev, RNIC_STAG(11, 7), 0, 0, 0, 0),
-             RNIC_MR_E_STAG);
+    CHECK_EQ(h->dev.rdma->mr[11].state, RNE_MR_INVALID);
+    CHECK_EQ(rne_mr_check(&h->dev, RNIC_STAG(11, 7), 0, 0, 0, 0),
+             RNE_MR_E_STAG);
 
     /* DEREG_MR goes by index (a fast-register key moves). */
     CHECK_EQ(t_cmd_obj(h, RNIC_CMD_DEREG_MR, RNIC_STAG(4096, 0)),
@@ -550,19 +550,19 @@ static void test_mr_level2(void)
     c.u.reg_mr.pages.levels = 2;
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
     CHECK_EQ(h->dev.rdma->mr[9].pages[599], b);
-    CHECK_EQ(rnic_mr_write(&h->dev, stag, 0, RNIC_ACCESS_LOCAL_WRITE,
-                           iova + 550ull * RNIC_PAGE_SIZE + 16, v, 8),
-             RNIC_MR_OK);
+    CHECK_EQ(rne_mr_write(&h->dev, stag, 0, RNIC_ACCESS_LOCAL_WRITE,
+                          iova + 550ull * RNIC_PAGE_SIZE + 16, v, 8),
+             RNE_MR_OK);
     CHECK(!memcmp(h->mem + a + 16, v, 8));
-    CHECK_EQ(rnic_mr_read(&h->dev, stag, 0, 0,
-                          iova + 600ull * RNIC_PAGE_SIZE - 8, back, 8),
-             RNIC_MR_OK);
+    CHECK_EQ(rne_mr_read(&h->dev, stag, 0, 0,
+                         iova + 600ull * RNIC_PAGE_SIZE - 8, back, 8),
+             RNE_MR_OK);
     /* The second list page missing from the top level: DMA error. */
     c.u.reg_mr.stag = RNIC_STAG(10, 0);
     p = GUEST_MEM_SIZE;
     memcpy(h->mem + top + 8, &p, 8);
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_DMA_ERROR);
-    CHECK_EQ(h->dev.rdma->mr[10].state, RNIC_MR_FREE);
+    CHECK_EQ(h->dev.rdma->mr[10].state, RNE_MR_FREE);
     h_free(h);
 }
 
@@ -579,12 +579,12 @@ static void test_reset(void)
     CHECK_EQ(t_create_cq(h, &cq, 0, 0, 6), RNIC_STS_OK);
     CHECK_EQ(t_create_qp(h, &qp, 0, 0, 0, 0, 4, 4), RNIC_STS_OK);
     CHECK_EQ(t_reg_mr(h, RNIC_STAG(0, 1), 0, 0, 0, 64, base), RNIC_STS_OK);
-    CHECK(rnic_dev_doorbell(&h->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(0, 0, 1)));
-    rnic_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
+    CHECK(rne_dev_doorbell(&h->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(0, 0, 1)));
+    rne_dev_reg_write(&h->dev, RNIC_REG_DEV_CTRL, RNIC_CTRL_RESET);
     h_run(h);
-    CHECK(!rnic_qp_get(&h->dev, 0));
+    CHECK(!rne_qp_get(&h->dev, 0));
     CHECK(!h->dev.rdma->cq[0].live);
-    CHECK_EQ(h->dev.rdma->mr[0].state, RNIC_MR_FREE);
+    CHECK_EQ(h->dev.rdma->mr[0].state, RNE_MR_FREE);
     CHECK_EQ(h->dev.rdma->db_count, 0);
     for (i = 0; i < h->dev.cfg.max_pd; i++) {
         CHECK_EQ(h->dev.rdma->pd_users[i], 0);
@@ -597,18 +597,18 @@ static void test_reset(void)
     CHECK_EQ(t_create_pd(h, 0, 0), RNIC_STS_OK);
     CHECK_EQ(t_create_cq(h, &cq, 0, 0, 6), RNIC_STS_OK);
     CHECK_EQ(t_create_qp(h, &qp, 0, 0, 0, 0, 4, 4), RNIC_STS_OK);
-    CHECK_EQ(rnic_qp_get(&h->dev, 0)->sq.pidx, 0);
+    CHECK_EQ(rne_qp_get(&h->dev, 0)->sq.pidx, 0);
     h_free(h);
 }
 
 /* Small tables: every object number at its limit, max_srq 0. */
 static void test_small_config(void)
 {
-    struct rnic_dev_config cfg;
+    struct rne_dev_config cfg;
     struct rnic_admin_cmd c;
     struct harness *h;
 
-    rnic_dev_config_default(&cfg);
+    rne_dev_config_default(&cfg);
     cfg.max_qp = 1;
     cfg.max_cq = 1;
     cfg.max_mr = 1;
@@ -625,7 +625,7 @@ static void test_small_config(void)
     CHECK_EQ(t_reg_mr(h, RNIC_STAG(0, 0), 0, 0, 0, 64, h_alloc(h, 1)),
              RNIC_STS_OK);
     /* SRQ doorbells have no object to reach. */
-    CHECK(rnic_dev_doorbell(&h->dev, 0, RNIC_DB_SRQ, RNIC_DB_VAL(0, 0, 1)));
+    CHECK(rne_dev_doorbell(&h->dev, 0, RNIC_DB_SRQ, RNIC_DB_VAL(0, 0, 1)));
     h_run(h);
     CHECK(h->guest_errors >= 1);
     h_free(h);

@@ -23,9 +23,9 @@ struct env {
     uint64_t ro;            /* 1 page under STAG_RO */
 };
 
-static struct rnic_qp *QP(struct env *e)
+static struct rne_qp *QP(struct env *e)
 {
-    return rnic_qp_get(&e->h->dev, e->qp.qpn);
+    return rne_qp_get(&e->h->dev, e->qp.qpn);
 }
 
 static void env_init(struct env *e)
@@ -67,13 +67,13 @@ static struct rnic_sq_wqe wqe(uint8_t op, uint8_t flags, uint64_t wr_id)
 
 /* Post w at the SQ producer and fetch it back through the device. */
 static unsigned fetch(struct env *e, struct rnic_sq_wqe *w,
-                      struct rnic_sgl *sgl)
+                      struct rne_sgl *sgl)
 {
     struct rnic_sq_wqe got;
     unsigned sts;
 
     t_post_send(e->h, &e->qp, w);
-    sts = rnic_sq_fetch(&e->h->dev, QP(e), e->qp.sq_prod - 1, &got, sgl);
+    sts = rne_sq_fetch(&e->h->dev, QP(e), e->qp.sq_prod - 1, &got, sgl);
     CHECK(!memcmp(&got, w, sizeof(got)));
     return sts;
 }
@@ -82,7 +82,7 @@ static void test_sq_fetch(void)
 {
     struct env e;
     struct rnic_sq_wqe w;
-    struct rnic_sgl sgl;
+    struct rne_sgl sgl;
     unsigned i;
 
     env_init(&e);
@@ -166,7 +166,7 @@ static void test_sq_fetch(void)
     CHECK_EQ(fetch(&e, &w, &sgl), RNIC_WC_LOC_LEN_ERR);
     /* A slot the device cannot read: QP_OP_ERR with a zeroed WQE. */
     QP(&e)->sq.ring.pages[0] = GUEST_MEM_SIZE;
-    CHECK_EQ(rnic_sq_fetch(&e.h->dev, QP(&e), 0, &w, &sgl),
+    CHECK_EQ(rne_sq_fetch(&e.h->dev, QP(&e), 0, &w, &sgl),
              RNIC_WC_LOC_QP_OP_ERR);
     CHECK_EQ(w.hdr.wr_id, 0);
     QP(&e)->sq.ring.pages[0] = e.qp.sq;
@@ -194,16 +194,16 @@ static bool all(struct harness *h, uint64_t a, uint8_t v, size_t n)
 static unsigned local_wr(struct env *e, struct rnic_sq_wqe *w)
 {
     struct rnic_sq_wqe got;
-    struct rnic_sgl sgl;
+    struct rne_sgl sgl;
     uint32_t idx = e->qp.sq_prod;
     unsigned sts;
 
     t_post_send(e->h, &e->qp, w);
-    sts = rnic_sq_fetch(&e->h->dev, QP(e), idx, &got, &sgl);
+    sts = rne_sq_fetch(&e->h->dev, QP(e), idx, &got, &sgl);
     if (sts == RNIC_WC_SUCCESS) {
-        sts = rnic_sq_local_wr(&e->h->dev, QP(e), &got);
+        sts = rne_sq_local_wr(&e->h->dev, QP(e), &got);
     }
-    rnic_sq_complete(&e->h->dev, QP(e), idx, &got, sts, 0);
+    rne_sq_complete(&e->h->dev, QP(e), idx, &got, sts, 0);
     return sts;
 }
 
@@ -243,7 +243,7 @@ static void test_fast_reg(void)
     w.op.reg_mr.pages.nentries = 2;
     w.op.reg_mr.pages.page_shift = 12;
     w.op.reg_mr.pages.levels = 1;
-    CHECK_EQ(rnic_mr_check(&e.h->dev, stag, 0, 0, iova, 1), RNIC_MR_E_STAG);
+    CHECK_EQ(rne_mr_check(&e.h->dev, stag, 0, 0, iova, 1), RNE_MR_E_STAG);
     CHECK_EQ(local_wr(&e, &w), RNIC_WC_SUCCESS);
     CHECK(t_poll_cq(e.h, &e.scq, &cqe));
     CHECK_EQ(cqe.wr_id, 77);
@@ -254,44 +254,44 @@ static void test_fast_reg(void)
     CHECK_EQ(QP(&e)->sq_done, 1);
 
     /* Checks: old key, PD, rights, bounds (overflow-safe). */
-    CHECK_EQ(rnic_mr_check(&e.h->dev, RNIC_STAG(20, 1), 0, 0, iova, 1),
-             RNIC_MR_E_STAG);
-    CHECK_EQ(rnic_mr_check(&e.h->dev, stag, 1, 0, iova, 1), RNIC_MR_E_PD);
-    CHECK_EQ(rnic_mr_check(&e.h->dev, stag, 0, RNIC_ACCESS_REMOTE_READ, iova,
-                           1), RNIC_MR_E_ACCESS);
-    CHECK_EQ(rnic_mr_check(&e.h->dev, stag, 0, rw, iova, 0x1800),
-             RNIC_MR_OK);
-    CHECK_EQ(rnic_mr_check(&e.h->dev, stag, 0, 0, iova, 0x1801),
-             RNIC_MR_E_BOUNDS);
-    CHECK_EQ(rnic_mr_check(&e.h->dev, stag, 0, 0, iova - 1, 1),
-             RNIC_MR_E_BOUNDS);
-    CHECK_EQ(rnic_mr_check(&e.h->dev, stag, 0, 0, iova + 0x1800, 0),
-             RNIC_MR_OK);
-    CHECK_EQ(rnic_mr_check(&e.h->dev, stag, 0, 0, iova + 1, ~0ull),
-             RNIC_MR_E_BOUNDS);
-    CHECK_EQ(rnic_mr_check(&e.h->dev, stag, 0, 0, ~0ull, 2),
-             RNIC_MR_E_BOUNDS);
+    CHECK_EQ(rne_mr_check(&e.h->dev, RNIC_STAG(20, 1), 0, 0, iova, 1),
+             RNE_MR_E_STAG);
+    CHECK_EQ(rne_mr_check(&e.h->dev, stag, 1, 0, iova, 1), RNE_MR_E_PD);
+    CHECK_EQ(rne_mr_check(&e.h->dev, stag, 0, RNIC_ACCESS_REMOTE_READ, iova,
+                          1), RNE_MR_E_ACCESS);
+    CHECK_EQ(rne_mr_check(&e.h->dev, stag, 0, rw, iova, 0x1800),
+             RNE_MR_OK);
+    CHECK_EQ(rne_mr_check(&e.h->dev, stag, 0, 0, iova, 0x1801),
+             RNE_MR_E_BOUNDS);
+    CHECK_EQ(rne_mr_check(&e.h->dev, stag, 0, 0, iova - 1, 1),
+             RNE_MR_E_BOUNDS);
+    CHECK_EQ(rne_mr_check(&e.h->dev, stag, 0, 0, iova + 0x1800, 0),
+             RNE_MR_OK);
+    CHECK_EQ(rne_mr_check(&e.h->dev, stag, 0, 0, iova + 1, ~0ull),
+             RNE_MR_E_BOUNDS);
+    CHECK_EQ(rne_mr_check(&e.h->dev, stag, 0, 0, ~0ull, 2),
+             RNE_MR_E_BOUNDS);
 
     /* Writes land in the two pages only. */
     for (i = 0; i < sizeof(data); i++) {
         data[i] = (uint8_t)(i * 7 + 1);
     }
-    CHECK_EQ(rnic_mr_write(&e.h->dev, stag, 0, RNIC_ACCESS_REMOTE_WRITE,
-                           iova + 0x700, data, 0x200), RNIC_MR_OK);
+    CHECK_EQ(rne_mr_write(&e.h->dev, stag, 0, RNIC_ACCESS_REMOTE_WRITE,
+                          iova + 0x700, data, 0x200), RNE_MR_OK);
     CHECK(!memcmp(e.h->mem + p1 + 0xf00, data, 0x100));
     CHECK(!memcmp(e.h->mem + p2, data + 0x100, 0x100));
-    CHECK_EQ(rnic_mr_write(&e.h->dev, stag, 0, RNIC_ACCESS_REMOTE_WRITE,
-                           iova + 0x1790, data, 0x80), RNIC_MR_E_BOUNDS);
-    CHECK_EQ(rnic_mr_write(&e.h->dev, stag, 0, RNIC_ACCESS_REMOTE_WRITE,
-                           iova, data, 0x1800), RNIC_MR_OK);
+    CHECK_EQ(rne_mr_write(&e.h->dev, stag, 0, RNIC_ACCESS_REMOTE_WRITE,
+                          iova + 0x1790, data, 0x80), RNE_MR_E_BOUNDS);
+    CHECK_EQ(rne_mr_write(&e.h->dev, stag, 0, RNIC_ACCESS_REMOTE_WRITE,
+                          iova, data, 0x1800), RNE_MR_OK);
     CHECK(!memcmp(e.h->mem + p1 + 0x800, data, 0x800));
     CHECK(!memcmp(e.h->mem + p2, data + 0x800, 0x1000));
     CHECK(all(e.h, p1 - RNIC_PAGE_SIZE, 0xaa, RNIC_PAGE_SIZE + 0x800));
     CHECK(all(e.h, p1 + RNIC_PAGE_SIZE, 0xaa, RNIC_PAGE_SIZE));
     CHECK(all(e.h, p2 + RNIC_PAGE_SIZE, 0xaa, RNIC_PAGE_SIZE));
     memset(back, 0, sizeof(back));
-    CHECK_EQ(rnic_mr_read(&e.h->dev, stag, 0, 0, iova + 0x10, back, 0x17f0),
-             RNIC_MR_OK);
+    CHECK_EQ(rne_mr_read(&e.h->dev, stag, 0, 0, iova + 0x10, back, 0x17f0),
+             RNE_MR_OK);
     CHECK(!memcmp(back, data + 0x10, 0x17f0));
 
     /* A VALID MR cannot be registered again. */
@@ -307,16 +307,16 @@ static void test_fast_reg(void)
     CHECK_EQ(local_wr(&e, &w), RNIC_WC_LOC_PROT_ERR);
     w.hdr.ex = STAG_A;
     CHECK_EQ(local_wr(&e, &w), RNIC_WC_LOC_PROT_ERR);
-    CHECK_EQ(rnic_mr_check(&e.h->dev, STAG_A, 0, 0, e.buf, 1), RNIC_MR_OK);
-    CHECK_EQ(rnic_mr_invalidate(&e.h->dev, stag, 1), RNIC_MR_E_PD);
+    CHECK_EQ(rne_mr_check(&e.h->dev, STAG_A, 0, 0, e.buf, 1), RNE_MR_OK);
+    CHECK_EQ(rne_mr_invalidate(&e.h->dev, stag, 1), RNE_MR_E_PD);
     w.hdr.ex = stag;
     CHECK_EQ(local_wr(&e, &w), RNIC_WC_SUCCESS);   /* unsignaled: no CQE */
     CHECK(t_poll_cq(e.h, &e.scq, &cqe));
     CHECK(t_poll_cq(e.h, &e.scq, &cqe));
     CHECK(!t_poll_cq(e.h, &e.scq, &cqe));
-    CHECK_EQ(rnic_mr_check(&e.h->dev, stag, 0, 0, iova, 1), RNIC_MR_E_STAG);
-    CHECK_EQ(rnic_mr_write(&e.h->dev, stag, 0, 0, iova, data, 1),
-             RNIC_MR_E_STAG);
+    CHECK_EQ(rne_mr_check(&e.h->dev, stag, 0, 0, iova, 1), RNE_MR_E_STAG);
+    CHECK_EQ(rne_mr_write(&e.h->dev, stag, 0, 0, iova, data, 1),
+             RNE_MR_E_STAG);
 
     /* Re-register: too many pages, unknown page size, unknown rights. */
     w = wqe(RNIC_WR_REG_MR, 0, 90);
@@ -348,19 +348,19 @@ static void test_fast_reg(void)
     CHECK_EQ(local_wr(&e, &w), RNIC_WC_LOC_PROT_ERR);
     w.op.reg_mr.stag = RNIC_STAG(20, 4);
     CHECK_EQ(local_wr(&e, &w), RNIC_WC_SUCCESS);
-    CHECK_EQ(rnic_mr_check(&e.h->dev, RNIC_STAG(20, 4), 0, 0, iova, 1),
-             RNIC_MR_OK);
+    CHECK_EQ(rne_mr_check(&e.h->dev, RNIC_STAG(20, 4), 0, 0, iova, 1),
+             RNE_MR_OK);
     /* Remote invalidate of the fast-register MR, by its PD only. */
-    CHECK_EQ(rnic_mr_invalidate(&e.h->dev, RNIC_STAG(20, 4), 0), RNIC_MR_OK);
-    CHECK_EQ(rnic_mr_invalidate(&e.h->dev, RNIC_STAG(5000, 4), 0),
-             RNIC_MR_E_STAG);
+    CHECK_EQ(rne_mr_invalidate(&e.h->dev, RNIC_STAG(20, 4), 0), RNE_MR_OK);
+    CHECK_EQ(rne_mr_invalidate(&e.h->dev, RNIC_STAG(5000, 4), 0),
+             RNE_MR_E_STAG);
     h_free(e.h);
 }
 
 static void test_sgl(void)
 {
     struct env e;
-    struct rnic_sgl sgl;
+    struct rne_sgl sgl;
     uint8_t data[300], back[300];
     unsigned i;
 
@@ -376,24 +376,24 @@ static void test_sgl(void)
     t_sge(&sgl.sge[2], e.buf + 1000, 250, STAG_A);
     sgl.total = 300;
     /* Offset 20: 30 bytes into SGE 0, then 240 into SGE 2. */
-    CHECK_EQ(rnic_sgl_write(&e.h->dev, 0, &sgl, 20, data, 270), RNIC_MR_OK);
+    CHECK_EQ(rne_sgl_write(&e.h->dev, 0, &sgl, 20, data, 270), RNE_MR_OK);
     CHECK(!memcmp(e.h->mem + e.buf + 120, data, 30));
     CHECK(!memcmp(e.h->mem + e.buf + 1000, data + 30, 240));
     CHECK(all(e.h, e.buf + 100, 0xaa, 20));
     CHECK(all(e.h, e.buf + 150, 0xaa, 850));
     CHECK(all(e.h, e.buf + 1240, 0xaa, 10));
-    CHECK_EQ(rnic_sgl_read(&e.h->dev, 0, &sgl, 20, back, 270), RNIC_MR_OK);
+    CHECK_EQ(rne_sgl_read(&e.h->dev, 0, &sgl, 20, back, 270), RNE_MR_OK);
     CHECK(!memcmp(back, data, 270));
-    CHECK_EQ(rnic_sgl_write(&e.h->dev, 0, &sgl, 20, data, 281),
-             RNIC_MR_E_BOUNDS);
-    CHECK_EQ(rnic_sgl_write(&e.h->dev, 0, &sgl, ~0ull, data, 2),
-             RNIC_MR_E_BOUNDS);
-    CHECK_EQ(rnic_sgl_write(&e.h->dev, 1, &sgl, 0, data, 10), RNIC_MR_E_PD);
+    CHECK_EQ(rne_sgl_write(&e.h->dev, 0, &sgl, 20, data, 281),
+             RNE_MR_E_BOUNDS);
+    CHECK_EQ(rne_sgl_write(&e.h->dev, 0, &sgl, ~0ull, data, 2),
+             RNE_MR_E_BOUNDS);
+    CHECK_EQ(rne_sgl_write(&e.h->dev, 1, &sgl, 0, data, 10), RNE_MR_E_PD);
     sgl.sge[0].lkey = STAG_RO;
     sgl.sge[0].addr = e.ro;
-    CHECK_EQ(rnic_sgl_write(&e.h->dev, 0, &sgl, 0, data, 10),
-             RNIC_MR_E_ACCESS);
-    CHECK_EQ(rnic_sgl_read(&e.h->dev, 0, &sgl, 0, back, 10), RNIC_MR_OK);
+    CHECK_EQ(rne_sgl_write(&e.h->dev, 0, &sgl, 0, data, 10),
+             RNE_MR_E_ACCESS);
+    CHECK_EQ(rne_sgl_read(&e.h->dev, 0, &sgl, 0, back, 10), RNE_MR_OK);
     h_free(e.h);
 }
 
@@ -402,7 +402,7 @@ static void test_recv(void)
     struct env e;
     struct rnic_admin_cmd c;
     struct rnic_rq_wqe r;
-    struct rnic_sgl sgl;
+    struct rne_sgl sgl;
     struct rnic_eqe ev;
     struct t_qp sq;
     uint64_t wr_id, srq_ring;
@@ -423,21 +423,21 @@ static void test_recv(void)
     r.num_sge = 1;
     t_sge(&r.sge[0], e.ro, 64, STAG_RO);       /* no LOCAL_WRITE */
     t_post_recv(e.h, &e.qp, &r);
-    CHECK_EQ(rnic_rq_take(&e.h->dev, QP(&e), &wr_id, &sgl, &slot, &sts), -1);
+    CHECK_EQ(rne_rq_take(&e.h->dev, QP(&e), &wr_id, &sgl, &slot, &sts), -1);
     h_doorbell(e.h, RNIC_DB_RQ, 5, 0, e.qp.rq_prod);
-    CHECK_EQ(rnic_rq_take(&e.h->dev, QP(&e), &wr_id, &sgl, &slot, &sts), 0);
+    CHECK_EQ(rne_rq_take(&e.h->dev, QP(&e), &wr_id, &sgl, &slot, &sts), 0);
     CHECK_EQ(sts, RNIC_WC_SUCCESS);
     CHECK_EQ(wr_id, 500);
     CHECK_EQ(slot, 0);
     CHECK_EQ(sgl.n, 2);
     CHECK_EQ(sgl.total, 128);
-    CHECK_EQ(rnic_rq_take(&e.h->dev, QP(&e), &wr_id, &sgl, &slot, &sts), 0);
+    CHECK_EQ(rne_rq_take(&e.h->dev, QP(&e), &wr_id, &sgl, &slot, &sts), 0);
     CHECK_EQ(sts, RNIC_WC_LOC_QP_OP_ERR);
     CHECK_EQ(wr_id, 501);
-    CHECK_EQ(rnic_rq_take(&e.h->dev, QP(&e), &wr_id, &sgl, &slot, &sts), 0);
+    CHECK_EQ(rne_rq_take(&e.h->dev, QP(&e), &wr_id, &sgl, &slot, &sts), 0);
     CHECK_EQ(sts, RNIC_WC_LOC_PROT_ERR);
     CHECK_EQ(slot, 2);
-    CHECK_EQ(rnic_rq_take(&e.h->dev, QP(&e), &wr_id, &sgl, &slot, &sts), -1);
+    CHECK_EQ(rne_rq_take(&e.h->dev, QP(&e), &wr_id, &sgl, &slot, &sts), -1);
 
     /* SRQ of 8 with limit 3: one event when fewer than 3 stay posted. */
     srq_ring = h_alloc(e.h, 1);
@@ -465,30 +465,30 @@ static void test_recv(void)
     CHECK_EQ(e.h->guest_errors, sts + 1);
     t_drain_eq(e.h, &e.aeq, 0);
     for (i = 0; i < 2; i++) {
-        CHECK_EQ(rnic_rq_take(&e.h->dev, rnic_qp_get(&e.h->dev, 6), &wr_id,
-                              &sgl, &slot, &sts), 0);
+        CHECK_EQ(rne_rq_take(&e.h->dev, rne_qp_get(&e.h->dev, 6), &wr_id,
+                             &sgl, &slot, &sts), 0);
         CHECK_EQ(wr_id, 600 + i);
     }
     CHECK_EQ(t_drain_eq(e.h, &e.aeq, 0), 0);
-    CHECK_EQ(rnic_rq_take(&e.h->dev, rnic_qp_get(&e.h->dev, 6), &wr_id, &sgl,
-                          &slot, &sts), 0);
+    CHECK_EQ(rne_rq_take(&e.h->dev, rne_qp_get(&e.h->dev, 6), &wr_id, &sgl,
+                         &slot, &sts), 0);
     CHECK(t_poll_eq(e.h, &e.aeq, &ev));
     CHECK_EQ(ev.code, RNIC_ASYNC_SRQ_LIMIT);
     CHECK_EQ(ev.obj, 2);
-    CHECK_EQ(rnic_rq_take(&e.h->dev, rnic_qp_get(&e.h->dev, 6), &wr_id, &sgl,
-                          &slot, &sts), 0);
+    CHECK_EQ(rne_rq_take(&e.h->dev, rne_qp_get(&e.h->dev, 6), &wr_id, &sgl,
+                         &slot, &sts), 0);
     CHECK_EQ(t_drain_eq(e.h, &e.aeq, 0), 0);  /* disarmed */
     c = t_mk(RNIC_CMD_MODIFY_SRQ);
     c.u.modify_srq.srqn = 2;
     c.u.modify_srq.limit = 2;
     CHECK_EQ(h_cmd(e.h, &c), RNIC_STS_OK);
-    CHECK_EQ(rnic_rq_take(&e.h->dev, rnic_qp_get(&e.h->dev, 6), &wr_id, &sgl,
-                          &slot, &sts), 0);
+    CHECK_EQ(rne_rq_take(&e.h->dev, rne_qp_get(&e.h->dev, 6), &wr_id, &sgl,
+                         &slot, &sts), 0);
     CHECK_EQ(wr_id, 604);
     CHECK_EQ(slot, 4);
     CHECK_EQ(t_drain_eq(e.h, &e.aeq, RNIC_EQE_ASYNC), 1);
-    CHECK_EQ(rnic_rq_take(&e.h->dev, rnic_qp_get(&e.h->dev, 6), &wr_id, &sgl,
-                          &slot, &sts), -1);
+    CHECK_EQ(rne_rq_take(&e.h->dev, rne_qp_get(&e.h->dev, 6), &wr_id, &sgl,
+                         &slot, &sts), -1);
     /* An SRQ producer more than its depth ahead is refused. */
     h_doorbell(e.h, RNIC_DB_SRQ, 2, 0, 5 + 9);
     CHECK_EQ(e.h->dev.rdma->srq[2].wq.pidx, 5);
@@ -504,23 +504,23 @@ static void test_complete(void)
 
     env_init(&e);
     w = wqe(RNIC_WR_SEND, 0, 1);
-    rnic_sq_complete(&e.h->dev, QP(&e), 0, &w, RNIC_WC_SUCCESS, 10);
+    rne_sq_complete(&e.h->dev, QP(&e), 0, &w, RNIC_WC_SUCCESS, 10);
     CHECK(!t_poll_cq(e.h, &e.scq, &cqe));
     w = wqe(RNIC_WR_WRITE, RNIC_WQE_SIGNALED, 2);
-    rnic_sq_complete(&e.h->dev, QP(&e), 1, &w, RNIC_WC_SUCCESS, 20);
+    rne_sq_complete(&e.h->dev, QP(&e), 1, &w, RNIC_WC_SUCCESS, 20);
     CHECK(t_poll_cq(e.h, &e.scq, &cqe));
     CHECK_EQ(cqe.wr_id, 2);
     CHECK_EQ(cqe.opcode, RNIC_WC_WRITE);
     CHECK_EQ(cqe.byte_len, 20);
     CHECK_EQ(cqe.wqe_idx, 1);
     w = wqe(RNIC_WR_READ, 0, 3);
-    rnic_sq_complete(&e.h->dev, QP(&e), 2, &w, RNIC_WC_REM_ACCESS_ERR, 0);
+    rne_sq_complete(&e.h->dev, QP(&e), 2, &w, RNIC_WC_REM_ACCESS_ERR, 0);
     CHECK(t_poll_cq(e.h, &e.scq, &cqe));
     CHECK_EQ(cqe.status, RNIC_WC_REM_ACCESS_ERR);
     CHECK_EQ(cqe.opcode, RNIC_WC_READ);
     QP(&e)->flags = RNIC_QP_F_SQ_SIG_ALL;
     w = wqe(RNIC_WR_ATOMIC_CSWAP, 0, 4);
-    rnic_sq_complete(&e.h->dev, QP(&e), 19, &w, RNIC_WC_SUCCESS, 8);
+    rne_sq_complete(&e.h->dev, QP(&e), 19, &w, RNIC_WC_SUCCESS, 8);
     CHECK(t_poll_cq(e.h, &e.scq, &cqe));
     CHECK_EQ(cqe.opcode, RNIC_WC_ATOMIC_CSWAP);
     CHECK_EQ(cqe.wqe_idx, 3);           /* 19 & 15 */
@@ -557,7 +557,7 @@ static void test_flush(void)
     CHECK(!t_poll_cq(e.h, &e.scq, &cqe));
     /* The first one was sent, unsignaled. */
     w = wqe(RNIC_WR_SEND, 0, 10);
-    rnic_sq_complete(&e.h->dev, QP(&e), 0, &w, RNIC_WC_SUCCESS, 0);
+    rne_sq_complete(&e.h->dev, QP(&e), 0, &w, RNIC_WC_SUCCESS, 0);
 
     c = t_mk(RNIC_CMD_MODIFY_QP);
     c.u.modify_qp.qpn = 5;
@@ -596,7 +596,7 @@ static void test_flush(void)
     CHECK(t_poll_cq(e.h, &e.rcq, &cqe));
     CHECK_EQ(cqe.wr_id, 31);
     /* The async code of a fatal error, once. */
-    rnic_qp_to_error(&e.h->dev, QP(&e), RNIC_ASYNC_QP_FATAL);
+    rne_qp_to_error(&e.h->dev, QP(&e), RNIC_ASYNC_QP_FATAL);
     CHECK(t_poll_eq(e.h, &e.aeq, &ev));
     CHECK_EQ(ev.code, RNIC_ASYNC_QP_FATAL);
     CHECK_EQ(ev.obj, 5);
@@ -613,9 +613,9 @@ static void test_flush(void)
     }
     h_doorbell(e.h, RNIC_DB_SQ, 7, 0, 8);
     h_doorbell(e.h, RNIC_DB_RQ, 7, 0, 8);
-    rnic_qp_to_error(&e.h->dev, rnic_qp_get(&e.h->dev, 7), 0);
-    CHECK_EQ(rnic_qp_get(&e.h->dev, 7)->sq_done, 8);
-    CHECK_EQ(rnic_qp_get(&e.h->dev, 7)->rq.cidx, 8);
+    rne_qp_to_error(&e.h->dev, rne_qp_get(&e.h->dev, 7), 0);
+    CHECK_EQ(rne_qp_get(&e.h->dev, 7)->sq_done, 8);
+    CHECK_EQ(rne_qp_get(&e.h->dev, 7)->rq.cidx, 8);
     CHECK(e.h->dev.rdma->cq[9].overflow);
     CHECK_EQ(t_drain_eq(e.h, &e.aeq, RNIC_EQE_ASYNC), 1);
     /* Destroying a QP writes no CQE for its WQEs. */
@@ -666,38 +666,38 @@ static void test_hostile_doorbells(void)
     t_qp_cmd(e.h, &c, &uqp, 8, 2, 1, 3, 3, RNIC_NO_SRQ, 3, 3);
     CHECK_EQ(h_cmd(e.h, &c), RNIC_STS_OK);
     errs = e.h->guest_errors;
-    CHECK(rnic_dev_doorbell(&e.h->dev, 1, RNIC_DB_SQ, RNIC_DB_VAL(5, 0, 1)));
-    CHECK(rnic_dev_doorbell(&e.h->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(8, 0, 1)));
-    CHECK(rnic_dev_doorbell(&e.h->dev, 2, RNIC_DB_RQ, RNIC_DB_VAL(8, 0, 1)));
-    CHECK(rnic_dev_doorbell(&e.h->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(9, 0, 1)));
-    CHECK(rnic_dev_doorbell(&e.h->dev, 0, RNIC_DB_SQ,
-                            RNIC_DB_VAL(1023, 0, 1)));
-    CHECK(rnic_dev_doorbell(&e.h->dev, 0, RNIC_DB_SQ,
-                            RNIC_DB_VAL(1024, 0, 1)));
-    CHECK(rnic_dev_doorbell(&e.h->dev, 0, RNIC_DB_SRQ, RNIC_DB_VAL(0, 0, 1)));
-    CHECK(rnic_dev_doorbell(&e.h->dev, 0, RNIC_DB_SRQ,
-                            RNIC_DB_VAL(RNIC_DB_OBJ_MASK, 0, 1)));
+    CHECK(rne_dev_doorbell(&e.h->dev, 1, RNIC_DB_SQ, RNIC_DB_VAL(5, 0, 1)));
+    CHECK(rne_dev_doorbell(&e.h->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(8, 0, 1)));
+    CHECK(rne_dev_doorbell(&e.h->dev, 2, RNIC_DB_RQ, RNIC_DB_VAL(8, 0, 1)));
+    CHECK(rne_dev_doorbell(&e.h->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(9, 0, 1)));
+    CHECK(rne_dev_doorbell(&e.h->dev, 0, RNIC_DB_SQ,
+                           RNIC_DB_VAL(1023, 0, 1)));
+    CHECK(rne_dev_doorbell(&e.h->dev, 0, RNIC_DB_SQ,
+                           RNIC_DB_VAL(1024, 0, 1)));
+    CHECK(rne_dev_doorbell(&e.h->dev, 0, RNIC_DB_SRQ, RNIC_DB_VAL(0, 0, 1)));
+    CHECK(rne_dev_doorbell(&e.h->dev, 0, RNIC_DB_SRQ,
+                           RNIC_DB_VAL(RNIC_DB_OBJ_MASK, 0, 1)));
     h_run(e.h);
     CHECK_EQ(e.h->guest_errors, errs + 8);
-    CHECK_EQ(rnic_qp_get(&e.h->dev, 8)->sq.pidx, 0);
-    CHECK_EQ(rnic_qp_get(&e.h->dev, 8)->rq.pidx, 0);
+    CHECK_EQ(rne_qp_get(&e.h->dev, 8)->sq.pidx, 0);
+    CHECK_EQ(rne_qp_get(&e.h->dev, 8)->rq.pidx, 0);
     CHECK_EQ(e.h->dev.rdma->db_count, 0);
     CHECK(t_drain_eq(e.h, &e.aeq, RNIC_EQE_ASYNC) >= 1);
     /* The owner's page reaches it. */
-    CHECK(rnic_dev_doorbell(&e.h->dev, 1, RNIC_DB_SQ, RNIC_DB_VAL(8, 0, 2)));
-    CHECK(rnic_dev_doorbell(&e.h->dev, 1, RNIC_DB_RQ, RNIC_DB_VAL(8, 0, 3)));
+    CHECK(rne_dev_doorbell(&e.h->dev, 1, RNIC_DB_SQ, RNIC_DB_VAL(8, 0, 2)));
+    CHECK(rne_dev_doorbell(&e.h->dev, 1, RNIC_DB_RQ, RNIC_DB_VAL(8, 0, 3)));
     h_run(e.h);
-    CHECK_EQ(rnic_qp_get(&e.h->dev, 8)->sq.pidx, 2);
-    CHECK_EQ(rnic_qp_get(&e.h->dev, 8)->rq.pidx, 3);
+    CHECK_EQ(rne_qp_get(&e.h->dev, 8)->sq.pidx, 2);
+    CHECK_EQ(rne_qp_get(&e.h->dev, 8)->rq.pidx, 3);
     CHECK_EQ(e.h->guest_errors, errs + 8);
     /* Latched, then the QP is destroyed: nothing happens. */
-    CHECK(rnic_dev_doorbell(&e.h->dev, 1, RNIC_DB_SQ, RNIC_DB_VAL(8, 0, 3)));
+    CHECK(rne_dev_doorbell(&e.h->dev, 1, RNIC_DB_SQ, RNIC_DB_VAL(8, 0, 3)));
     CHECK_EQ(t_cmd_obj(e.h, RNIC_CMD_DESTROY_QP, 8), RNIC_STS_OK);
     CHECK_EQ(e.h->guest_errors, errs + 8);
     CHECK_EQ(e.h->dev.rdma->db_count, 0);
     /* Many doorbells for one QP take one slot of the latch list. */
-    CHECK(rnic_dev_doorbell(&e.h->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(5, 0, 1)));
-    CHECK(rnic_dev_doorbell(&e.h->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(5, 0, 1)));
+    CHECK(rne_dev_doorbell(&e.h->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(5, 0, 1)));
+    CHECK(rne_dev_doorbell(&e.h->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(5, 0, 1)));
     CHECK_EQ(e.h->dev.rdma->db_count, 1);
     h_run(e.h);
     h_free(e.h);

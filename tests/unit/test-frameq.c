@@ -47,21 +47,21 @@ static size_t rec(size_t l)
 int main(void)
 {
     static uint8_t buf[10000], got[10000];
-    struct rnic_frameq q;
+    struct rne_frameq q;
     uint32_t len[MODEL_MAX], id[MODEL_MAX];
     uint32_t head = 0, n = 0, next_id = 0, step, puts = 0, fulls = 0;
     uint32_t walks = 0;
     size_t used = 0;
 
-    CHECK(rnic_frameq_init(&q, 32768, 64) == 0);
-    CHECK(!rnic_frameq_peek(&q, &(size_t){0}));
+    CHECK(rne_frameq_init(&q, 32768, 64) == 0);
+    CHECK(!rne_frameq_peek(&q, &(size_t){0}));
     for (step = 0; step < 200000; step++) {
         if (rnd() % 100 < 55) {
             size_t l = rnd() % 3 ? 1 + rnd() % 1600 : 1 + rnd() % 9300;
-            bool room = rnic_frameq_room(&q, l);
+            bool room = rne_frameq_room(&q, l);
 
             fill(buf, l, next_id);
-            CHECK(room == rnic_frameq_put(&q, buf, l));
+            CHECK(room == rne_frameq_put(&q, buf, l));
             if (room) {
                 used += rec(l);
                 len[(head + n) % MODEL_MAX] = (uint32_t)l;
@@ -71,7 +71,7 @@ int main(void)
                 /* the head frame is intact after a put behind it */
                 {
                     size_t hl = 0;
-                    const uint8_t *h = rnic_frameq_peek(&q, &hl);
+                    const uint8_t *h = rne_frameq_peek(&q, &hl);
 
                     fill(got, len[head], id[head]);
                     CHECK(h && hl == len[head] && !memcmp(h, got, hl));
@@ -87,14 +87,14 @@ int main(void)
             }
         } else if (n) {
             size_t l = 0;
-            const uint8_t *f = rnic_frameq_peek(&q, &l);
+            const uint8_t *f = rne_frameq_peek(&q, &l);
 
             CHECK(f && l == len[head]);
             if (f) {
                 fill(got, l, id[head]);
                 CHECK(!memcmp(f, got, l));
             }
-            rnic_frameq_pop(&q);
+            rne_frameq_pop(&q);
             used -= rec(len[head]);
             head = (head + 1) % MODEL_MAX;
             n--;
@@ -106,7 +106,7 @@ int main(void)
             const uint8_t *f;
             size_t l;
 
-            while ((f = rnic_frameq_walk(&q, &pos, &seen, &l))) {
+            while ((f = rne_frameq_walk(&q, &pos, &seen, &l))) {
                 uint32_t k = (head + seen - 1) % MODEL_MAX;
 
                 fill(got, len[k], id[k]);
@@ -116,9 +116,9 @@ int main(void)
             walks++;
         }
     }
-    rnic_frameq_clear(&q);
-    CHECK(!q.count && rnic_frameq_room(&q, 9300));
-    rnic_frameq_fini(&q);
+    rne_frameq_clear(&q);
+    CHECK(!q.count && rne_frameq_room(&q, 9300));
+    rne_frameq_fini(&q);
     printf("test-frameq: %u frames through, %u refused as full, %u walks\n",
            puts, fulls, walks);
     if (failures) {

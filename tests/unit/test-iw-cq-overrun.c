@@ -25,14 +25,14 @@
 
 struct rec {
     struct harness *h;
-    struct rnic_trace ev[MAX_EV];
+    struct rne_trace ev[MAX_EV];
     unsigned n;
 };
 
 static struct rec rec_a, rec_b;
-static struct rnic_host_ops ops_a, ops_b;
+static struct rne_host_ops ops_a, ops_b;
 
-static void record(void *opaque, const struct rnic_trace *ev)
+static void record(void *opaque, const struct rne_trace *ev)
 {
     struct rec *r = opaque == rec_a.h ? &rec_a : &rec_b;
 
@@ -54,8 +54,8 @@ static void trace_on(struct pair *p)
 }
 
 /* The Terminate events of r: how many, and the last one. */
-static unsigned terms(const struct rec *r, enum rnic_trace_id id,
-                      struct rnic_trace *last)
+static unsigned terms(const struct rec *r, enum rne_trace_id id,
+                      struct rne_trace *last)
 {
     unsigned i, n = 0;
 
@@ -145,7 +145,7 @@ static void test_overrun(void)
     struct pair *p = p_new();
     struct t_cq small;
     struct t_qp idle;
-    struct rnic_trace tx, rx;
+    struct rne_trace tx, rx;
     struct rnic_eqe e;
     struct rnic_cqe cqe;
     uint64_t src, dst;
@@ -222,15 +222,15 @@ static void test_overrun(void)
     CHECK(!t_poll_cq(p->b.h, &p->b.cq, &cqe));
 
     /* A Terminate left B for its QP and reached A, then both closed */
-    CHECK_EQ(terms(&rec_b, RNIC_TRACE_TERM_TX, &tx), 1);
+    CHECK_EQ(terms(&rec_b, RNE_TRACE_TERM_TX, &tx), 1);
     CHECK_EQ(tx.qpn, P_QP);
-    CHECK_EQ(tx.u.term.layer, RNIC_TERM_LAYER_RDMAP);
-    CHECK_EQ(tx.u.term.etype, RNIC_RDMAP_ETYPE_LOCAL_CATASTROPHIC);
+    CHECK_EQ(tx.u.term.layer, RNE_TERM_LAYER_RDMAP);
+    CHECK_EQ(tx.u.term.etype, RNE_RDMAP_ETYPE_LOCAL_CATASTROPHIC);
     CHECK(tx.u.term.queued);
-    CHECK_EQ(terms(&rec_a, RNIC_TRACE_TERM_RX, &rx), 1);
+    CHECK_EQ(terms(&rec_a, RNE_TRACE_TERM_RX, &rx), 1);
     CHECK_EQ(rx.qpn, P_QP);
-    CHECK_EQ(rx.u.term.layer, RNIC_TERM_LAYER_RDMAP);
-    CHECK_EQ(rx.u.term.etype, RNIC_RDMAP_ETYPE_LOCAL_CATASTROPHIC);
+    CHECK_EQ(rx.u.term.layer, RNE_TERM_LAYER_RDMAP);
+    CHECK_EQ(rx.u.term.etype, RNE_RDMAP_ETYPE_LOCAL_CATASTROPHIC);
     CHECK_EQ(p_qp_state(&p->a, P_QP), RNIC_QPS_ERROR);
     while (t_poll_eq(p->a.h, &p->a.async, &e)) {
         fatal_a += e.code == RNIC_ASYNC_QP_FATAL && e.obj == P_QP;
@@ -289,7 +289,7 @@ static void test_overrun_while_connecting(void)
     struct rnic_admin_cmd c;
     struct t_cq small;
     struct t_qp conn_qp, flush_qp;
-    struct rnic_trace tx;
+    struct rne_trace tx;
     struct rnic_eqe e;
     uint32_t conn = 0, i;
     unsigned cqerr = 0, fatal = 0, other = 0;
@@ -332,7 +332,7 @@ static void test_overrun_while_connecting(void)
     CHECK_EQ(fatal, 1);
     CHECK_EQ(other, 0);
     CHECK_EQ(p_qp_state(&p->a, 7), RNIC_QPS_ERROR);
-    CHECK_EQ(terms(&rec_a, RNIC_TRACE_TERM_TX, &tx), 0);
+    CHECK_EQ(terms(&rec_a, RNE_TRACE_TERM_TX, &tx), 0);
     CHECK_EQ(last_cm(&p->a), RNIC_CM_RESET);
     for (i = 0; i < small.depth; i++) {
         struct rnic_cqe cqe;

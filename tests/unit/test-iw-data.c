@@ -530,8 +530,8 @@ static void test_wire_busy(void)
     CHECK_EQ(p->a.h->sent_total - sent, 1);
     CHECK(p->a.h->dev.tx_paused);
     p->a.h->wire_busy = false;
-    rto0 = rnic_tcp_get_stats(p->a.h->dev.iw->eng[0].tcp)->rto_fired;
-    rnic_dev_tx_resume(&p->a.h->dev);
+    rto0 = rne_tcp_get_stats(p->a.h->dev.iw->eng[0].tcp)->rto_fired;
+    rne_dev_tx_resume(&p->a.h->dev);
     CHECK(p->a.h->dev.tx_held >= 2);
     CHECK_EQ(p->a.h->sent_total - sent, 1 + p->a.h->dev.tx_held);
     printf("wire busy: %lu frames held, sent on resume\n",
@@ -541,7 +541,7 @@ static void test_wire_busy(void)
     CHECK(t_poll_cq(p->a.h, &p->a.cq, &cqe));
     CHECK_EQ(cqe.wr_id, 81);
     /* no retransmission timeout was needed (the clock also runs CM timers) */
-    CHECK_EQ(rnic_tcp_get_stats(p->a.h->dev.iw->eng[0].tcp)->rto_fired, rto0);
+    CHECK_EQ(rne_tcp_get_stats(p->a.h->dev.iw->eng[0].tcp)->rto_fired, rto0);
     CHECK_EQ(p->a.h->dev.tx_dropped, 0);
     p_free(p);
 }

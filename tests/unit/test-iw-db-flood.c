@@ -76,11 +76,11 @@ static void test_flood(void)
     errs0 = a->guest_errors;
     for (i = 0; i < FLOOD; i++) {
         if (i & 1) {
-            rnic_dev_doorbell(&a->dev, CTX1, RNIC_DB_SQ,
-                              RNIC_DB_VAL(QP2, 0, i));
+            rne_dev_doorbell(&a->dev, CTX1, RNIC_DB_SQ,
+                             RNIC_DB_VAL(QP2, 0, i));
         } else {
-            rnic_dev_doorbell(&a->dev, CTX1, RNIC_DB_SQ,
-                              RNIC_DB_VAL(QP1, 0, 1000 + i));
+            rne_dev_doorbell(&a->dev, CTX1, RNIC_DB_SQ,
+                             RNIC_DB_VAL(QP1, 0, 1000 + i));
         }
         h_run(a);
     }

@@ -25,20 +25,20 @@ static size_t make_segment(uint8_t *buf, size_t cap)
 {
     uint8_t op = rnd() % 13;
     size_t hl, plen, i;
-    bool tagged = op == RNIC_RDMAP_WRITE || op == RNIC_RDMAP_READ_RESP;
+    bool tagged = op == RNE_RDMAP_WRITE || op == RNE_RDMAP_READ_RESP;
 
     if (tagged) {
-        hl = rnic_rdmap_seg_tagged(buf, op, rnd() % 4 ? 0x300 : rnd(),
-                                   (rnd() % 2 ? 0x20000 :
-                                    (uint64_t)rnd() << 20) + rnd() % 9000,
-                                   rnd() & 1);
+        hl = rne_rdmap_seg_tagged(buf, op, rnd() % 4 ? 0x300 : rnd(),
+                                  (rnd() % 2 ? 0x20000 :
+                                   (uint64_t)rnd() << 20) + rnd() % 9000,
+                                  rnd() & 1);
     } else {
-        struct rnic_rdmap_msg m;
+        struct rne_rdmap_msg m;
 
         memset(&m, 0, sizeof(m));
-        m.opcode = op > 11 ? RNIC_RDMAP_SEND : op;
-        m.rv = RNIC_RDMAP_VERSION;
-        m.ddp.dv = RNIC_DDP_VERSION;
+        m.opcode = op > 11 ? RNE_RDMAP_SEND : op;
+        m.rv = RNE_RDMAP_VERSION;
+        m.ddp.dv = RNE_DDP_VERSION;
         m.ddp.last = rnd() & 1;
         m.ddp.qn = rnd() % 5;
         m.ddp.msn = rnd() % 4;
@@ -47,9 +47,9 @@ static size_t make_segment(uint8_t *buf, size_t cap)
         m.u.rr.src_stag = rnd() % 2 ? 0x300 : rnd();
         m.u.rr.src_to = 0x20000 + rnd() % 9000;
         m.u.areq.op = rnd() % 4;
-        hl = rnic_rdmap_hdr_encode(&m, buf, cap);
+        hl = rne_rdmap_hdr_encode(&m, buf, cap);
         if (!hl) {
-            hl = RNIC_DDP_UNTAGGED_HLEN;
+            hl = RNE_DDP_UNTAGGED_HLEN;
         }
     }
     plen = rnd() % 3 ? rnd() % 64 : rnd() % 3000;
@@ -70,7 +70,7 @@ int main(void)
 
     for (iter = 0; iter < 60; iter++) {
         struct pair *p = p_new();
-        struct rnic_dev *d = &p->b.h->dev;
+        struct rne_dev *d = &p->b.h->dev;
         struct rnic_rq_wqe r;
         uint64_t buf;
         unsigned k, n;
@@ -93,16 +93,16 @@ int main(void)
         memcpy(before, p->b.h->mem, GUEST_MEM_SIZE);
         n = 1 + rnd() % 6;
         for (k = 0; k < n; k++) {
-            struct rnic_qp *qp = rnic_qp_get(d, P_QP);
+            struct rne_qp *qp = rne_qp_get(d, P_QP);
             uint8_t seg[4096];
             size_t len = make_segment(seg, sizeof(seg));
 
             if (!qp || !qp->iw) {
                 break;
             }
-            if (rnic_dev_dispatch_begin(d)) {
-                rnic_iw_rx_ulpdu(d, qp, seg, len);
-                rnic_dev_dispatch_end(d);
+            if (rne_dev_dispatch_begin(d)) {
+                rne_iw_rx_ulpdu(d, qp, seg, len);
+                rne_dev_dispatch_end(d);
             }
         }
         p_settle(p, 1000000000ull);

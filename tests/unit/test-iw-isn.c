@@ -16,7 +16,7 @@ static const uint8_t peer_ip[4] = { 10, 0, 0, 99 };
 /* A device with this MAC at 10.0.0.10 sends one SYN: its sequence number. */
 static uint32_t syn_isn(uint8_t mac_last, uint64_t seed)
 {
-    struct rnic_dev_config cfg;
+    struct rne_dev_config cfg;
     struct rnic_admin_cmd c = t_mk(RNIC_CMD_CM_CONNECT);
     struct rnic_cmd_cm_connect *k = &c.u.cm_connect;
     struct p_dev d;
@@ -25,7 +25,7 @@ static uint32_t syn_isn(uint8_t mac_last, uint64_t seed)
     bool found = false;
 
     memset(&d, 0, sizeof(d));
-    rnic_dev_config_default(&cfg);
+    rne_dev_config_default(&cfg);
     cfg.mac[5] = mac_last;
     h_random_state = seed;
     d.h = h_new(&cfg);

@@ -27,9 +27,9 @@ struct netq {
 };
 
 /* rnic.c has no can_receive: QEMU offers every frame to its receive. */
-static bool nic_takes(struct rnic_dev *d, const uint8_t *f, size_t len)
+static bool nic_takes(struct rne_dev *d, const uint8_t *f, size_t len)
 {
-    return rnic_dev_receive(d, f, len);
+    return rne_dev_receive(d, f, len);
 }
 
 /* Offer the held frames in order, as qemu_flush_queued_packets does. */
@@ -102,7 +102,7 @@ static void pump(struct pair *p, struct netq *q)
             free(a.q[i].data);
         }
         for (i = 0; i < b.n; i++) {
-            rnic_dev_receive(&p->a.h->dev, b.q[i].data, b.q[i].len);
+            rne_dev_receive(&p->a.h->dev, b.q[i].data, b.q[i].len);
             h_run(p->a.h);
             free(b.q[i].data);
         }

@@ -66,20 +66,20 @@ static size_t syn(uint8_t *f, const uint8_t *dmac, const uint8_t *dst_ip,
 {
     static const uint8_t smac[6] = { 0x52, 0x54, 0x00, 0xaa, 0xbb, 0xcc };
     static const uint8_t src_ip[4] = { 10, 0, 0, 200 };
-    size_t h = rnic_ip4_build(f, dmac, smac, src_ip, dst_ip, 6, 20, 1);
+    size_t h = rne_ip4_build(f, dmac, smac, src_ip, dst_ip, 6, 20, 1);
     uint8_t *t = f + h;
     uint32_t sum;
 
     memset(t, 0, 20);
-    rnic_st_be16(t, sport);
-    rnic_st_be16(t + 2, dport);
-    rnic_st_be32(t + 4, 0x12345678);
+    rne_st_be16(t, sport);
+    rne_st_be16(t + 2, dport);
+    rne_st_be32(t + 4, 0x12345678);
     t[12] = 5 << 4;
     t[13] = 0x02;                       /* SYN */
-    rnic_st_be16(t + 14, 65535);
-    sum = rnic_csum_pseudo4(src_ip, dst_ip, 6, 20);
-    sum = rnic_csum_add(sum, t, 20);
-    rnic_st_be16(t + 16, rnic_csum_fold(sum));
+    rne_st_be16(t + 14, 65535);
+    sum = rne_csum_pseudo4(src_ip, dst_ip, 6, 20);
+    sum = rne_csum_add(sum, t, 20);
+    rne_st_be16(t + 16, rne_csum_fold(sum));
     return h + 20;
 }
 
@@ -106,7 +106,7 @@ static void test_made_up(void)
         unsigned long sent = p->b.h->sent_total;
         size_t len = syn(frame, p->b.mac, ip, (uint16_t)(30000 + i), P_PORT);
 
-        rnic_dev_receive(&p->b.h->dev, frame, len);
+        rne_dev_receive(&p->b.h->dev, frame, len);
         answered += p->b.h->sent_total != sent;
     }
     neng = p->b.h->dev.iw->neng;
@@ -184,7 +184,7 @@ static void test_reclaim(void)
     c.u.cm_listen.family = RNIC_AF_IPV4;
     c.u.cm_listen.port = P_PORT;        /* 0.0.0.0 */
     CHECK_EQ(h_cmd(p->b.h, &c), RNIC_STS_OK);
-    for (i = 0; i < RNIC_IW_MAX_ADDR + 1; i++) {
+    for (i = 0; i < RNE_IW_MAX_ADDR + 1; i++) {
         uint8_t ip[4] = { 10, 0, 0, (uint8_t)(50 + i) };
 
         announce(&p->b, ip);
@@ -192,8 +192,8 @@ static void test_reclaim(void)
         ok += connect_abort(p, ip, 20 + i);
     }
     printf("%u addresses announced in turn: %u connected, %u TCP engines\n",
-           RNIC_IW_MAX_ADDR + 1, ok, p->b.h->dev.iw->neng);
-    CHECK_EQ(ok, RNIC_IW_MAX_ADDR + 1);
+           RNE_IW_MAX_ADDR + 1, ok, p->b.h->dev.iw->neng);
+    CHECK_EQ(ok, RNE_IW_MAX_ADDR + 1);
     p_free(p);
 }
 

@@ -38,7 +38,7 @@ static bool corrupt(uint8_t *f, size_t len)
         return false;
     }
     ihl = (size_t)(f[14] & 0xf) * 4;
-    iplen = rnic_ld_be16(f + 16);
+    iplen = rne_ld_be16(f + 16);
     tcp = f + 14 + ihl;
     thl = (size_t)(tcp[12] >> 4) * 4;
     plen = iplen - ihl - thl;
@@ -47,9 +47,9 @@ static bool corrupt(uint8_t *f, size_t len)
     }
     tcp[thl + 8] ^= 0x5a;
     tcp[16] = tcp[17] = 0;
-    sum = rnic_csum_pseudo4(f + 26, f + 30, 6, (uint16_t)(iplen - ihl));
-    sum = rnic_csum_add(sum, tcp, iplen - ihl);
-    rnic_st_be16(tcp + 16, rnic_csum_fold(sum));
+    sum = rne_csum_pseudo4(f + 26, f + 30, 6, (uint16_t)(iplen - ihl));
+    sum = rne_csum_add(sum, tcp, iplen - ihl);
+    rne_st_be16(tcp + 16, rne_csum_fold(sum));
     return true;
 }
 
@@ -108,9 +108,9 @@ void p_dev_enable(struct p_dev *d)
 
 static void dev_setup(struct p_dev *d, uint8_t last)
 {
-    struct rnic_dev_config cfg;
+    struct rne_dev_config cfg;
 
-    rnic_dev_config_default(&cfg);
+    rne_dev_config_default(&cfg);
     cfg.mac[5] = last;
     memcpy(d->mac, cfg.mac, 6);
     d->ip[0] = 10;
@@ -165,7 +165,7 @@ static bool deliver(struct p_dev *src, struct p_dev *dst)
     }
     memset(&src->out, 0, sizeof(src->out));
     for (i = 0; i < w.n; i++) {
-        rnic_dev_receive(&dst->h->dev, w.q[i].data, w.q[i].len);
+        rne_dev_receive(&dst->h->dev, w.q[i].data, w.q[i].len);
         h_run(dst->h);
         free(w.q[i].data);
     }
@@ -196,11 +196,11 @@ void p_settle(struct pair *p, uint64_t max_ns)
         }
         p->a.h->now_ns = p->b.h->now_ns = p->now;
         if (p->a.h->timer_deadline <= p->now) {
-            rnic_dev_timer(&p->a.h->dev);
+            rne_dev_timer(&p->a.h->dev);
             h_run(p->a.h);
         }
         if (p->b.h->timer_deadline <= p->now) {
-            rnic_dev_timer(&p->b.h->dev);
+            rne_dev_timer(&p->b.h->dev);
             h_run(p->b.h);
         }
     }
@@ -361,9 +361,9 @@ bool p_connect_made(struct pair *p, uint8_t rev, uint8_t flags)
  */
 bool p_reply_unoffered_rtr(struct pair *p, uint32_t *conn)
 {
-    uint8_t buf[RNIC_MPA_RR_MAX];
-    struct rnic_iw_conn *bc;
-    struct rnic_mpa_rr rep;
+    uint8_t buf[RNE_MPA_RR_MAX];
+    struct rne_iw_conn *bc;
+    struct rne_mpa_rr rep;
     struct rnic_eqe e;
     int n;
 
@@ -373,7 +373,7 @@ bool p_reply_unoffered_rtr(struct pair *p, uint32_t *conn)
              RNIC_STS_OK);
     p_settle(p, 1000000000ull);
     CHECK(p_cm_event(&p->b, &e, NULL));
-    bc = rnic_iw_conn_find(&p->b.h->dev, e.obj);
+    bc = rne_iw_conn_find(&p->b.h->dev, e.obj);
     CHECK(bc && bc->tc);
     if (!bc || !bc->tc) {
         return false;
@@ -383,14 +383,14 @@ bool p_reply_unoffered_rtr(struct pair *p, uint32_t *conn)
     rep.rev = 2;
     rep.enhanced = true;
     rep.p2p = true;
-    rep.rtr = RNIC_MPA_RTR_WRITE;
+    rep.rtr = RNE_MPA_RTR_WRITE;
     rep.ird = rep.ord = 1;
-    n = rnic_mpa_rr_encode(&rep, buf, sizeof(buf));
+    n = rne_mpa_rr_encode(&rep, buf, sizeof(buf));
     CHECK(n > 0);
     /* engine code runs inside the device's dispatch (its frames too) */
-    CHECK(rnic_dev_dispatch_begin(&p->b.h->dev));
-    CHECK_EQ(rnic_tcp_send(bc->tc, buf, (size_t)n, p->now), RNIC_TCP_OK);
-    rnic_dev_dispatch_end(&p->b.h->dev);
+    CHECK(rne_dev_dispatch_begin(&p->b.h->dev));
+    CHECK_EQ(rne_tcp_send(bc->tc, buf, (size_t)n, p->now), RNE_TCP_OK);
+    rne_dev_dispatch_end(&p->b.h->dev);
     p_settle(p, 1000000000ull);
     return true;
 }
@@ -421,7 +421,7 @@ void p_ring_rq(struct p_dev *d)
 
 uint8_t p_qp_state(struct p_dev *d, uint32_t qpn)
 {
-    struct rnic_qp *qp = rnic_qp_get(&d->h->dev, qpn);
+    struct rne_qp *qp = rne_qp_get(&d->h->dev, qpn);
 
     return qp ? qp->state : 0xff;
 }

@@ -37,7 +37,7 @@ static void reset_on_write(void *ctx, uint64_t addr, size_t len)
     }
     k->armed = false;
     k->fired++;
-    rnic_dev_reset(&k->h->dev);
+    rne_dev_reset(&k->h->dev);
 }
 
 static void arm(struct reset_hook *k, struct p_dev *d, bool cq_page)
@@ -81,10 +81,10 @@ static bool next_request(struct p_dev *d, struct rnic_eqe *e)
 /* After the reset: a's engine is idle and a new connection works. */
 static void check_usable_after(struct pair *p)
 {
-    struct rnic_dev *a = &p->a.h->dev;
+    struct rne_dev *a = &p->a.h->dev;
     struct rnic_eqe e;
 
-    CHECK(!rnic_dev_busy(a));
+    CHECK(!rne_dev_busy(a));
     CHECK_EQ(a->iw->nlive, 0);
     p->a.h->on_dma_write = NULL;
     p->a.mute = p->b.mute = false;
@@ -109,7 +109,7 @@ static void check_usable_after(struct pair *p)
     CHECK_EQ(p_conn_cmd(&p->a, RNIC_CMD_CM_ABORT, e.obj), RNIC_STS_OK);
     p_settle(p, 1000000000ull);
     CHECK_EQ(a->iw->nlive, 0);
-    CHECK(!rnic_dev_busy(a));
+    CHECK(!rne_dev_busy(a));
 }
 
 enum trigger { T_CM_ABORT, T_PEER_RST, T_MPA_TIMEOUT, T_SYN_TIMEOUT,
@@ -162,7 +162,7 @@ static void reset_in_dma(enum trigger t, bool cq_page)
     if (!cq_page) {
         CHECK_EQ(k.fired, 1);
     } else if (!k.fired) {
-        rnic_dev_reset(&p->a.h->dev);   /* DESTROY_QP flushes no CQE */
+        rne_dev_reset(&p->a.h->dev);    /* DESTROY_QP flushes no CQE */
     }
     check_usable_after(p);
     p_free(p);
@@ -191,8 +191,8 @@ static bool tcp_seg(const uint8_t *f, size_t len, uint32_t *seq,
     }
     ihl = (size_t)(f[14] & 0xf) * 4;
     thl = (size_t)(f[14 + ihl + 12] >> 4) * 4;
-    *seq = rnic_ld_be32(f + 14 + ihl + 4);
-    *plen = rnic_ld_be16(f + 16) - ihl - thl;
+    *seq = rne_ld_be32(f + 14 + ihl + 4);
+    *plen = rne_ld_be16(f + 16) - ihl - thl;
     return true;
 }
 
@@ -209,17 +209,17 @@ static size_t make_rst(uint8_t *rst, const uint8_t *f, uint32_t seq,
     memcpy(rst, f, 14);
     memcpy(ip, f + 14, 20);
     ip[0] = 0x45;
-    rnic_st_be16(ip + 2, 40);
+    rne_st_be16(ip + 2, 40);
     ip[10] = ip[11] = 0;
-    rnic_st_be16(ip + 10, rnic_csum_fold(rnic_csum_add(0, ip, 20)));
+    rne_st_be16(ip + 10, rne_csum_fold(rne_csum_add(0, ip, 20)));
     memcpy(tcp, ft, 4);                         /* ports */
-    rnic_st_be32(tcp + 4, seq + (uint32_t)plen);
+    rne_st_be32(tcp + 4, seq + (uint32_t)plen);
     memcpy(tcp + 8, ft + 8, 4);                 /* ack */
     tcp[12] = 5 << 4;
     tcp[13] = 0x14;                             /* RST | ACK */
-    sum = rnic_csum_pseudo4(ip + 12, ip + 16, 6, 20);
-    sum = rnic_csum_add(sum, tcp, 20);
-    rnic_st_be16(tcp + 16, rnic_csum_fold(sum));
+    sum = rne_csum_pseudo4(ip + 12, ip + 16, 6, 20);
+    sum = rne_csum_add(sum, tcp, 20);
+    rne_st_be16(tcp + 16, rne_csum_fold(sum));
     return 54;
 }
 
@@ -237,7 +237,7 @@ static void hub_from_a(void *ctx, const void *frame, size_t len)
             hub.seq[hub.nseq++] = seq;
         }
     }
-    rnic_dev_receive(&hub.p->b.h->dev, frame, len);
+    rne_dev_receive(&hub.p->b.h->dev, frame, len);
 }
 
 static void hub_from_b(void *ctx, const void *frame, size_t len)
@@ -247,12 +247,12 @@ static void hub_from_b(void *ctx, const void *frame, size_t len)
     size_t plen;
 
     (void)ctx;
-    rnic_dev_receive(&hub.p->a.h->dev, frame, len);
+    rne_dev_receive(&hub.p->a.h->dev, frame, len);
     if (hub.rst_after_b_data && !hub.rst_sent &&
         tcp_seg(frame, len, &seq, &plen) && plen) {
         hub.rst_sent = true;
-        rnic_dev_receive(&hub.p->a.h->dev, rst,
-                         make_rst(rst, frame, seq, plen));
+        rne_dev_receive(&hub.p->a.h->dev, rst,
+                        make_rst(rst, frame, seq, plen));
     }
 }
 
@@ -373,10 +373,10 @@ static void reset_in_send(void *ctx, const void *frame, size_t len)
     (void)ctx;
     if (!flush_resets && tcp_seg(frame, len, &seq, &plen) && plen) {
         flush_resets++;
-        CHECK(rnic_dev_reset(&p->a.h->dev));    /* no dispatch runs: now */
+        CHECK(rne_dev_reset(&p->a.h->dev));     /* no dispatch runs: now */
         return;
     }
-    rnic_dev_receive(&p->b.h->dev, frame, len);
+    rne_dev_receive(&p->b.h->dev, frame, len);
 }
 
 static void reset_in_flush(void)
@@ -437,9 +437,9 @@ static void db_on_write(void *ctx, uint64_t addr, size_t len)
     k->fired++;
     /* what QEMU's doorbell MMIO handler does (hw-rnic/rnic.c) */
     k->inside = true;
-    if (rnic_dev_doorbell(&k->d->h->dev, 0, RNIC_DB_SQ,
-                          RNIC_DB_VAL(k->d->qp.qpn, 0, k->d->qp.sq_prod))) {
-        rnic_dev_process(&k->d->h->dev);
+    if (rne_dev_doorbell(&k->d->h->dev, 0, RNIC_DB_SQ,
+                         RNIC_DB_VAL(k->d->qp.qpn, 0, k->d->qp.sq_prod))) {
+        rne_dev_process(&k->d->h->dev);
     }
     k->inside = false;
 }
@@ -509,7 +509,7 @@ static void timer_dma_doorbell(void)
     CHECK_EQ(cqe.wr_id, 52);
     CHECK_EQ(cqe.byte_len, 100);
     CHECK_EQ(p->b.h->mem[dst + 99], 0x5c);
-    CHECK(!rnic_dev_busy(&p->a.h->dev));
+    CHECK(!rne_dev_busy(&p->a.h->dev));
     p->a.h->on_dma_write = NULL;
     p_free(p);
 }

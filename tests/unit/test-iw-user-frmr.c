@@ -56,8 +56,8 @@ static void user_post(struct pair *p, struct t_qp *qp,
                       const struct rnic_sq_wqe *w)
 {
     t_post_send(p->a.h, qp, w);
-    rnic_dev_doorbell(&p->a.h->dev, UCTX, RNIC_DB_SQ,
-                      RNIC_DB_VAL(qp->qpn, 0, qp->sq_prod));
+    rne_dev_doorbell(&p->a.h->dev, UCTX, RNIC_DB_SQ,
+                     RNIC_DB_VAL(qp->qpn, 0, qp->sq_prod));
     h_run(p->a.h);
     p_settle(p, 100000000ull);
 }

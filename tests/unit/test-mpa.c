@@ -29,8 +29,8 @@ static uint32_t rnd(void)
 
 static void test_rr_golden(void)
 {
-    uint8_t buf[RNIC_MPA_RR_MAX];
-    struct rnic_mpa_rr rr, d;
+    uint8_t buf[RNE_MPA_RR_MAX];
+    struct rne_mpa_rr rr, d;
 
     /* siw default Request: Rev 2, E, IRD = ORD = 1, no P2P, no ULP data */
     memset(&rr, 0, sizeof(rr));
@@ -38,28 +38,28 @@ static void test_rr_golden(void)
     rr.enhanced = true;
     rr.ird = 1;
     rr.ord = 1;
-    CHECK(rnic_mpa_rr_encode(&rr, buf, sizeof(buf)) == 24);
+    CHECK(rne_mpa_rr_encode(&rr, buf, sizeof(buf)) == 24);
     CHECK(memcmp(buf, KEYREQ "\x10\x02\x00\x04\x00\x01\x00\x01", 24) == 0);
-    CHECK(rnic_mpa_rr_decode(buf, 24, &d) == 24);
+    CHECK(rne_mpa_rr_decode(buf, 24, &d) == 24);
     CHECK(!d.reply && d.rev == 2 && d.enhanced && !d.crc && !d.markers && !d.p2p);
     CHECK(d.ird == 1 && d.ord == 1 && d.pd_len == 0 && d.pd == NULL);
 
     /* cxgb4-like: C, P2P offering the Read RTR */
     rr.crc = true;
     rr.p2p = true;
-    rr.rtr = RNIC_MPA_RTR_READ;
-    CHECK(rnic_mpa_rr_encode(&rr, buf, sizeof(buf)) == 24);
+    rr.rtr = RNE_MPA_RTR_READ;
+    CHECK(rne_mpa_rr_encode(&rr, buf, sizeof(buf)) == 24);
     CHECK(memcmp(buf, KEYREQ "\x50\x02\x00\x04\x80\x01\x40\x01", 24) == 0);
     /* irdma-like: Write|Read offered; and all three plus large IRD/ORD */
-    rr.rtr = RNIC_MPA_RTR_READ | RNIC_MPA_RTR_WRITE;
-    rnic_mpa_rr_encode(&rr, buf, sizeof(buf));
+    rr.rtr = RNE_MPA_RTR_READ | RNE_MPA_RTR_WRITE;
+    rne_mpa_rr_encode(&rr, buf, sizeof(buf));
     CHECK(memcmp(buf, KEYREQ "\x50\x02\x00\x04\x80\x01\xc0\x01", 24) == 0);
     rr.rtr = 7;
     rr.ird = 0x3fff;
     rr.ord = 0x1234;
-    rnic_mpa_rr_encode(&rr, buf, sizeof(buf));
+    rne_mpa_rr_encode(&rr, buf, sizeof(buf));
     CHECK(memcmp(buf + 20, "\xff\xff\xd2\x34", 4) == 0);
-    CHECK(rnic_mpa_rr_decode(buf, 24, &d) == 24);
+    CHECK(rne_mpa_rr_decode(buf, 24, &d) == 24);
     CHECK(d.p2p && d.rtr == 7 && d.ird == 0x3fff && d.ord == 0x1234);
 
     /* Reply choosing Read, C on, with ULP private data after the block */
@@ -69,15 +69,15 @@ static void test_rr_golden(void)
     rr.enhanced = true;
     rr.crc = true;
     rr.p2p = true;
-    rr.rtr = RNIC_MPA_RTR_READ;
+    rr.rtr = RNE_MPA_RTR_READ;
     rr.ird = 1;
     rr.ord = 1;
     rr.pd = (const uint8_t *)"hi!";
     rr.pd_len = 3;
-    CHECK(rnic_mpa_rr_encode(&rr, buf, sizeof(buf)) == 27);
+    CHECK(rne_mpa_rr_encode(&rr, buf, sizeof(buf)) == 27);
     CHECK(memcmp(buf, KEYREP "\x50\x02\x00\x07\x80\x01\x40\x01hi!", 27) == 0);
-    CHECK(rnic_mpa_rr_decode(buf, 27, &d) == 27);
-    CHECK(d.reply && d.pd_len == 3 && memcmp(d.pd, "hi!", 3) == 0 && d.rtr == RNIC_MPA_RTR_READ);
+    CHECK(rne_mpa_rr_decode(buf, 27, &d) == 27);
+    CHECK(d.reply && d.pd_len == 3 && memcmp(d.pd, "hi!", 3) == 0 && d.rtr == RNE_MPA_RTR_READ);
 
     /* Rev 1 Request, M and C, 3 octets of PD: no IRD/ORD block */
     memset(&rr, 0, sizeof(rr));
@@ -85,20 +85,20 @@ static void test_rr_golden(void)
     rr.markers = rr.crc = true;
     rr.pd = (const uint8_t *)"abc";
     rr.pd_len = 3;
-    CHECK(rnic_mpa_rr_encode(&rr, buf, sizeof(buf)) == 23);
+    CHECK(rne_mpa_rr_encode(&rr, buf, sizeof(buf)) == 23);
     CHECK(memcmp(buf, KEYREQ "\xc0\x01\x00\x03" "abc", 23) == 0);
-    CHECK(rnic_mpa_rr_decode(buf, 23, &d) == 23);
+    CHECK(rne_mpa_rr_decode(buf, 23, &d) == 23);
     CHECK(d.rev == 1 && !d.enhanced && d.markers && d.crc && d.pd_len == 3);
 
     /* Rev 1 reject Reply; R in a Request is not sent */
     memset(&rr, 0, sizeof(rr));
     rr.reply = rr.reject = true;
     rr.rev = 1;
-    CHECK(rnic_mpa_rr_encode(&rr, buf, sizeof(buf)) == 20);
+    CHECK(rne_mpa_rr_encode(&rr, buf, sizeof(buf)) == 20);
     CHECK(memcmp(buf, KEYREP "\x20\x01\x00\x00", 20) == 0);
-    CHECK(rnic_mpa_rr_decode(buf, 20, &d) == 20 && d.reject);
+    CHECK(rne_mpa_rr_decode(buf, 20, &d) == 20 && d.reject);
     rr.reply = false;
-    rnic_mpa_rr_encode(&rr, buf, sizeof(buf));
+    rne_mpa_rr_encode(&rr, buf, sizeof(buf));
     CHECK(buf[16] == 0x00);
 
     /* 512 octets of PD is the limit, inclusive, in both directions */
@@ -107,120 +107,120 @@ static void test_rr_golden(void)
     rr.rev = 1;
     rr.pd = pd;
     rr.pd_len = 512;
-    CHECK(rnic_mpa_rr_encode(&rr, buf, sizeof(buf)) == 532);
-    CHECK(rnic_mpa_rr_decode(buf, 532, &d) == 532 && d.pd_len == 512);
+    CHECK(rne_mpa_rr_encode(&rr, buf, sizeof(buf)) == 532);
+    CHECK(rne_mpa_rr_decode(buf, 532, &d) == 532 && d.pd_len == 512);
     rr.pd_len = 513;
-    CHECK(rnic_mpa_rr_encode(&rr, buf, sizeof(buf)) == -RNIC_MPA_E_PD_LEN);
+    CHECK(rne_mpa_rr_encode(&rr, buf, sizeof(buf)) == -RNE_MPA_E_PD_LEN);
     rr.rev = 2;
     rr.enhanced = true;
     rr.pd_len = 509;    /* 4-octet block + 509 > 512 */
-    CHECK(rnic_mpa_rr_encode(&rr, buf, sizeof(buf)) == -RNIC_MPA_E_PD_LEN);
+    CHECK(rne_mpa_rr_encode(&rr, buf, sizeof(buf)) == -RNE_MPA_E_PD_LEN);
     rr.pd_len = 508;
-    CHECK(rnic_mpa_rr_encode(&rr, buf, sizeof(buf)) == 532);
-    CHECK(rnic_mpa_rr_encode(&rr, buf, 531) == -RNIC_MPA_E_SPACE);
+    CHECK(rne_mpa_rr_encode(&rr, buf, sizeof(buf)) == 532);
+    CHECK(rne_mpa_rr_encode(&rr, buf, 531) == -RNE_MPA_E_SPACE);
     rr.ird = 0x4000;
-    CHECK(rnic_mpa_rr_encode(&rr, buf, sizeof(buf)) == -RNIC_MPA_E_IRD_ORD);
+    CHECK(rne_mpa_rr_encode(&rr, buf, sizeof(buf)) == -RNE_MPA_E_IRD_ORD);
     rr.ird = 0;
-    rr.rtr = RNIC_MPA_RTR_WRITE;    /* RTR without P */
-    CHECK(rnic_mpa_rr_encode(&rr, buf, sizeof(buf)) == -RNIC_MPA_E_IRD_ORD);
+    rr.rtr = RNE_MPA_RTR_WRITE;     /* RTR without P */
+    CHECK(rne_mpa_rr_encode(&rr, buf, sizeof(buf)) == -RNE_MPA_E_IRD_ORD);
     rr.rtr = 0;
     rr.rev = 1;                     /* E needs Rev 2 */
-    CHECK(rnic_mpa_rr_encode(&rr, buf, sizeof(buf)) == -RNIC_MPA_E_REV);
+    CHECK(rne_mpa_rr_encode(&rr, buf, sizeof(buf)) == -RNE_MPA_E_REV);
     rr.enhanced = false;
     rr.rev = 3;
-    CHECK(rnic_mpa_rr_encode(&rr, buf, sizeof(buf)) == -RNIC_MPA_E_REV);
+    CHECK(rne_mpa_rr_encode(&rr, buf, sizeof(buf)) == -RNE_MPA_E_REV);
 }
 
 static void test_rr_reject_paths(void)
 {
-    uint8_t f[RNIC_MPA_RR_MAX + 8];
-    struct rnic_mpa_rr d;
+    uint8_t f[RNE_MPA_RR_MAX + 8];
+    struct rne_mpa_rr d;
 
     memcpy(f, KEYREQ "\x40\x01\x00\x00", 20);
-    CHECK(rnic_mpa_rr_decode(f, 20, &d) == 20);
+    CHECK(rne_mpa_rr_decode(f, 20, &d) == 20);
     for (size_t n = 0; n < 20; n++) {
-        CHECK(rnic_mpa_rr_decode(f, n, &d) == 0);           /* prefix: need more */
+        CHECK(rne_mpa_rr_decode(f, n, &d) == 0);            /* prefix: need more */
     }
     f[9] = 'x';                                             /* bad key */
-    CHECK(rnic_mpa_rr_decode(f, 10, &d) == -RNIC_MPA_E_KEY);     /* known early */
-    CHECK(rnic_mpa_rr_decode(f, 20, &d) == -RNIC_MPA_E_KEY);
+    CHECK(rne_mpa_rr_decode(f, 10, &d) == -RNE_MPA_E_KEY);       /* known early */
+    CHECK(rne_mpa_rr_decode(f, 20, &d) == -RNE_MPA_E_KEY);
     f[9] = 'q';
     f[0] = 'm';
-    CHECK(rnic_mpa_rr_decode(f, 1, &d) == -RNIC_MPA_E_KEY);
+    CHECK(rne_mpa_rr_decode(f, 1, &d) == -RNE_MPA_E_KEY);
     f[0] = 'M';
     f[17] = 0;
-    CHECK(rnic_mpa_rr_decode(f, 20, &d) == -RNIC_MPA_E_REV);
+    CHECK(rne_mpa_rr_decode(f, 20, &d) == -RNE_MPA_E_REV);
     f[17] = 3;
-    CHECK(rnic_mpa_rr_decode(f, 20, &d) == -RNIC_MPA_E_REV);
+    CHECK(rne_mpa_rr_decode(f, 20, &d) == -RNE_MPA_E_REV);
     f[17] = 0xff;
-    CHECK(rnic_mpa_rr_decode(f, 20, &d) == -RNIC_MPA_E_REV);
+    CHECK(rne_mpa_rr_decode(f, 20, &d) == -RNE_MPA_E_REV);
     f[17] = 1;
     f[18] = 0x02;
     f[19] = 0x01;                                           /* PD_Length 513 */
-    CHECK(rnic_mpa_rr_decode(f, 20, &d) == -RNIC_MPA_E_PD_LEN);
+    CHECK(rne_mpa_rr_decode(f, 20, &d) == -RNE_MPA_E_PD_LEN);
     f[18] = 0xff;
     f[19] = 0xff;
-    CHECK(rnic_mpa_rr_decode(f, 20, &d) == -RNIC_MPA_E_PD_LEN);
+    CHECK(rne_mpa_rr_decode(f, 20, &d) == -RNE_MPA_E_PD_LEN);
     f[18] = 0x02;
     f[19] = 0x00;                                           /* 512: fine, needs the PD */
-    CHECK(rnic_mpa_rr_decode(f, 20, &d) == 0);
+    CHECK(rne_mpa_rr_decode(f, 20, &d) == 0);
     memset(f + 20, 0, 512);
-    CHECK(rnic_mpa_rr_decode(f, 532, &d) == 532);
+    CHECK(rne_mpa_rr_decode(f, 532, &d) == 532);
     /* E with Rev 2 but no room for the block */
     memcpy(f, KEYREP "\x10\x02\x00\x02\x00\x00", 22);
-    CHECK(rnic_mpa_rr_decode(f, 22, &d) == -RNIC_MPA_E_PD_LEN);
+    CHECK(rne_mpa_rr_decode(f, 22, &d) == -RNE_MPA_E_PD_LEN);
     /* E with Rev 1 is a reserved bit: PD is plain ULP data */
     memcpy(f, KEYREP "\x1f\x01\x00\x04\x80\x01\x40\x01", 24);
-    CHECK(rnic_mpa_rr_decode(f, 24, &d) == 24);
+    CHECK(rne_mpa_rr_decode(f, 24, &d) == 24);
     CHECK(!d.enhanced && d.res == 0x1d && d.x7306 && d.pd_len == 4 && !d.p2p);
     /* R in a Request is ignored */
     memcpy(f, KEYREQ "\x20\x01\x00\x00", 20);
-    CHECK(rnic_mpa_rr_decode(f, 20, &d) == 20 && !d.reject);
+    CHECK(rne_mpa_rr_decode(f, 20, &d) == 20 && !d.reject);
     /* Rev 2 without E: accepted, no IRD/ORD */
     memcpy(f, KEYREQ "\x00\x02\x00\x00", 20);
-    CHECK(rnic_mpa_rr_decode(f, 20, &d) == 20 && d.rev == 2 && !d.enhanced);
+    CHECK(rne_mpa_rr_decode(f, 20, &d) == 20 && d.rev == 2 && !d.enhanced);
 }
 
 static void test_rr_rx(void)
 {
     uint8_t stream[64];
-    struct rnic_mpa_rr_rx s;
-    struct rnic_mpa_rr d;
+    struct rne_mpa_rr_rx s;
+    struct rne_mpa_rr d;
     size_t used;
     /* Request with 4 octets of PD, then two octets of the first FPDU */
     memcpy(stream, KEYREQ "\x50\x02\x00\x08\x80\x05\x40\x06PDPD\x00\x0e", 30);
 
-    rnic_mpa_rr_rx_init(&s, false);
-    CHECK(rnic_mpa_rr_rx_feed(&s, stream, 30, &used, &d) == 1);
+    rne_mpa_rr_rx_init(&s, false);
+    CHECK(rne_mpa_rr_rx_feed(&s, stream, 30, &used, &d) == 1);
     CHECK(used == 28 && d.ird == 5 && d.ord == 6 && d.pd_len == 4 && !memcmp(d.pd, "PDPD", 4));
 
-    rnic_mpa_rr_rx_init(&s, false);
+    rne_mpa_rr_rx_init(&s, false);
     size_t at = 0;
     int r = 0;
     while (at < 30 && r == 0) {
-        r = rnic_mpa_rr_rx_feed(&s, stream + at, 1, &used, &d);
+        r = rne_mpa_rr_rx_feed(&s, stream + at, 1, &used, &d);
         at += used;
     }
-    CHECK(r == 1 && at == 28 && d.p2p && d.rtr == RNIC_MPA_RTR_READ);
+    CHECK(r == 1 && at == 28 && d.p2p && d.rtr == RNE_MPA_RTR_READ);
 
-    rnic_mpa_rr_rx_init(&s, false);         /* nothing yet */
-    CHECK(rnic_mpa_rr_rx_feed(&s, NULL, 0, &used, &d) == 0 && used == 0);
-    CHECK(rnic_mpa_rr_decode(NULL, 0, &d) == 0);
-    rnic_mpa_rr_rx_init(&s, true);          /* wanted a Reply, got a Request */
-    CHECK(rnic_mpa_rr_rx_feed(&s, stream, 30, &used, &d) == -RNIC_MPA_E_KEY);
-    rnic_mpa_rr_rx_init(&s, false);         /* garbage fails at the first octet */
-    CHECK(rnic_mpa_rr_rx_feed(&s, (const uint8_t *)"GET / HTTP/1.1\r\n", 16, &used, &d) ==
-          -RNIC_MPA_E_KEY);
+    rne_mpa_rr_rx_init(&s, false);          /* nothing yet */
+    CHECK(rne_mpa_rr_rx_feed(&s, NULL, 0, &used, &d) == 0 && used == 0);
+    CHECK(rne_mpa_rr_decode(NULL, 0, &d) == 0);
+    rne_mpa_rr_rx_init(&s, true);           /* wanted a Reply, got a Request */
+    CHECK(rne_mpa_rr_rx_feed(&s, stream, 30, &used, &d) == -RNE_MPA_E_KEY);
+    rne_mpa_rr_rx_init(&s, false);          /* garbage fails at the first octet */
+    CHECK(rne_mpa_rr_rx_feed(&s, (const uint8_t *)"GET / HTTP/1.1\r\n", 16, &used, &d) ==
+          -RNE_MPA_E_KEY);
 }
 
 static void test_negotiation(void)
 {
-    struct rnic_mpa_local ini = { .rev = 2, .crc = false, .ird = 16, .ord = 8, .p2p = true,
-                                  .rtr_caps = RNIC_MPA_RTR_WRITE | RNIC_MPA_RTR_READ };
-    struct rnic_mpa_local rsp = { .rev = 2, .crc = false, .ird = 4, .ord = 32, .p2p = true,
+    struct rne_mpa_local ini = { .rev = 2, .crc = false, .ird = 16, .ord = 8, .p2p = true,
+                                  .rtr_caps = RNE_MPA_RTR_WRITE | RNE_MPA_RTR_READ };
+    struct rne_mpa_local rsp = { .rev = 2, .crc = false, .ird = 4, .ord = 32, .p2p = true,
                                   .rtr_caps = 7 };
-    struct rnic_mpa_rr req, rep;
-    struct rnic_mpa_neg ni, nr;
+    struct rne_mpa_rr req, rep;
+    struct rne_mpa_neg ni, nr;
 
     /* CRC: on if either asks; markers per direction */
     for (int c = 0; c < 4; c++) {
@@ -229,10 +229,10 @@ static void test_negotiation(void)
             rsp.crc = c & 2;
             ini.markers = m & 1;
             rsp.markers = m & 2;
-            rnic_mpa_make_request(&ini, &req);
-            CHECK(rnic_mpa_make_reply(&req, &rsp, &rep) == 0);
-            CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == 0);
-            rnic_mpa_responder_neg(&req, &rep, &nr);
+            rne_mpa_make_request(&ini, &req);
+            CHECK(rne_mpa_make_reply(&req, &rsp, &rep) == 0);
+            CHECK(rne_mpa_check_reply(&req, &rep, &ni) == 0);
+            rne_mpa_responder_neg(&req, &rep, &nr);
             CHECK(ni.crc == (c != 0) && nr.crc == (c != 0));
             CHECK(rep.crc == (c != 0));     /* a C=1 Request gets a C=1 Reply */
             CHECK(ni.markers_rx == (bool)(m & 1) && nr.markers_tx == (bool)(m & 1));
@@ -242,62 +242,62 @@ static void test_negotiation(void)
     /* IRD/ORD: responder ORD clipped to initiator IRD, initiator ORD to responder IRD */
     ini.crc = rsp.crc = true;
     ini.markers = rsp.markers = false;
-    rnic_mpa_make_request(&ini, &req);
-    rnic_mpa_make_reply(&req, &rsp, &rep);
+    rne_mpa_make_request(&ini, &req);
+    rne_mpa_make_reply(&req, &rsp, &rep);
     CHECK(rep.ord == 16 && rep.ird == 4);
-    CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == 0);
-    rnic_mpa_responder_neg(&req, &rep, &nr);
+    CHECK(rne_mpa_check_reply(&req, &rep, &ni) == 0);
+    rne_mpa_responder_neg(&req, &rep, &nr);
     CHECK(ni.ird_ord_known && ni.ird == 16 && ni.ord == 4);
     CHECK(nr.ird == 4 && nr.ord == 16);
     /* RTR: Read preferred, then Write; the initiator accepts what it offered */
-    CHECK(rep.p2p && rep.rtr == RNIC_MPA_RTR_READ && ni.rtr == RNIC_MPA_RTR_READ &&
-          nr.rtr == RNIC_MPA_RTR_READ);
-    ini.rtr_caps = RNIC_MPA_RTR_WRITE;
-    rnic_mpa_make_request(&ini, &req);
-    CHECK(rnic_mpa_make_reply(&req, &rsp, &rep) == 0 && rep.rtr == RNIC_MPA_RTR_WRITE);
-    CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == 0 && ni.rtr == RNIC_MPA_RTR_WRITE);
-    rsp.rtr_caps = RNIC_MPA_RTR_READ;       /* nothing in common: reject */
-    CHECK(rnic_mpa_make_reply(&req, &rsp, &rep) == RNIC_MPA_EC_NO_MATCHING_RTR && rep.reject);
-    CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == -1);
+    CHECK(rep.p2p && rep.rtr == RNE_MPA_RTR_READ && ni.rtr == RNE_MPA_RTR_READ &&
+          nr.rtr == RNE_MPA_RTR_READ);
+    ini.rtr_caps = RNE_MPA_RTR_WRITE;
+    rne_mpa_make_request(&ini, &req);
+    CHECK(rne_mpa_make_reply(&req, &rsp, &rep) == 0 && rep.rtr == RNE_MPA_RTR_WRITE);
+    CHECK(rne_mpa_check_reply(&req, &rep, &ni) == 0 && ni.rtr == RNE_MPA_RTR_WRITE);
+    rsp.rtr_caps = RNE_MPA_RTR_READ;        /* nothing in common: reject */
+    CHECK(rne_mpa_make_reply(&req, &rsp, &rep) == RNE_MPA_EC_NO_MATCHING_RTR && rep.reject);
+    CHECK(rne_mpa_check_reply(&req, &rep, &ni) == -1);
     /* Read RTR forces one read credit each way */
-    ini.rtr_caps = RNIC_MPA_RTR_READ;
+    ini.rtr_caps = RNE_MPA_RTR_READ;
     ini.ord = 0;
     rsp.ird = 0;
-    rnic_mpa_make_request(&ini, &req);
+    rne_mpa_make_request(&ini, &req);
     CHECK(req.ord == 1);
-    rnic_mpa_make_reply(&req, &rsp, &rep);
+    rne_mpa_make_reply(&req, &rsp, &rep);
     CHECK(rep.ird == 1);
     /* Initiator-side checks of a hostile or broken Reply */
-    rnic_mpa_make_request(&ini, &req);
-    rnic_mpa_make_reply(&req, &rsp, &rep);
+    rne_mpa_make_request(&ini, &req);
+    rne_mpa_make_reply(&req, &rsp, &rep);
     rep.ord = (uint16_t)(req.ird + 1);
-    CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == RNIC_MPA_EC_INSUFFICIENT_IRD);
+    CHECK(rne_mpa_check_reply(&req, &rep, &ni) == RNE_MPA_EC_INSUFFICIENT_IRD);
     rep.ord = req.ird;
-    rep.rtr = RNIC_MPA_RTR_READ | RNIC_MPA_RTR_WRITE;        /* two chosen */
-    CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == RNIC_MPA_EC_NO_MATCHING_RTR);
-    rep.rtr = RNIC_MPA_RTR_WRITE;                           /* not offered */
-    CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == RNIC_MPA_EC_NO_MATCHING_RTR);
+    rep.rtr = RNE_MPA_RTR_READ | RNE_MPA_RTR_WRITE;          /* two chosen */
+    CHECK(rne_mpa_check_reply(&req, &rep, &ni) == RNE_MPA_EC_NO_MATCHING_RTR);
+    rep.rtr = RNE_MPA_RTR_WRITE;                            /* not offered */
+    CHECK(rne_mpa_check_reply(&req, &rep, &ni) == RNE_MPA_EC_NO_MATCHING_RTR);
     rep.rtr = 0;                                            /* P set, none chosen */
-    CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == RNIC_MPA_EC_NO_MATCHING_RTR);
+    CHECK(rne_mpa_check_reply(&req, &rep, &ni) == RNE_MPA_EC_NO_MATCHING_RTR);
     rep.p2p = false;                                        /* declined P2P: no RTR */
-    CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == 0 && ni.rtr == RNIC_MPA_RTR_NONE);
+    CHECK(rne_mpa_check_reply(&req, &rep, &ni) == 0 && ni.rtr == RNE_MPA_RTR_NONE);
     rep.rev = 3;
-    CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == RNIC_MPA_EC_INVALID_REQ_REP);
+    CHECK(rne_mpa_check_reply(&req, &rep, &ni) == RNE_MPA_EC_INVALID_REQ_REP);
     /* Rev 1 peer (cxgb4 fallback): Rev 1 Reply, no IRD/ORD */
-    struct rnic_mpa_local v1 = { .rev = 1, .crc = true };
-    rnic_mpa_make_request(&v1, &req);
+    struct rne_mpa_local v1 = { .rev = 1, .crc = true };
+    rne_mpa_make_request(&v1, &req);
     CHECK(req.rev == 1 && !req.enhanced);
-    CHECK(rnic_mpa_make_reply(&req, &rsp, &rep) == 0 && rep.rev == 1 && !rep.enhanced);
-    CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == 0 && !ni.ird_ord_known && ni.crc);
+    CHECK(rne_mpa_make_reply(&req, &rsp, &rep) == 0 && rep.rev == 1 && !rep.enhanced);
+    CHECK(rne_mpa_check_reply(&req, &rep, &ni) == 0 && !ni.ird_ord_known && ni.crc);
     /* a Rev 2 enhanced Reply to a Rev 1 Request is invalid */
     rep.rev = 2;
     rep.enhanced = true;
-    CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == RNIC_MPA_EC_INVALID_REQ_REP);
+    CHECK(rne_mpa_check_reply(&req, &rep, &ni) == RNE_MPA_EC_INVALID_REQ_REP);
     /* siw as initiator: Rev 2, E, no P: we answer without RTR */
-    struct rnic_mpa_local siw = { .rev = 2, .ird = 1, .ord = 1 };
+    struct rne_mpa_local siw = { .rev = 2, .ird = 1, .ord = 1 };
     rsp.rtr_caps = 7;
-    rnic_mpa_make_request(&siw, &req);
-    CHECK(rnic_mpa_make_reply(&req, &rsp, &rep) == 0 && rep.rev == 2 && rep.enhanced &&
+    rne_mpa_make_request(&siw, &req);
+    CHECK(rne_mpa_make_reply(&req, &rsp, &rep) == 0 && rep.rev == 2 && rep.enhanced &&
           !rep.p2p && rep.rtr == 0);
 }
 
@@ -308,85 +308,85 @@ static void test_negotiation(void)
  */
 static void test_rfc7306_bits(void)
 {
-    struct rnic_mpa_local ini = { .rev = 2, .crc = true, .ird = 4, .ord = 4,
+    struct rne_mpa_local ini = { .rev = 2, .crc = true, .ird = 4, .ord = 4,
                                   .rfc7306 = true };
-    struct rnic_mpa_local rsp = ini;
-    struct rnic_mpa_rr req, rep, d;
-    struct rnic_mpa_neg ni, nr;
-    uint8_t buf[RNIC_MPA_RR_MAX];
+    struct rne_mpa_local rsp = ini;
+    struct rne_mpa_rr req, rep, d;
+    struct rne_mpa_neg ni, nr;
+    uint8_t buf[RNE_MPA_RR_MAX];
     int n;
 
     /* both ask: bits on the wire, on at both ends */
-    rnic_mpa_make_request(&ini, &req);
-    n = rnic_mpa_rr_encode(&req, buf, sizeof(buf));
-    CHECK(n == 24 && buf[16] == (RNIC_MPA_FLAG_C | RNIC_MPA_FLAG_E | 0x04));
-    CHECK(rnic_mpa_rr_decode(buf, (size_t)n, &d) == n && d.x7306 && !d.res);
-    CHECK(rnic_mpa_make_reply(&d, &rsp, &rep) == 0 && rep.x7306);
-    n = rnic_mpa_rr_encode(&rep, buf, sizeof(buf));
-    CHECK(n == 24 && buf[16] == (RNIC_MPA_FLAG_C | RNIC_MPA_FLAG_E | 0x02));
-    CHECK(rnic_mpa_rr_decode(buf, (size_t)n, &d) == n && d.x7306 && !d.res);
-    CHECK(rnic_mpa_check_reply(&req, &d, &ni) == 0 && ni.rfc7306);
-    rnic_mpa_responder_neg(&req, &rep, &nr);
+    rne_mpa_make_request(&ini, &req);
+    n = rne_mpa_rr_encode(&req, buf, sizeof(buf));
+    CHECK(n == 24 && buf[16] == (RNE_MPA_FLAG_C | RNE_MPA_FLAG_E | 0x04));
+    CHECK(rne_mpa_rr_decode(buf, (size_t)n, &d) == n && d.x7306 && !d.res);
+    CHECK(rne_mpa_make_reply(&d, &rsp, &rep) == 0 && rep.x7306);
+    n = rne_mpa_rr_encode(&rep, buf, sizeof(buf));
+    CHECK(n == 24 && buf[16] == (RNE_MPA_FLAG_C | RNE_MPA_FLAG_E | 0x02));
+    CHECK(rne_mpa_rr_decode(buf, (size_t)n, &d) == n && d.x7306 && !d.res);
+    CHECK(rne_mpa_check_reply(&req, &d, &ni) == 0 && ni.rfc7306);
+    rne_mpa_responder_neg(&req, &rep, &nr);
     CHECK(nr.rfc7306);
 
     /* the responder does not ask: no accept bit, off at both ends */
     rsp.rfc7306 = false;
-    CHECK(rnic_mpa_make_reply(&req, &rsp, &rep) == 0 && !rep.x7306);
-    n = rnic_mpa_rr_encode(&rep, buf, sizeof(buf));
+    CHECK(rne_mpa_make_reply(&req, &rsp, &rep) == 0 && !rep.x7306);
+    n = rne_mpa_rr_encode(&rep, buf, sizeof(buf));
     CHECK(n == 24 && !(buf[16] & 0x0f));
-    CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == 0 && !ni.rfc7306);
-    rnic_mpa_responder_neg(&req, &rep, &nr);
+    CHECK(rne_mpa_check_reply(&req, &rep, &ni) == 0 && !ni.rfc7306);
+    rne_mpa_responder_neg(&req, &rep, &nr);
     CHECK(!nr.rfc7306);
 
     /* the initiator does not ask: an rnic responder cannot agree */
     ini.rfc7306 = false;
     rsp.rfc7306 = true;
-    rnic_mpa_make_request(&ini, &req);
-    CHECK(rnic_mpa_make_reply(&req, &rsp, &rep) == 0 && !rep.x7306);
-    rnic_mpa_responder_neg(&req, &rep, &nr);
+    rne_mpa_make_request(&ini, &req);
+    CHECK(rne_mpa_make_reply(&req, &rsp, &rep) == 0 && !rep.x7306);
+    rne_mpa_responder_neg(&req, &rep, &nr);
     CHECK(!nr.rfc7306);
     /* and a Reply claiming agreement to what we did not offer is ignored */
     rep.x7306 = true;
-    CHECK(rnic_mpa_check_reply(&req, &rep, &ni) == 0 && !ni.rfc7306);
+    CHECK(rne_mpa_check_reply(&req, &rep, &ni) == 0 && !ni.rfc7306);
 
     /* siw as responder: its Reply is our Request's octet 16, key swapped */
     ini.rfc7306 = true;
-    rnic_mpa_make_request(&ini, &req);
-    n = rnic_mpa_rr_encode(&req, buf, sizeof(buf));
+    rne_mpa_make_request(&ini, &req);
+    n = rne_mpa_rr_encode(&req, buf, sizeof(buf));
     memcpy(buf, KEYREP, 16);
-    CHECK(rnic_mpa_rr_decode(buf, (size_t)n, &d) == n && !d.x7306 &&
+    CHECK(rne_mpa_rr_decode(buf, (size_t)n, &d) == n && !d.x7306 &&
           d.res == 0x04);
-    CHECK(rnic_mpa_check_reply(&req, &d, &ni) == 0 && !ni.rfc7306);
+    CHECK(rne_mpa_check_reply(&req, &d, &ni) == 0 && !ni.rfc7306);
 
     /* siw as initiator (flags C|E, or with its GSO bit 0x08): no offer */
     memcpy(buf, KEYREQ "\x58\x02\x00\x04\x00\x01\x00\x01", 24);
-    CHECK(rnic_mpa_rr_decode(buf, 24, &d) == 24 && !d.x7306 && d.res == 0x08);
-    CHECK(rnic_mpa_make_reply(&d, &rsp, &rep) == 0 && !rep.x7306);
+    CHECK(rne_mpa_rr_decode(buf, 24, &d) == 24 && !d.x7306 && d.res == 0x08);
+    CHECK(rne_mpa_make_reply(&d, &rsp, &rep) == 0 && !rep.x7306);
 }
 
 /* ---- MULPDU ---- */
 
 static void test_mulpdu(void)
 {
-    CHECK(rnic_mpa_mulpdu(1460, false) == 1454);
-    CHECK(rnic_mpa_mulpdu(1448, false) == 1442);    /* MTU 1500 + TCP timestamps */
-    CHECK(rnic_mpa_mulpdu(1450, false) == 1442);
-    CHECK(rnic_mpa_mulpdu(1460, true) == 1442);     /* 3 markers */
-    CHECK(rnic_mpa_mulpdu(1448, true) == 1430);
-    CHECK(rnic_mpa_mulpdu(536, true) == 522);       /* 2 markers */
-    CHECK(rnic_mpa_mulpdu(512, true) == 502);
-    CHECK(rnic_mpa_mulpdu(8948, false) == 8942);
-    CHECK(rnic_mpa_mulpdu(6, false) == 0);
-    CHECK(rnic_mpa_mulpdu(200000, false) == 65535);
+    CHECK(rne_mpa_mulpdu(1460, false) == 1454);
+    CHECK(rne_mpa_mulpdu(1448, false) == 1442);     /* MTU 1500 + TCP timestamps */
+    CHECK(rne_mpa_mulpdu(1450, false) == 1442);
+    CHECK(rne_mpa_mulpdu(1460, true) == 1442);      /* 3 markers */
+    CHECK(rne_mpa_mulpdu(1448, true) == 1430);
+    CHECK(rne_mpa_mulpdu(536, true) == 522);        /* 2 markers */
+    CHECK(rne_mpa_mulpdu(512, true) == 502);
+    CHECK(rne_mpa_mulpdu(8948, false) == 8942);
+    CHECK(rne_mpa_mulpdu(6, false) == 0);
+    CHECK(rne_mpa_mulpdu(200000, false) == 65535);
     /* The formula is tight enough: an FPDU of MULPDU octets fits the EMSS
      * wherever in the marker grid it starts (positions stay 4-aligned). */
     int over = 0;
     for (uint32_t emss = 24; emss <= 9000; emss += 7) {
         for (int mk = 0; mk < 2; mk++) {
-            uint32_t mul = rnic_mpa_mulpdu(emss, mk);
+            uint32_t mul = rne_mpa_mulpdu(emss, mk);
             for (uint32_t pos = 0; pos < 512; pos += 4) {
-                struct rnic_mpa_tx tx = { .markers = mk, .pos = pos };
-                over += rnic_mpa_tx_size(&tx, mul) > emss;
+                struct rne_mpa_tx tx = { .markers = mk, .pos = pos };
+                over += rne_mpa_tx_size(&tx, mul) > emss;
             }
         }
     }
@@ -415,18 +415,18 @@ static size_t hand_fpdu(uint8_t *o, const uint8_t *ulpdu, size_t ulen, bool crc)
 static void test_fpdu_golden(void)
 {
     uint8_t out[256];
-    struct rnic_mpa_tx tx;
+    struct rne_mpa_tx tx;
 
     /* E: zero-length RDMA Write RTR (STag 1, TO 0) */
     static const uint8_t e_hdr[14] = { 0xc1, 0x40, 0, 0, 0, 1 };
     static const uint8_t e_wire[20] = { 0x00, 0x0e, 0xc1, 0x40, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0,
                                         0, 0, 0xeb, 0xd3, 0x4c, 0x5f };
-    rnic_mpa_tx_init(&tx, true, false);
-    CHECK(rnic_mpa_fpdu_build(&tx, out, sizeof(out), e_hdr, 14, NULL, 0) == 20);
+    rne_mpa_tx_init(&tx, true, false);
+    CHECK(rne_mpa_fpdu_build(&tx, out, sizeof(out), e_hdr, 14, NULL, 0) == 20);
     CHECK(memcmp(out, e_wire, 20) == 0 && tx.pos == 20);
     CHECK(ref_crc32c(e_wire, 16) == 0x5f4cd3eb);
-    rnic_mpa_tx_init(&tx, false, false);
-    CHECK(rnic_mpa_fpdu_build(&tx, out, sizeof(out), e_hdr, 14, NULL, 0) == 20);
+    rne_mpa_tx_init(&tx, false, false);
+    CHECK(rne_mpa_fpdu_build(&tx, out, sizeof(out), e_hdr, 14, NULL, 0) == 20);
     CHECK(memcmp(out, e_wire, 16) == 0 && !memcmp(out + 16, "\0\0\0\0", 4));
 
     /* H: Send "hello", MSN 1: ULPDU 23, pad 3 */
@@ -434,18 +434,18 @@ static void test_fpdu_golden(void)
     static const uint8_t h_wire[32] = {
         0x00, 0x17, 0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0,
         'h', 'e', 'l', 'l', 'o', 0, 0, 0, 0xb9, 0x90, 0xb1, 0x0c };
-    rnic_mpa_tx_init(&tx, true, false);
-    CHECK(rnic_mpa_fpdu_build(&tx, out, sizeof(out), h_hdr, 18, (const uint8_t *)"hello", 5) == 32);
+    rne_mpa_tx_init(&tx, true, false);
+    CHECK(rne_mpa_fpdu_build(&tx, out, sizeof(out), h_hdr, 18, (const uint8_t *)"hello", 5) == 32);
     CHECK(memcmp(out, h_wire, 32) == 0);
-    CHECK(rnic_mpa_fpdu_build(&tx, out, 31, h_hdr, 18, (const uint8_t *)"hello", 5) == 0);
+    CHECK(rne_mpa_fpdu_build(&tx, out, 31, h_hdr, 18, (const uint8_t *)"hello", 5) == 0);
     CHECK(tx.pos == 32);
 
     /* J: RDMA Write de ad be ef to STag 0x12345678 TO 0x1000 (pad 0) */
     static const uint8_t j_wire[24] = {
         0x00, 0x12, 0xc1, 0x40, 0x12, 0x34, 0x56, 0x78, 0, 0, 0, 0, 0, 0, 0x10, 0x00,
         0xde, 0xad, 0xbe, 0xef, 0xad, 0xc0, 0x69, 0x61 };
-    rnic_mpa_tx_init(&tx, true, false);
-    CHECK(rnic_mpa_fpdu_build(&tx, out, sizeof(out), j_wire + 2, 14, j_wire + 16, 4) == 24);
+    rne_mpa_tx_init(&tx, true, false);
+    CHECK(rne_mpa_fpdu_build(&tx, out, sizeof(out), j_wire + 2, 14, j_wire + 16, 4) == 24);
     CHECK(memcmp(out, j_wire, 24) == 0);
 
     /* pad 0..3 and CRC on/off against the hand assembly */
@@ -455,15 +455,15 @@ static void test_fpdu_golden(void)
     }
     for (int crc = 0; crc < 2; crc++) {
         for (uint32_t ul = 14; ul <= 21; ul++) {
-            rnic_mpa_tx_init(&tx, crc, false);
+            rne_mpa_tx_init(&tx, crc, false);
             size_t n = hand_fpdu(want, u, ul, crc);
-            CHECK(n % 4 == 0 && n - 6 - ul == rnic_mpa_pad(ul));
-            CHECK(rnic_mpa_fpdu_build(&tx, out, sizeof(out), u, 10, u + 10, ul - 10) == n);
+            CHECK(n % 4 == 0 && n - 6 - ul == rne_mpa_pad(ul));
+            CHECK(rne_mpa_fpdu_build(&tx, out, sizeof(out), u, 10, u + 10, ul - 10) == n);
             CHECK(memcmp(out, want, n) == 0);
         }
     }
-    CHECK(rnic_mpa_pad(14) == 0 && rnic_mpa_pad(15) == 3 && rnic_mpa_pad(16) == 2 &&
-          rnic_mpa_pad(17) == 1);
+    CHECK(rne_mpa_pad(14) == 0 && rne_mpa_pad(15) == 3 && rne_mpa_pad(16) == 2 &&
+          rne_mpa_pad(17) == 1);
     /* F, G, I from the reference notes: zero-length Read Request RTR, zero-length
      * Read Response, Terminate LLP/MPA/CRC (RFC bit layout) */
     static const uint8_t f_u[46] = { 0x41, 0x41, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0,
@@ -471,25 +471,25 @@ static void test_fpdu_golden(void)
     static const uint8_t g_u[14] = { 0xc1, 0x42 };
     static const uint8_t i_u[22] = { 0x41, 0x47, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0,
                                      0x20, 0x02, 0, 0 };
-    rnic_mpa_tx_init(&tx, true, false);
-    CHECK(rnic_mpa_fpdu_build(&tx, out, sizeof(out), f_u, 46, NULL, 0) == 52);
-    CHECK(out[0] == 0 && out[1] == 46 && rnic_crc32c_get(out + 48) == 0xc9e310ba);
-    CHECK(rnic_mpa_fpdu_build(&tx, out, sizeof(out), g_u, 14, NULL, 0) == 20);
-    CHECK(rnic_crc32c_get(out + 16) == 0xcad67569);
-    CHECK(rnic_mpa_fpdu_build(&tx, out, sizeof(out), i_u, 22, NULL, 0) == 28);
-    CHECK(rnic_crc32c_get(out + 24) == 0x8525e47f && ref_crc32c(out, 24) == 0x8525e47f);
+    rne_mpa_tx_init(&tx, true, false);
+    CHECK(rne_mpa_fpdu_build(&tx, out, sizeof(out), f_u, 46, NULL, 0) == 52);
+    CHECK(out[0] == 0 && out[1] == 46 && rne_crc32c_get(out + 48) == 0xc9e310ba);
+    CHECK(rne_mpa_fpdu_build(&tx, out, sizeof(out), g_u, 14, NULL, 0) == 20);
+    CHECK(rne_crc32c_get(out + 16) == 0xcad67569);
+    CHECK(rne_mpa_fpdu_build(&tx, out, sizeof(out), i_u, 22, NULL, 0) == 28);
+    CHECK(rne_crc32c_get(out + 24) == 0x8525e47f && ref_crc32c(out, 24) == 0x8525e47f);
 
     /* zero-copy framing gives the same octets as the builder */
     int zc_bad = 0;
     for (int crc = 0; crc < 2; crc++) {
         for (uint32_t ul = 14; ul <= 60; ul++) {
-            struct rnic_mpa_tx t1, t2;
-            rnic_mpa_tx_init(&t1, crc, false);
-            rnic_mpa_tx_init(&t2, crc, false);
-            uint32_t n = rnic_mpa_fpdu_build(&t1, out, sizeof(out), u, 14, u + 14, ul - 14);
-            struct rnic_mpa_piece pc[3] = { { u, 5 }, { u + 5, 9 }, { u + 14, ul - 14 } };
+            struct rne_mpa_tx t1, t2;
+            rne_mpa_tx_init(&t1, crc, false);
+            rne_mpa_tx_init(&t2, crc, false);
+            uint32_t n = rne_mpa_fpdu_build(&t1, out, sizeof(out), u, 14, u + 14, ul - 14);
+            struct rne_mpa_piece pc[3] = { { u, 5 }, { u + 5, 9 }, { u + 14, ul - 14 } };
             uint8_t pre[2], tr[7];
-            uint32_t tl = rnic_mpa_fpdu_frame(&t2, pc, 3, pre, tr);
+            uint32_t tl = rne_mpa_fpdu_frame(&t2, pc, 3, pre, tr);
             zc_bad += tl < 4 || tl > 7 || 2 + ul + tl != n || memcmp(out, pre, 2) ||
                       memcmp(out + 2, u, ul) || memcmp(out + 2 + ul, tr, tl) || t1.pos != t2.pos;
         }
@@ -499,22 +499,22 @@ static void test_fpdu_golden(void)
     int seal_bad = 0;
     for (int crc = 0; crc < 2; crc++) {
         for (uint32_t ul = 14; ul <= 40; ul++) {
-            struct rnic_mpa_tx t1;
-            rnic_mpa_tx_init(&t1, crc, false);
-            uint32_t n = rnic_mpa_fpdu_build(&t1, out, sizeof(out), u, ul, NULL, 0);
+            struct rne_mpa_tx t1;
+            rne_mpa_tx_init(&t1, crc, false);
+            uint32_t n = rne_mpa_fpdu_build(&t1, out, sizeof(out), u, ul, NULL, 0);
             for (uint32_t cut = 1; cut <= n; cut++) {
-                struct rnic_mpa_tx t2;
+                struct rne_mpa_tx t2;
                 uint8_t ring[128];
-                struct rnic_span room[2] = { { ring + 128 - cut, cut },
+                struct rne_span room[2] = { { ring + 128 - cut, cut },
                                                  { ring, n - cut } };
-                rnic_mpa_tx_init(&t2, crc, false);
+                rne_mpa_tx_init(&t2, crc, false);
                 memset(ring, 0xee, sizeof(ring));
                 for (uint32_t i = 0; i < ul; i++) {     /* the ULPDU at 2 */
                     uint32_t o = 2 + i;
                     *(o < cut ? room[0].base + o : room[1].base + o - cut) = u[i];
                 }
                 uint8_t got[128];
-                seal_bad += rnic_mpa_fpdu_seal(&t2, room, ul) != n;
+                seal_bad += rne_mpa_fpdu_seal(&t2, room, ul) != n;
                 memcpy(got, room[0].base, cut);
                 memcpy(got + cut, room[1].base, n - cut);
                 seal_bad += memcmp(got, out, n) != 0 || t2.pos != t1.pos;
@@ -523,31 +523,31 @@ static void test_fpdu_golden(void)
     }
     CHECK(seal_bad == 0);
     {
-        struct rnic_mpa_tx tm;
+        struct rne_mpa_tx tm;
         uint8_t ring[64];
-        struct rnic_span room[2] = { { ring, 20 }, { ring + 20, 0 } };
-        rnic_mpa_tx_init(&tm, true, true);
-        CHECK(rnic_mpa_fpdu_seal(&tm, room, 14) == 0);      /* markers */
-        rnic_mpa_tx_init(&tm, true, false);
+        struct rne_span room[2] = { { ring, 20 }, { ring + 20, 0 } };
+        rne_mpa_tx_init(&tm, true, true);
+        CHECK(rne_mpa_fpdu_seal(&tm, room, 14) == 0);       /* markers */
+        rne_mpa_tx_init(&tm, true, false);
         room[0].len = 21;                                   /* room != 20 */
-        CHECK(rnic_mpa_fpdu_seal(&tm, room, 14) == 0 && tm.pos == 0);
+        CHECK(rne_mpa_fpdu_seal(&tm, room, 14) == 0 && tm.pos == 0);
         room[0].len = 20;
-        CHECK(rnic_mpa_fpdu_seal(&tm, room, 14) == 20 && tm.pos == 20);
+        CHECK(rne_mpa_fpdu_seal(&tm, room, 14) == 20 && tm.pos == 20);
     }
     {
-        struct rnic_mpa_tx tm;
+        struct rne_mpa_tx tm;
         uint8_t pre[2], tr[7];
-        struct rnic_mpa_piece pc[2] = { { u, 14 }, { u, 65535 - 13 } };
-        rnic_mpa_tx_init(&tm, true, true);
-        CHECK(rnic_mpa_fpdu_frame(&tm, pc, 1, pre, tr) == 0);      /* markers: not zero-copy */
-        rnic_mpa_tx_init(&tm, true, false);
-        CHECK(rnic_mpa_fpdu_frame(&tm, pc, 2, pre, tr) == 0 && tm.pos == 0);
+        struct rne_mpa_piece pc[2] = { { u, 14 }, { u, 65535 - 13 } };
+        rne_mpa_tx_init(&tm, true, true);
+        CHECK(rne_mpa_fpdu_frame(&tm, pc, 1, pre, tr) == 0);       /* markers: not zero-copy */
+        rne_mpa_tx_init(&tm, true, false);
+        CHECK(rne_mpa_fpdu_frame(&tm, pc, 2, pre, tr) == 0 && tm.pos == 0);
     }
     /* ULPDU limit */
     static uint8_t big[70000], src[70000];
-    rnic_mpa_tx_init(&tx, false, false);
-    CHECK(rnic_mpa_fpdu_build(&tx, big, sizeof(big), u, 14, src, 65535 - 14 + 1) == 0);
-    CHECK(rnic_mpa_fpdu_build(&tx, big, sizeof(big), u, 14, src, 65535 - 14) == 65535 + 2 + 3 + 4);
+    rne_mpa_tx_init(&tx, false, false);
+    CHECK(rne_mpa_fpdu_build(&tx, big, sizeof(big), u, 14, src, 65535 - 14 + 1) == 0);
+    CHECK(rne_mpa_fpdu_build(&tx, big, sizeof(big), u, 14, src, 65535 - 14) == 65535 + 2 + 3 + 4);
 }
 
 /* Hand-assembled marked stream: insert a marker whenever the output offset is
@@ -597,7 +597,7 @@ static void hand_marked_fpdu(struct hand_mk *h, const uint8_t *ulpdu, size_t ule
 static void test_markers_golden(void)
 {
     static uint8_t want[8192], out[8192], u[4096];
-    struct rnic_mpa_tx tx;
+    struct rne_mpa_tx tx;
     for (size_t i = 0; i < sizeof(u); i++) {
         u[i] = (uint8_t)(i * 7 + 3);
     }
@@ -611,9 +611,9 @@ static void test_markers_golden(void)
     w[25] = (uint8_t)(c >> 8);
     w[26] = (uint8_t)(c >> 16);
     w[27] = (uint8_t)(c >> 24);
-    rnic_mpa_tx_init(&tx, true, true);
-    CHECK(rnic_mpa_tx_size(&tx, 18) == 28);
-    CHECK(rnic_mpa_fpdu_build(&tx, out, sizeof(out), j, 14, j + 14, 4) == 28);
+    rne_mpa_tx_init(&tx, true, true);
+    CHECK(rne_mpa_tx_size(&tx, 18) == 28);
+    CHECK(rne_mpa_fpdu_build(&tx, out, sizeof(out), j, 14, j + 14, 4) == 28);
     CHECK(memcmp(out, w, 28) == 0 && tx.pos == 28);
 
     /*
@@ -627,14 +627,14 @@ static void test_markers_golden(void)
     struct hand_mk h = { .o = want };
     size_t used = 0;
     const uint32_t ulens[] = { 498, 100, 398, 14, 485, 1400, 17, 15, 16, 2500, 14 };
-    rnic_mpa_tx_init(&tx, true, true);
+    rne_mpa_tx_init(&tx, true, true);
     size_t starts[16];
     for (size_t k = 0; k < sizeof(ulens) / sizeof(ulens[0]); k++) {
         starts[k] = h.n;
         hand_marked_fpdu(&h, u, ulens[k], true);
-        CHECK(rnic_mpa_tx_size(&tx, ulens[k]) == h.n - used);
-        uint32_t n = rnic_mpa_fpdu_build(&tx, out + used, sizeof(out) - used, u, 14, u + 14,
-                                         ulens[k] - 14);
+        CHECK(rne_mpa_tx_size(&tx, ulens[k]) == h.n - used);
+        uint32_t n = rne_mpa_fpdu_build(&tx, out + used, sizeof(out) - used, u, 14, u + 14,
+                                        ulens[k] - 14);
         CHECK(n == h.n - used);
         used += n;
     }
@@ -646,7 +646,7 @@ static void test_markers_golden(void)
     for (size_t k = 0; k + 1 < sizeof(ulens) / sizeof(ulens[0]); k++) {
         at_marker += starts[k] % 512 == 0;
         crc_after_marker += (starts[k + 1] - 8) % 512 == 0;   /* marker right before CRC */
-        three += rnic_mpa_markers_in((uint32_t)starts[k], rnic_mpa_fpdu_len(ulens[k])) >= 3;
+        three += rne_mpa_markers_in((uint32_t)starts[k], rne_mpa_fpdu_len(ulens[k])) >= 3;
     }
     CHECK(at_marker >= 2 && crc_after_marker >= 1 && three >= 1);
     /* every 512th octet is a marker whose FPDUPTR lands on a length field */
@@ -662,8 +662,8 @@ static void test_markers_golden(void)
         badptr += !found || out[m] || out[m + 1];
     }
     CHECK(badptr == 0);
-    CHECK(rnic_mpa_markers_in(0, 20) == 1 && rnic_mpa_markers_in(4, 508) == 0 &&
-          rnic_mpa_markers_in(4, 509) == 1 && rnic_mpa_markers_in(508, 1100) == 3);
+    CHECK(rne_mpa_markers_in(0, 20) == 1 && rne_mpa_markers_in(4, 508) == 0 &&
+          rne_mpa_markers_in(4, 509) == 1 && rne_mpa_markers_in(508, 1100) == 3);
 }
 
 /* ---- streaming receive ---- */
@@ -678,7 +678,7 @@ struct log {
     int bad;            /* feed contract violations */
 };
 
-static void feed_all(struct rnic_mpa_rx *rx, const uint8_t *s, size_t len, size_t chunk_mode,
+static void feed_all(struct rne_mpa_rx *rx, const uint8_t *s, size_t len, size_t chunk_mode,
                      struct log *lg)
 {
     size_t at = 0;
@@ -689,17 +689,17 @@ static void feed_all(struct rnic_mpa_rx *rx, const uint8_t *s, size_t len, size_
         const uint8_t *p = s + at;
         size_t left = c;
         while (left) {
-            struct rnic_mpa_rx_ev ev;
-            size_t n = rnic_mpa_rx_feed(rx, p, left, &ev);
+            struct rne_mpa_rx_ev ev;
+            size_t n = rne_mpa_rx_feed(rx, p, left, &ev);
             lg->bad += n > left;
             p += n;
             left -= n;
             at += n;
-            if (ev.type == RNIC_MPA_RX_FPDU) {
+            if (ev.type == RNE_MPA_RX_FPDU) {
                 lg->len[lg->n++] = ev.len;
                 memcpy(lg->data + lg->used, ev.ulpdu, ev.len);
                 lg->used += ev.len;
-            } else if (ev.type == RNIC_MPA_RX_ERROR) {
+            } else if (ev.type == RNE_MPA_RX_ERROR) {
                 lg->err = ev.code;
                 lg->err_at = at;
                 return;
@@ -714,11 +714,11 @@ static void test_rx_stream(void)
 {
     static uint8_t stream[1 << 20], ulp[70000], buf[65535];
     static struct log a, b, c, want;
-    struct rnic_mpa_rx rx;
+    struct rne_mpa_rx rx;
     for (int mode = 0; mode < 4; mode++) {
         bool crc = mode & 1, mk = mode & 2;
-        struct rnic_mpa_tx tx;
-        rnic_mpa_tx_init(&tx, crc, mk);
+        struct rne_mpa_tx tx;
+        rne_mpa_tx_init(&tx, crc, mk);
         size_t len = 0;
         memset(&want, 0, sizeof(want));
         for (int k = 0; k < 200; k++) {
@@ -727,20 +727,20 @@ static void test_rx_stream(void)
             for (uint32_t i = 0; i < ul; i++) {
                 ulp[i] = (uint8_t)rnd();
             }
-            uint32_t n = rnic_mpa_fpdu_build(&tx, stream + len, sizeof(stream) - len, ulp, 14,
-                                             ulp + 14, ul - 14);
-            CHECK(n == rnic_mpa_tx_size(&(struct rnic_mpa_tx){ .markers = mk,
+            uint32_t n = rne_mpa_fpdu_build(&tx, stream + len, sizeof(stream) - len, ulp, 14,
+                                            ulp + 14, ul - 14);
+            CHECK(n == rne_mpa_tx_size(&(struct rne_mpa_tx){ .markers = mk,
                                                              .pos = (uint32_t)len }, ul));
             len += n;
             want.len[want.n++] = ul;
             memcpy(want.data + want.used, ulp, ul);
             want.used += ul;
         }
-        rnic_mpa_rx_init(&rx, crc, mk, buf, sizeof(buf));
+        rne_mpa_rx_init(&rx, crc, mk, buf, sizeof(buf));
         feed_all(&rx, stream, len, 0, &a);
-        rnic_mpa_rx_init(&rx, crc, mk, buf, sizeof(buf));
+        rne_mpa_rx_init(&rx, crc, mk, buf, sizeof(buf));
         feed_all(&rx, stream, len, 1, &b);
-        rnic_mpa_rx_init(&rx, crc, mk, buf, sizeof(buf));
+        rne_mpa_rx_init(&rx, crc, mk, buf, sizeof(buf));
         feed_all(&rx, stream, len, 2, &c);
         CHECK(rx.pos == len && rx.fpdus == 200);
         CHECK(a.err == 0 && b.err == 0 && c.err == 0);
@@ -754,20 +754,20 @@ static void test_rx_stream(void)
     }
     /* ULPDU_Length above the receiver's limit */
     uint8_t small[32];
-    struct rnic_mpa_tx tx;
-    rnic_mpa_tx_init(&tx, true, false);
+    struct rne_mpa_tx tx;
+    rne_mpa_tx_init(&tx, true, false);
     uint8_t fp[128];
-    uint32_t n = rnic_mpa_fpdu_build(&tx, fp, sizeof(fp), ulp, 14, ulp, 40);
-    rnic_mpa_rx_init(&rx, true, false, small, sizeof(small));
+    uint32_t n = rne_mpa_fpdu_build(&tx, fp, sizeof(fp), ulp, 14, ulp, 40);
+    rne_mpa_rx_init(&rx, true, false, small, sizeof(small));
     feed_all(&rx, fp, n, 1, &a);
-    CHECK(a.err == RNIC_MPA_EC_MARKER_MISMATCH && a.n == 0 && a.err_at == 2);
-    struct rnic_mpa_rx_ev ev;
-    CHECK(rnic_mpa_rx_feed(&rx, fp, n, &ev) == 0 && ev.type == RNIC_MPA_RX_ERROR);  /* sticky */
+    CHECK(a.err == RNE_MPA_EC_MARKER_MISMATCH && a.n == 0 && a.err_at == 2);
+    struct rne_mpa_rx_ev ev;
+    CHECK(rne_mpa_rx_feed(&rx, fp, n, &ev) == 0 && ev.type == RNE_MPA_RX_ERROR);    /* sticky */
     /* CRC off: the CRC field's content is not looked at */
-    rnic_mpa_tx_init(&tx, false, false);
-    n = rnic_mpa_fpdu_build(&tx, fp, sizeof(fp), ulp, 14, ulp, 3);
+    rne_mpa_tx_init(&tx, false, false);
+    n = rne_mpa_fpdu_build(&tx, fp, sizeof(fp), ulp, 14, ulp, 3);
     memcpy(fp + n - 4, "\xde\xad\xbe\xef", 4);
-    rnic_mpa_rx_init(&rx, false, false, buf, sizeof(buf));
+    rne_mpa_rx_init(&rx, false, false, buf, sizeof(buf));
     feed_all(&rx, fp, n, 0, &a);
     CHECK(a.err == 0 && a.n == 1 && a.len[0] == 17);
 }
@@ -784,47 +784,47 @@ static void test_bitflips(void)
     }
     for (int mk = 0; mk < 2; mk++) {
         for (uint32_t first = 15; first <= 18; first++) {          /* pads 3, 2, 1, 0 */
-            struct rnic_mpa_tx tx;
-            rnic_mpa_tx_init(&tx, true, mk);
-            size_t len = rnic_mpa_fpdu_build(&tx, stream, sizeof(stream), ulp, 14, ulp + 14,
-                                             first - 14);
+            struct rne_mpa_tx tx;
+            rne_mpa_tx_init(&tx, true, mk);
+            size_t len = rne_mpa_fpdu_build(&tx, stream, sizeof(stream), ulp, 14, ulp + 14,
+                                            first - 14);
             size_t first_len = len;
             while (len < 6000) {                /* enough to expose any reframing */
-                len += rnic_mpa_fpdu_build(&tx, stream + len, sizeof(stream) - len, ulp, 14,
-                                           ulp + 14, 400);
+                len += rne_mpa_fpdu_build(&tx, stream + len, sizeof(stream) - len, ulp, 14,
+                                          ulp + 14, 400);
             }
             int missed = 0;
             for (size_t bit = 0; bit < first_len * 8; bit++) {
                 stream[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-                struct rnic_mpa_rx rx;
-                rnic_mpa_rx_init(&rx, true, mk, rxbuf, sizeof(rxbuf));
+                struct rne_mpa_rx rx;
+                rne_mpa_rx_init(&rx, true, mk, rxbuf, sizeof(rxbuf));
                 feed_all(&rx, stream, len, bit % 3, &lg);
                 missed += lg.n != 0 || lg.err == 0 || lg.bad;
                 stream[bit / 8] ^= (uint8_t)(1u << (bit % 8));
             }
             CHECK(missed == 0);
-            struct rnic_mpa_rx rx;
-            rnic_mpa_rx_init(&rx, true, mk, rxbuf, sizeof(rxbuf));
+            struct rne_mpa_rx rx;
+            rne_mpa_rx_init(&rx, true, mk, rxbuf, sizeof(rxbuf));
             feed_all(&rx, stream, len, 2, &lg);
             CHECK(lg.err == 0 && lg.n > 10);
         }
     }
     /* a bad marker is "Marker and ULPDU Length mismatch", named as such */
-    struct rnic_mpa_tx tx;
-    rnic_mpa_tx_init(&tx, false, true);
+    struct rne_mpa_tx tx;
+    rne_mpa_tx_init(&tx, false, true);
     size_t len = 0;
     while (len < 2000) {
-        len += rnic_mpa_fpdu_build(&tx, stream + len, sizeof(stream) - len, ulp, 14, ulp + 14, 300);
+        len += rne_mpa_fpdu_build(&tx, stream + len, sizeof(stream) - len, ulp, 14, ulp + 14, 300);
     }
     stream[1024 + 3] ^= 0x10;                                    /* FPDUPTR of marker 2 */
-    struct rnic_mpa_rx rx;
-    rnic_mpa_rx_init(&rx, false, true, rxbuf, sizeof(rxbuf));
+    struct rne_mpa_rx rx;
+    rne_mpa_rx_init(&rx, false, true, rxbuf, sizeof(rxbuf));
     feed_all(&rx, stream, len, 1, &lg);
-    CHECK(lg.err == RNIC_MPA_EC_MARKER_MISMATCH && lg.err_at == 1028);
+    CHECK(lg.err == RNE_MPA_EC_MARKER_MISMATCH && lg.err_at == 1028);
     stream[1024 + 3] ^= 0x10;
     stream[1024 + 3] ^= 0x01;                                    /* low bits: ignored */
     stream[1024 + 0] ^= 0x80;                                    /* reserved: ignored */
-    rnic_mpa_rx_init(&rx, false, true, rxbuf, sizeof(rxbuf));
+    rne_mpa_rx_init(&rx, false, true, rxbuf, sizeof(rxbuf));
     feed_all(&rx, stream, len, 0, &lg);
     CHECK(lg.err == 0 && lg.n >= 5);
 }

@@ -42,13 +42,13 @@ static void side_init(struct side *s, struct p_dev *d)
     s->cq.log_depth = (uint32_t)__builtin_ctz(d->cq.depth);
     s->cq.dbrec = (__le32 *)(mem + d->cq.dbrec);
     /* What the driver copies from RNIC_REG_FEATURES into the ucontext. */
-    s->pol.features = rnic_dev_reg_read(&d->h->dev, RNIC_REG_FEATURES);
+    s->pol.features = rne_dev_reg_read(&d->h->dev, RNIC_REG_FEATURES);
 }
 
 /* qp.c/srq.c after a post: the doorbell carrying the new producer index. */
 static void ring(struct side *s, uint32_t off, uint32_t prod)
 {
-    rnic_dev_doorbell(&s->d->h->dev, 0, off, rnic_db_producer(s->d->qp.qpn, prod));
+    rne_dev_doorbell(&s->d->h->dev, 0, off, rnic_db_producer(s->d->qp.qpn, prod));
     h_run(s->d->h);
 }
 

@@ -63,7 +63,7 @@ unsigned t_alloc_uctx(struct harness *h, uint32_t uctx)
 void t_cq_cmd(struct harness *h, struct rnic_admin_cmd *c, struct t_cq *cq,
               uint32_t cqn, uint32_t eqn, uint32_t uctx, unsigned log)
 {
-    uint32_t pages = rnic_ring_pages_needed(1u << log, RNIC_CQE_SIZE);
+    uint32_t pages = rne_ring_pages_needed(1u << log, RNIC_CQE_SIZE);
 
     *c = t_mk(RNIC_CMD_CREATE_CQ);
     memset(cq, 0, sizeof(*cq));
@@ -108,7 +108,7 @@ void t_qp_cmd(struct harness *h, struct rnic_admin_cmd *c, struct t_qp *qp,
               uint32_t rcq, uint32_t srqn, unsigned sq_log, unsigned rq_log)
 {
     struct rnic_cmd_create_qp *q = &c->u.create_qp;
-    uint32_t sp = rnic_ring_pages_needed(1u << sq_log, RNIC_SQ_WQE_SIZE);
+    uint32_t sp = rne_ring_pages_needed(1u << sq_log, RNIC_SQ_WQE_SIZE);
 
     *c = t_mk(RNIC_CMD_CREATE_QP);
     memset(qp, 0, sizeof(*qp));
@@ -127,7 +127,7 @@ void t_qp_cmd(struct harness *h, struct rnic_admin_cmd *c, struct t_qp *qp,
     q->max_inline = RNIC_SQ_MAX_INLINE;
     h_pbl(h, &q->sq, qp->sq, sp);
     if (srqn == RNIC_NO_SRQ) {
-        uint32_t rp = rnic_ring_pages_needed(1u << rq_log, RNIC_RQ_WQE_SIZE);
+        uint32_t rp = rne_ring_pages_needed(1u << rq_log, RNIC_RQ_WQE_SIZE);
 
         qp->rq_depth = 1u << rq_log;
         qp->rq = h_alloc(h, rp);

@@ -4,7 +4,7 @@
  * connection-free object kind is saved, loaded into a fresh engine on the
  * same guest memory and saved again (identical bytes); every truncation
  * and every single-byte corruption of the stream is either refused with an
- * error sentence, leaving the target as fresh as rnic_dev_init made it, or
+ * error sentence, leaving the target as fresh as rne_dev_init made it, or
  * loads a state that saves and loads again; targeted corruptions get the
  * sentence naming what is wrong.
  */
@@ -16,30 +16,30 @@
 
 static void reinit(struct harness *h)
 {
-    struct rnic_dev_config cfg = h->dev.cfg;
-    const struct rnic_host_ops *ops = h->dev.host.ops;
+    struct rne_dev_config cfg = h->dev.cfg;
+    const struct rne_host_ops *ops = h->dev.host.ops;
     void *opaque = h->dev.host.opaque;
 
-    rnic_dev_fini(&h->dev);
-    if (rnic_dev_init(&h->dev, &cfg, ops, opaque)) {
+    rne_dev_fini(&h->dev);
+    if (rne_dev_init(&h->dev, &cfg, ops, opaque)) {
         abort();
     }
 }
 
-/* What rnic_dev_init leaves: nothing of any stream. */
-static bool is_fresh(struct rnic_dev *d)
+/* What rne_dev_init leaves: nothing of any stream. */
+static bool is_fresh(struct rne_dev *d)
 {
-    struct rnic_mem_usage u;
+    struct rne_mem_usage u;
     uint32_t i;
 
-    rnic_dev_mem_usage(d, &u);
+    rne_dev_mem_usage(d, &u);
     if (u.conn_total || u.mismatch || d->ctrl || d->admq.live ||
         d->rdma->pbl_pages || d->rdma->db_count || d->egress.count ||
         d->loop.count || d->backlog.count || d->async_eqn || d->cm_eqn ||
         !d->port.link_up || !(d->status & RNIC_STATUS_LINK_UP)) {
         return false;
     }
-    for (i = 0; i <= RNIC_ENG_MAX_EQ; i++) {
+    for (i = 0; i <= RNE_ENG_MAX_EQ; i++) {
         if (d->eq[i].live || d->eq[i].users) {
             return false;
         }
@@ -197,10 +197,10 @@ static struct harness *build(void)
     /* A QP flushed to ERROR, and doorbells latched but not yet run. */
     CHECK_EQ(qp_to_error(h, 3), RNIC_STS_OK);
     h_run(h);
-    rnic_dev_doorbell(&h->dev, 0, RNIC_DB_CQ, RNIC_DB_VAL(1, RNIC_DB_ARM, 0));
-    rnic_dev_doorbell(&h->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(0, 0, qp0.sq_prod));
-    rnic_dev_doorbell(&h->dev, 0, RNIC_DB_EQ,
-                      RNIC_DB_VAL(T_COMP_EQ, RNIC_DB_ARM, comp.cons));
+    rne_dev_doorbell(&h->dev, 0, RNIC_DB_CQ, RNIC_DB_VAL(1, RNIC_DB_ARM, 0));
+    rne_dev_doorbell(&h->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(0, 0, qp0.sq_prod));
+    rne_dev_doorbell(&h->dev, 0, RNIC_DB_EQ,
+                     RNIC_DB_VAL(T_COMP_EQ, RNIC_DB_ARM, comp.cons));
     CHECK_EQ(h->dev.rdma->db_count, 2);
     CHECK(h->dev.eq_db_pending);
     return h;
@@ -208,23 +208,23 @@ static struct harness *build(void)
 
 static int load(struct harness *h, const uint8_t *b, size_t n, char *err)
 {
-    return rnic_state_load(&h->dev, b, n, err, RNIC_STATE_ERR_LEN);
+    return rne_state_load(&h->dev, b, n, err, RNE_STATE_ERR_LEN);
 }
 
 static void test_round_trip(struct harness *h, uint8_t **out, size_t *outn)
 {
-    char err[RNIC_STATE_ERR_LEN];
+    char err[RNE_STATE_ERR_LEN];
     uint8_t *a, *b;
     size_t na, nb;
 
-    CHECK_EQ(rnic_state_save(&h->dev, &a, &na, err, sizeof(err)), 0);
+    CHECK_EQ(rne_state_save(&h->dev, &a, &na, err, sizeof(err)), 0);
     reinit(h);
     CHECK(is_fresh(&h->dev));
     if (load(h, a, na, err)) {
         fprintf(stderr, "load: %s\n", err);
         CHECK(0);
     }
-    CHECK_EQ(rnic_state_save(&h->dev, &b, &nb, err, sizeof(err)), 0);
+    CHECK_EQ(rne_state_save(&h->dev, &b, &nb, err, sizeof(err)), 0);
     CHECK_EQ(na, nb);
     CHECK(na == nb && !memcmp(a, b, na));
     /* The loaded device works: the latched doorbells run, admin answers. */
@@ -241,7 +241,7 @@ static void test_round_trip(struct harness *h, uint8_t **out, size_t *outn)
 /* Every prefix is refused and leaves the target fresh. */
 static void test_truncation(struct harness *h, const uint8_t *s, size_t n)
 {
-    char err[RNIC_STATE_ERR_LEN];
+    char err[RNE_STATE_ERR_LEN];
     size_t len;
 
     reinit(h);
@@ -267,8 +267,8 @@ static void test_truncation(struct harness *h, const uint8_t *s, size_t n)
 /* Back to fresh after a load that worked (cheaper than a new engine). */
 static void refresh(struct harness *h)
 {
-    rnic_dev_reset(&h->dev);
-    rnic_dev_set_link(&h->dev, true);
+    rne_dev_reset(&h->dev);
+    rne_dev_set_link(&h->dev, true);
     h->dev.pending = 0;
 }
 
@@ -278,7 +278,7 @@ static void refresh(struct harness *h)
  */
 static void test_flips(struct harness *h, const uint8_t *s, size_t n)
 {
-    char err[RNIC_STATE_ERR_LEN];
+    char err[RNE_STATE_ERR_LEN];
     uint8_t *m = malloc(n), *b;
     static const uint8_t pat[] = { 0xff, 0x01, 0x80 };
     unsigned refused = 0, loaded = 0;
@@ -299,7 +299,7 @@ static void test_flips(struct harness *h, const uint8_t *s, size_t n)
             continue;
         }
         loaded++;
-        CHECK_EQ(rnic_state_save(&h->dev, &b, &nb, err, sizeof(err)), 0);
+        CHECK_EQ(rne_state_save(&h->dev, &b, &nb, err, sizeof(err)), 0);
         refresh(h);
         CHECK_EQ(load(h, b, nb, err), 0);
         free(b);
@@ -315,17 +315,17 @@ static void test_flips(struct harness *h, const uint8_t *s, size_t n)
 /* Offset of the payload of the nth section with this id, or 0. */
 static size_t find_sec(const uint8_t *s, size_t n, uint16_t id, int nth)
 {
-    size_t at = RNIC_ST_HDR_BYTES;
+    size_t at = RNE_ST_HDR_BYTES;
 
-    while (at + RNIC_ST_SEC_BYTES <= n) {
+    while (at + RNE_ST_SEC_BYTES <= n) {
         uint16_t sid = s[at] | s[at + 1] << 8;
         uint32_t len = s[at + 4] | s[at + 5] << 8 | s[at + 6] << 16 |
                        (uint32_t)s[at + 7] << 24;
 
         if (sid == id && !nth--) {
-            return at + RNIC_ST_SEC_BYTES;
+            return at + RNE_ST_SEC_BYTES;
         }
-        at += RNIC_ST_SEC_BYTES + len;
+        at += RNE_ST_SEC_BYTES + len;
     }
     return 0;
 }
@@ -341,7 +341,7 @@ static void put32(uint8_t *p, uint32_t v)
 static void expect(struct harness *h, const uint8_t *m, size_t n,
                    const char *what, const char *want)
 {
-    char err[RNIC_STATE_ERR_LEN] = "";
+    char err[RNE_STATE_ERR_LEN] = "";
 
     if (!load(h, m, n, err)) {
         fprintf(stderr, "%s: loaded\n", what);
@@ -368,52 +368,52 @@ static void test_targeted(struct harness *h, const uint8_t *s, size_t n)
     m[0] ^= 1;
     expect(h, m, n, "magic", "not an rnic state stream");
     FRESH();
-    at = find_sec(m, n, RNIC_SEC_DEV, 0);
+    at = find_sec(m, n, RNE_SEC_DEV, 0);
     m[at + 4] |= RNIC_STATUS_RESETTING; /* no reset latched to end it */
     expect(h, m, n, "RESETTING without a reset", "RESETTING");
     FRESH();
-    at = find_sec(m, n, RNIC_SEC_EQ, 0);
+    at = find_sec(m, n, RNE_SEC_EQ, 0);
     put32(m + at + 10, 12345);  /* cidx far behind pidx */
     expect(h, m, n, "EQ indices", "entries pending");
     FRESH();
-    at = find_sec(m, n, RNIC_SEC_CQ, 0);
+    at = find_sec(m, n, RNE_SEC_CQ, 0);
     put32(m + at + 4, 9);       /* eqn */
     expect(h, m, n, "CQ on a missing EQ", "EQ 9 is not live");
     FRESH();
-    at = find_sec(m, n, RNIC_SEC_MR, 0);
+    at = find_sec(m, n, RNE_SEC_MR, 0);
     m[at + 48 + 1] ^= 0x08;     /* first page address, bit 11 */
     expect(h, m, n, "MR page misaligned", "not an aligned page");
     FRESH();
-    at = find_sec(m, n, RNIC_SEC_QP, 0);
+    at = find_sec(m, n, RNE_SEC_QP, 0);
     put32(m + at + 9, 6);       /* uctx 6: never allocated */
     expect(h, m, n, "QP context", "context 6 not allocated");
     FRESH();
-    at = find_sec(m, n, RNIC_SEC_QP, 0);
+    at = find_sec(m, n, RNE_SEC_QP, 0);
     m[at + 4] = RNIC_QPS_RTS;
     expect(h, m, n, "QP in RTS", "IDLE and ERROR QPs only");
     FRESH();
-    at = find_sec(m, n, RNIC_SEC_QP, 1);
+    at = find_sec(m, n, RNE_SEC_QP, 1);
     m[at - 6] = 9;              /* version 9 of a section */
     expect(h, m, n, "future version", "version 9");
     FRESH();
-    at = find_sec(m, n, RNIC_SEC_MR, 1);
+    at = find_sec(m, n, RNE_SEC_MR, 1);
     m[at - 8] = 0x40;           /* id 0x40: unknown, mandatory */
     expect(h, m, n, "unknown section", "section 64 unknown");
     FRESH();
     m[n] = 0;
     expect(h, m, n + 1, "trailing byte", "after the END section");
     FRESH();
-    at = find_sec(m, n, RNIC_SEC_LISTEN, 0);
+    at = find_sec(m, n, RNE_SEC_LISTEN, 0);
     m[at + 8] = 0;              /* port 4791 -> 0: CM_LISTEN refuses it */
     m[at + 9] = 0;
     expect(h, m, n, "listener port 0", "CM_LISTEN refuses it");
     /* An unknown optional section is skipped; the rest loads. */
     FRESH();
-    at = find_sec(m, n, RNIC_SEC_END, 0) - RNIC_ST_SEC_BYTES;
+    at = find_sec(m, n, RNE_SEC_END, 0) - RNE_ST_SEC_BYTES;
     memmove(m + at + 12, m + at, n - at);
     memcpy(m + at, "\x01\x80\x01\x00\x04\x00\x00\x00zzzz", 12);
     {
-        char err[RNIC_STATE_ERR_LEN];
+        char err[RNE_STATE_ERR_LEN];
 
         CHECK_EQ(load(h, m, n + 12, err), 0);
         reinit(h);
@@ -421,24 +421,24 @@ static void test_targeted(struct harness *h, const uint8_t *s, size_t n)
     free(m);
     /* Another configuration: refused by name. */
     {
-        struct rnic_dev_config cfg = h->dev.cfg;
-        const struct rnic_host_ops *ops = h->dev.host.ops;
+        struct rne_dev_config cfg = h->dev.cfg;
+        const struct rne_host_ops *ops = h->dev.host.ops;
         void *opaque = h->dev.host.opaque;
-        char err[RNIC_STATE_ERR_LEN];
+        char err[RNE_STATE_ERR_LEN];
 
-        rnic_dev_fini(&h->dev);
+        rne_dev_fini(&h->dev);
         cfg.max_qp = 512;
-        CHECK(!rnic_dev_init(&h->dev, &cfg, ops, opaque));
+        CHECK(!rne_dev_init(&h->dev, &cfg, ops, opaque));
         CHECK_EQ(load(h, s, n, err), -1);
         CHECK(strstr(err, "max-qp is 1024 in the stream, 512 here") != NULL);
         printf("other config: refused: %s\n", err);
         cfg.max_qp = 1024;
-        rnic_dev_fini(&h->dev);
-        CHECK(!rnic_dev_init(&h->dev, &cfg, ops, opaque));
+        rne_dev_fini(&h->dev);
+        CHECK(!rne_dev_init(&h->dev, &cfg, ops, opaque));
     }
     /* A target that is not fresh. */
     {
-        char err[RNIC_STATE_ERR_LEN];
+        char err[RNE_STATE_ERR_LEN];
 
         CHECK_EQ(load(h, s, n, err), 0);
         CHECK_EQ(load(h, s, n, err), -1);
@@ -449,7 +449,7 @@ static void test_targeted(struct harness *h, const uint8_t *s, size_t n)
 int main(void)
 {
     struct harness *h = build();
-    char err[RNIC_STATE_ERR_LEN];
+    char err[RNE_STATE_ERR_LEN];
     uint8_t *s;
     size_t n;
 
@@ -460,7 +460,7 @@ int main(void)
      * address, whose TCP engine costs most of a load to make.
      */
     CHECK_EQ(t_cmd_obj(h, RNIC_CMD_CM_DESTROY_LISTEN, 5), RNIC_STS_OK);
-    CHECK_EQ(rnic_state_save(&h->dev, &s, &n, err, sizeof(err)), 0);
+    CHECK_EQ(rne_state_save(&h->dev, &s, &n, err, sizeof(err)), 0);
     test_truncation(h, s, n);
     test_targeted(h, s, n);
     test_flips(h, s, n);

@@ -31,12 +31,12 @@ struct seg {
 
 #define MAXOUT 4096
 struct h {
-    struct rnic_tcp *t;
+    struct rne_tcp *t;
     uint64_t now;
     uint8_t out[MAXOUT][1600];
     size_t outlen[MAXOUT];
     int nout;
-    struct rnic_tcp_conn *conn;
+    struct rne_tcp_conn *conn;
     int accepted, connected, closed, closed_err, peer_closed, emss_events, acked_bytes;
     uint32_t last_emss;
     uint8_t rx[1 << 16];
@@ -46,7 +46,7 @@ struct h {
     size_t in_len;
     bool refuse;
     bool manual;                /* inject leaves the events to the test */
-    struct rnic_tcp_conn *accepted_conns[4096];
+    struct rne_tcp_conn *accepted_conns[4096];
 };
 
 static struct h H;
@@ -60,7 +60,7 @@ static void h_tx(void *o, uint8_t *f, size_t len)
         h->outlen[h->nout++] = len;
     }
 }
-static void *h_accept(void *o, void *lu, struct rnic_tcp_conn *c)
+static void *h_accept(void *o, void *lu, struct rne_tcp_conn *c)
 {
     struct h *h = o;
     (void)lu;
@@ -74,12 +74,12 @@ static void *h_accept(void *o, void *lu, struct rnic_tcp_conn *c)
     h->conn = c;
     return h;
 }
-static void h_connected(void *o, struct rnic_tcp_conn *c, void *u)
+static void h_connected(void *o, struct rne_tcp_conn *c, void *u)
 {
     (void)c; (void)u;
     ((struct h *)o)->connected++;
 }
-static void h_recv(void *o, struct rnic_tcp_conn *c, void *u, const uint8_t *d, size_t n)
+static void h_recv(void *o, struct rne_tcp_conn *c, void *u, const uint8_t *d, size_t n)
 {
     struct h *h = o;
     (void)c; (void)u;
@@ -89,24 +89,24 @@ static void h_recv(void *o, struct rnic_tcp_conn *c, void *u, const uint8_t *d, 
     h->rxlen += n;
     h->last_rx_ptr = d;
 }
-static void h_acked(void *o, struct rnic_tcp_conn *c, void *u, uint32_t n)
+static void h_acked(void *o, struct rne_tcp_conn *c, void *u, uint32_t n)
 {
     (void)c; (void)u;
     ((struct h *)o)->acked_bytes += (int)n;
 }
-static void h_emss(void *o, struct rnic_tcp_conn *c, void *u, uint32_t e)
+static void h_emss(void *o, struct rne_tcp_conn *c, void *u, uint32_t e)
 {
     struct h *h = o;
     (void)c; (void)u;
     h->emss_events++;
     h->last_emss = e;
 }
-static void h_peer_closed(void *o, struct rnic_tcp_conn *c, void *u)
+static void h_peer_closed(void *o, struct rne_tcp_conn *c, void *u)
 {
     (void)c; (void)u;
     ((struct h *)o)->peer_closed++;
 }
-static void h_closed(void *o, struct rnic_tcp_conn *c, void *u, int err)
+static void h_closed(void *o, struct rne_tcp_conn *c, void *u, int err)
 {
     struct h *h = o;
     (void)u;
@@ -116,16 +116,16 @@ static void h_closed(void *o, struct rnic_tcp_conn *c, void *u, int err)
         h->conn = NULL;
     }
 }
-static const struct rnic_tcp_ops OPS = {
+static const struct rne_tcp_ops OPS = {
     .tx = h_tx, .accept = h_accept, .connected = h_connected, .recv = h_recv, .acked = h_acked,
     .emss = h_emss, .peer_closed = h_peer_closed, .closed = h_closed,
 };
 
-static void setup_cfg(struct rnic_tcp_config *cfg)
+static void setup_cfg(struct rne_tcp_config *cfg)
 {
-    rnic_tcp_config_default(cfg);
+    rne_tcp_config_default(cfg);
     memcpy(cfg->mac, MAC_E, 6);
-    rnic_ipaddr_v4(&cfg->addr, 10, 0, 0, 1);
+    rne_ipaddr_v4(&cfg->addr, 10, 0, 0, 1);
     cfg->max_conns = 4096;
     cfg->sndbuf = 64 * 1024;
     cfg->rcvbuf = 64 * 1024;
@@ -133,14 +133,14 @@ static void setup_cfg(struct rnic_tcp_config *cfg)
     memcpy(cfg->isn_secret, "0123456789abcdef", 16);
 }
 
-static void h_init_cfg(const struct rnic_tcp_config *cfg)
+static void h_init_cfg(const struct rne_tcp_config *cfg)
 {
     if (H.t) {
-        rnic_tcp_free(H.t);
+        rne_tcp_free(H.t);
     }
     memset(&H, 0, sizeof(H));
     H.now = 5000 * MS;
-    H.t = rnic_tcp_new(cfg, &OPS, &H);
+    H.t = rne_tcp_new(cfg, &OPS, &H);
     if (!H.t) {
         fprintf(stderr, "engine creation failed\n");
         exit(1);
@@ -149,7 +149,7 @@ static void h_init_cfg(const struct rnic_tcp_config *cfg)
 
 static void h_init(void)
 {
-    struct rnic_tcp_config cfg;
+    struct rne_tcp_config cfg;
     setup_cfg(&cfg);
     h_init_cfg(&cfg);
 }
@@ -157,23 +157,23 @@ static void h_init(void)
 /* Parse frame i of the engine's output; checksums must be right. */
 static bool parse(int i, struct seg *s)
 {
-    struct rnic_ip4_pkt ip;
+    struct rne_ip4_pkt ip;
     memset(s, 0, sizeof(*s));
-    if (i >= H.nout || rnic_ip4_parse(H.out[i], H.outlen[i], &ip) != RNIC_IP4_OK) {
+    if (i >= H.nout || rne_ip4_parse(H.out[i], H.outlen[i], &ip) != RNE_IP4_OK) {
         return false;
     }
-    uint32_t sum = rnic_csum_pseudo4(ip.src, ip.dst, 6, ip.l4_len);
-    if (rnic_csum_fold(rnic_csum_add(sum, ip.l4, ip.l4_len)) != 0) {
+    uint32_t sum = rne_csum_pseudo4(ip.src, ip.dst, 6, ip.l4_len);
+    if (rne_csum_fold(rne_csum_add(sum, ip.l4, ip.l4_len)) != 0) {
         return false;
     }
     const uint8_t *th = ip.l4;
     size_t doff = (size_t)(th[12] >> 4) * 4;
-    s->sport = rnic_ld_be16(th);
-    s->dport = rnic_ld_be16(th + 2);
-    s->seq = rnic_ld_be32(th + 4);
-    s->ack = rnic_ld_be32(th + 8);
+    s->sport = rne_ld_be16(th);
+    s->dport = rne_ld_be16(th + 2);
+    s->seq = rne_ld_be32(th + 4);
+    s->ack = rne_ld_be32(th + 8);
     s->flags = th[13];
-    s->win = rnic_ld_be16(th + 14);
+    s->win = rne_ld_be16(th + 14);
     s->data = th + doff;
     s->len = (uint32_t)(ip.l4_len - doff);
     s->mss = s->ws = -1;
@@ -187,15 +187,15 @@ static bool parse(int i, struct seg *s)
             continue;
         }
         uint8_t l = th[o + 1];
-        if (k == 2) s->mss = rnic_ld_be16(th + o + 2);
+        if (k == 2) s->mss = rne_ld_be16(th + o + 2);
         if (k == 3) s->ws = th[o + 2];
         if (k == 4) s->sackok = true;
-        if (k == 8) { s->has_ts = true; s->tsval = rnic_ld_be32(th + o + 2); s->tsecr = rnic_ld_be32(th + o + 6); }
+        if (k == 8) { s->has_ts = true; s->tsval = rne_ld_be32(th + o + 2); s->tsecr = rne_ld_be32(th + o + 6); }
         if (k == 5) {
             s->nsack = (l - 2) / 8;
             for (int j = 0; j < s->nsack && j < 4; j++) {
-                s->sack[j][0] = rnic_ld_be32(th + o + 2 + 8 * j);
-                s->sack[j][1] = rnic_ld_be32(th + o + 6 + 8 * j);
+                s->sack[j][0] = rne_ld_be32(th + o + 2 + 8 * j);
+                s->sack[j][1] = rne_ld_be32(th + o + 6 + 8 * j);
             }
         }
         o += l;
@@ -221,51 +221,51 @@ static void inject(uint16_t sport, uint16_t dport, uint8_t flags, uint32_t seq, 
     uint8_t opt[40];
     size_t ol = 0;
     if (o) {
-        if (o->mss >= 0 && (flags & TH_SYN)) { opt[ol++] = 2; opt[ol++] = 4; rnic_st_be16(opt + ol, (uint16_t)o->mss); ol += 2; }
+        if (o->mss >= 0 && (flags & TH_SYN)) { opt[ol++] = 2; opt[ol++] = 4; rne_st_be16(opt + ol, (uint16_t)o->mss); ol += 2; }
         if (o->ws >= 0 && (flags & TH_SYN)) { opt[ol++] = 1; opt[ol++] = 3; opt[ol++] = 3; opt[ol++] = (uint8_t)o->ws; }
         if (o->sackok && (flags & TH_SYN)) { opt[ol++] = 1; opt[ol++] = 1; opt[ol++] = 4; opt[ol++] = 2; }
         if (o->ts) { opt[ol++] = 1; opt[ol++] = 1; opt[ol++] = 8; opt[ol++] = 10;
-                     rnic_st_be32(opt + ol, o->tsval); rnic_st_be32(opt + ol + 4, o->tsecr); ol += 8; }
+                     rne_st_be32(opt + ol, o->tsval); rne_st_be32(opt + ol + 4, o->tsecr); ol += 8; }
         if (o->nsack) { opt[ol++] = 1; opt[ol++] = 1; opt[ol++] = 5; opt[ol++] = (uint8_t)(2 + 8 * o->nsack);
-                        for (int j = 0; j < o->nsack; j++) { rnic_st_be32(opt + ol, o->sack[j][0]);
-                            rnic_st_be32(opt + ol + 4, o->sack[j][1]); ol += 8; } }
+                        for (int j = 0; j < o->nsack; j++) { rne_st_be32(opt + ol, o->sack[j][0]);
+                            rne_st_be32(opt + ol + 4, o->sack[j][1]); ol += 8; } }
     }
     uint8_t si[4] = { 10, 0, 0, 2 }, di[4] = { 10, 0, 0, 1 };
     size_t l4 = 20 + ol + len;
-    rnic_ip4_build(f, MAC_E, MAC_P, si, di, 6, (uint16_t)l4, 1);
+    rne_ip4_build(f, MAC_E, MAC_P, si, di, 6, (uint16_t)l4, 1);
     uint8_t *th = f + 34;
-    rnic_st_be16(th, sport);
-    rnic_st_be16(th + 2, dport);
-    rnic_st_be32(th + 4, seq);
-    rnic_st_be32(th + 8, ack);
+    rne_st_be16(th, sport);
+    rne_st_be16(th + 2, dport);
+    rne_st_be32(th + 4, seq);
+    rne_st_be32(th + 8, ack);
     th[12] = (uint8_t)(((20 + ol) / 4) << 4);
     if (o && o->doff_override) {
         th[12] = (uint8_t)(o->doff_override << 4);
     }
     th[13] = flags;
-    rnic_st_be16(th + 14, win);
-    rnic_st_be16(th + 16, 0);
-    rnic_st_be16(th + 18, 0);
+    rne_st_be16(th + 14, win);
+    rne_st_be16(th + 16, 0);
+    rne_st_be16(th + 18, 0);
     memcpy(th + 20, opt, ol);
     if (len) {
         memcpy(th + 20 + ol, data, len);
     }
-    uint32_t sum = rnic_csum_pseudo4(si, di, 6, (uint16_t)l4);
-    uint16_t cs = rnic_csum_fold(rnic_csum_add(sum, th, l4));
-    rnic_st_be16(th + 16, (o && o->bad_csum) ? (uint16_t)(cs + 1) : cs);
+    uint32_t sum = rne_csum_pseudo4(si, di, 6, (uint16_t)l4);
+    uint16_t cs = rne_csum_fold(rne_csum_add(sum, th, l4));
+    rne_st_be16(th + 16, (o && o->bad_csum) ? (uint16_t)(cs + 1) : cs);
     H.in_frame = f;
     H.in_len = 34 + l4;
-    rnic_tcp_input(H.t, f, 34 + l4, H.now);
+    rne_tcp_input(H.t, f, 34 + l4, H.now);
     if (!H.manual) {
-        rnic_tcp_deliver(H.t);
+        rne_tcp_deliver(H.t);
     }
 }
 
 static void advance(uint64_t ns)
 {
     H.now += ns;
-    rnic_tcp_tick(H.t, H.now);
-    rnic_tcp_deliver(H.t);
+    rne_tcp_tick(H.t, H.now);
+    rne_tcp_deliver(H.t);
 }
 
 /* Passive open on port 80 from peer port 5000, peer ISN 1000. Returns engine ISN. */
@@ -286,7 +286,7 @@ static struct opts tso(void)
 
 static bool establish(const struct opts *synopt)
 {
-    rnic_tcp_listen(H.t, 80, 16, NULL);
+    rne_tcp_listen(H.t, 80, 16, NULL);
     H.nout = 0;
     inject(5000, 80, TH_SYN, 1000, 0, 65535, synopt ? synopt : &SYNO, NULL, 0);
     struct seg s;
@@ -305,11 +305,11 @@ static bool establish(const struct opts *synopt)
 
 static int state(void)
 {
-    struct rnic_tcp_info inf;
+    struct rne_tcp_info inf;
     if (!H.conn) {
         return -1;
     }
-    rnic_tcp_get_info(H.conn, &inf);
+    rne_tcp_get_info(H.conn, &inf);
     return inf.state;
 }
 
@@ -319,7 +319,7 @@ static void test_handshake_options(void)
     struct opts syn = SYNO;
     syn.mss = 1000;
     syn.ws = 5;
-    rnic_tcp_listen(H.t, 80, 16, NULL);
+    rne_tcp_listen(H.t, 80, 16, NULL);
     inject(5000, 80, TH_SYN, 1000, 0, 65535, &syn, NULL, 0);
     struct seg s;
     CHECK(H.nout == 1 && parse(0, &s));
@@ -330,9 +330,9 @@ static void test_handshake_options(void)
     CHECK(H.accepted == 0);
     struct opts o = tso();
     inject(5000, 80, TH_ACK, 1001, s.seq + 1, 100, &o, NULL, 0);
-    CHECK(H.accepted == 1 && state() == RNIC_TCP_ESTABLISHED);
-    struct rnic_tcp_info inf;
-    rnic_tcp_get_info(H.conn, &inf);
+    CHECK(H.accepted == 1 && state() == RNE_TCP_ESTABLISHED);
+    struct rne_tcp_info inf;
+    rne_tcp_get_info(H.conn, &inf);
     CHECK(inf.emss == 1000 - 12);       /* peer MSS minus timestamps */
     CHECK(H.emss_events == 1 && H.last_emss == 988);
     CHECK(inf.sack && inf.timestamps && inf.snd_wscale == 5);
@@ -342,15 +342,15 @@ static void test_handshake_options(void)
     h_init();
     struct opts none = { -1, -1, false, false, 0, 0, 0, {{0, 0}}, false, 0 };
     CHECK(establish(&none));
-    rnic_tcp_get_info(H.conn, &inf);
+    rne_tcp_get_info(H.conn, &inf);
     CHECK(inf.emss == 536 && !inf.sack && !inf.timestamps && inf.snd_wscale == 0 &&
           inf.rcv_wscale == 0);
     /* a large receive buffer asks for scaling */
-    struct rnic_tcp_config cfg;
+    struct rne_tcp_config cfg;
     setup_cfg(&cfg);
     cfg.rcvbuf = 4 << 20;
     h_init_cfg(&cfg);
-    rnic_tcp_listen(H.t, 80, 16, NULL);
+    rne_tcp_listen(H.t, 80, 16, NULL);
     inject(5000, 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
     CHECK(parse(0, &s) && s.ws == 7);
 }
@@ -396,10 +396,10 @@ static void test_data_in_order_zero_copy(void)
 /* Take every event; their union for H.conn. */
 static unsigned pull_all(void)
 {
-    struct rnic_tcp_event ev;
+    struct rne_tcp_event ev;
     unsigned evs = 0;
 
-    while (rnic_tcp_pull(H.t, &ev)) {
+    while (rne_tcp_pull(H.t, &ev)) {
         if (ev.conn == H.conn) {
             evs |= ev.events;
         }
@@ -410,8 +410,8 @@ static unsigned pull_all(void)
 /* The readable octets, concatenated; returns how many spans they were in. */
 static int peek_all(uint8_t *buf, size_t *len)
 {
-    struct rnic_iov sp[4];
-    int n = rnic_tcp_peek(H.conn, sp, 4);
+    struct rne_iov sp[4];
+    int n = rne_tcp_peek(H.conn, sp, 4);
 
     *len = 0;
     for (int i = 0; i < n; i++) {
@@ -422,7 +422,7 @@ static int peek_all(uint8_t *buf, size_t *len)
 }
 
 /*
- * The pull read API: READABLE, then rnic_tcp_peek/consume over the frame
+ * The pull read API: READABLE, then rne_tcp_peek/consume over the frame
  * itself, over the out-of-order ring after a gap fills, and over a copy when
  * the upper layer left octets unread past the end of its pull.
  */
@@ -431,8 +431,8 @@ static void test_read_pull(void)
     h_init();
     CHECK(establish(NULL));
     uint8_t d[1000], got[1000];
-    struct rnic_iov sp[4];
-    struct rnic_tcp_event ev;
+    struct rne_iov sp[4];
+    struct rne_tcp_event ev;
     size_t n;
     for (int i = 0; i < 1000; i++) {
         d[i] = (uint8_t)(i * 7 + 1);
@@ -441,23 +441,23 @@ static void test_read_pull(void)
     /* in order: read in the frame, consumed in two steps */
     struct opts o = tso();
     inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, d, 100);
-    CHECK(rnic_tcp_pull(H.t, &ev) && ev.conn == H.conn &&
-          ev.events == RNIC_TCP_EV_READABLE);
-    CHECK(rnic_tcp_peek(H.conn, sp, 4) == 1 && sp[0].len == 100 &&
+    CHECK(rne_tcp_pull(H.t, &ev) && ev.conn == H.conn &&
+          ev.events == RNE_TCP_EV_READABLE);
+    CHECK(rne_tcp_peek(H.conn, sp, 4) == 1 && sp[0].len == 100 &&
           (const uint8_t *)sp[0].base >= H.in_frame &&
           (const uint8_t *)sp[0].base + 100 <= H.in_frame + H.in_len &&
           !memcmp(sp[0].base, d, 100));
-    rnic_tcp_consume(H.conn, 60, H.now);
-    CHECK(rnic_tcp_peek(H.conn, sp, 4) == 1 && sp[0].len == 40 &&
+    rne_tcp_consume(H.conn, 60, H.now);
+    CHECK(rne_tcp_peek(H.conn, sp, 4) == 1 && sp[0].len == 40 &&
           !memcmp(sp[0].base, d + 60, 40));
-    rnic_tcp_consume(H.conn, 40, H.now);
-    CHECK(rnic_tcp_peek(H.conn, sp, 4) == 0);
+    rne_tcp_consume(H.conn, 40, H.now);
+    CHECK(rne_tcp_peek(H.conn, sp, 4) == 0);
     pull_all();
     P_SEQ += 100;
     /* left unread when the pull ends: copied, the frame may go */
     o = tso();
     inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, d + 100, 200);
-    CHECK(pull_all() == RNIC_TCP_EV_READABLE);
+    CHECK(pull_all() == RNE_TCP_EV_READABLE);
     memset((void *)H.in_frame, 0xee, H.in_len);
     CHECK(peek_all(got, &n) == 1 && n == 200 && !memcmp(got, d + 100, 200));
     P_SEQ += 200;
@@ -465,35 +465,35 @@ static void test_read_pull(void)
     o = tso();
     inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, d + 300, 100);
     CHECK(peek_all(got, &n) >= 1 && n == 300 && !memcmp(got, d + 100, 300));
-    rnic_tcp_consume(H.conn, 300, H.now);
-    CHECK(rnic_tcp_peek(H.conn, sp, 4) == 0);
+    rne_tcp_consume(H.conn, 300, H.now);
+    CHECK(rne_tcp_peek(H.conn, sp, 4) == 0);
     pull_all();
     P_SEQ += 100;
     /* a gap filled: the frame's octets, then those the ring held */
     o = tso();
     inject(5000, 80, TH_ACK, P_SEQ + 100, E_SEQ, 2048, &o, d + 500, 100);
-    CHECK(pull_all() == 0 && rnic_tcp_peek(H.conn, sp, 4) == 0);
+    CHECK(pull_all() == 0 && rne_tcp_peek(H.conn, sp, 4) == 0);
     o = tso();
     inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, d + 400, 100);
-    CHECK(rnic_tcp_pull(H.t, &ev) && (ev.events & RNIC_TCP_EV_READABLE));
+    CHECK(rne_tcp_pull(H.t, &ev) && (ev.events & RNE_TCP_EV_READABLE));
     CHECK(peek_all(got, &n) == 2 && n == 200 && !memcmp(got, d + 400, 200));
-    rnic_tcp_consume(H.conn, 200, H.now);
+    rne_tcp_consume(H.conn, 200, H.now);
     pull_all();
     P_SEQ += 200;
     /* data and FIN in one segment: one event, the data read first */
     o = tso();
     inject(5000, 80, TH_ACK | TH_FIN, P_SEQ, E_SEQ, 2048, &o, d + 600, 50);
-    CHECK(rnic_tcp_pull(H.t, &ev) && ev.events ==
-          (RNIC_TCP_EV_READABLE | RNIC_TCP_EV_PEER_CLOSED));
+    CHECK(rne_tcp_pull(H.t, &ev) && ev.events ==
+          (RNE_TCP_EV_READABLE | RNE_TCP_EV_PEER_CLOSED));
     CHECK(peek_all(got, &n) == 1 && n == 50 && !memcmp(got, d + 600, 50));
-    rnic_tcp_consume(H.conn, 50, H.now);
+    rne_tcp_consume(H.conn, 50, H.now);
     pull_all();
-    CHECK(state() == RNIC_TCP_CLOSE_WAIT);
+    CHECK(state() == RNE_TCP_CLOSE_WAIT);
     H.manual = false;
 }
 
 /*
- * Accept is an event, not a call from inside rnic_tcp_input: the connection
+ * Accept is an event, not a call from inside rne_tcp_input: the connection
  * reaches ESTABLISHED, the upper layer learns it at its pull (with the data
  * and the EMSS that came with it) and takes it, or refuses it with a RST.
  */
@@ -503,47 +503,47 @@ static void test_accept_pull(void)
     H.manual = true;
     static int lis_user;
     uint8_t d[100];
-    struct rnic_iov sp[4];
-    struct rnic_tcp_event ev;
+    struct rne_iov sp[4];
+    struct rne_tcp_event ev;
     struct seg s;
     for (int i = 0; i < 100; i++) {
         d[i] = (uint8_t)(i + 3);
     }
-    CHECK(rnic_tcp_listen(H.t, 80, 16, &lis_user));
+    CHECK(rne_tcp_listen(H.t, 80, 16, &lis_user));
     inject(5000, 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
-    CHECK(!rnic_tcp_pull(H.t, &ev));
+    CHECK(!rne_tcp_pull(H.t, &ev));
     CHECK(parse(H.nout - 1, &s) && s.flags == (TH_SYN | TH_ACK));
     E_SEQ = s.seq + 1;
     struct opts o = tso();
     inject(5000, 80, TH_ACK, 1001, E_SEQ, 2048, &o, d, 100);
     CHECK(H.accepted == 0);                 /* no call into the upper layer */
-    CHECK(rnic_tcp_pull(H.t, &ev));
-    CHECK(ev.events == (RNIC_TCP_EV_ACCEPTED | RNIC_TCP_EV_EMSS |
-                        RNIC_TCP_EV_READABLE));
+    CHECK(rne_tcp_pull(H.t, &ev));
+    CHECK(ev.events == (RNE_TCP_EV_ACCEPTED | RNE_TCP_EV_EMSS |
+                        RNE_TCP_EV_READABLE));
     CHECK(ev.user == NULL && ev.listen_user == &lis_user &&
           ev.emss == 1460 - 12);
     H.conn = ev.conn;
-    rnic_tcp_set_user(ev.conn, &H);
-    CHECK(rnic_tcp_peek(ev.conn, sp, 4) == 1 && sp[0].len == 100 &&
+    rne_tcp_set_user(ev.conn, &H);
+    CHECK(rne_tcp_peek(ev.conn, sp, 4) == 1 && sp[0].len == 100 &&
           !memcmp(sp[0].base, d, 100));
-    rnic_tcp_consume(ev.conn, 100, H.now);
-    CHECK(!rnic_tcp_pull(H.t, &ev));
-    CHECK(state() == RNIC_TCP_ESTABLISHED);
+    rne_tcp_consume(ev.conn, 100, H.now);
+    CHECK(!rne_tcp_pull(H.t, &ev));
+    CHECK(state() == RNE_TCP_ESTABLISHED);
     /* the next one is refused at its pull: RST, its data dropped */
     inject(5001, 80, TH_SYN, 7000, 0, 65535, &SYNO, NULL, 0);
-    CHECK(!rnic_tcp_pull(H.t, &ev));
+    CHECK(!rne_tcp_pull(H.t, &ev));
     CHECK(parse(H.nout - 1, &s) && s.flags == (TH_SYN | TH_ACK));
     uint32_t e2 = s.seq + 1;
     o = tso();
     inject(5001, 80, TH_ACK, 7001, e2, 2048, &o, d, 50);
-    CHECK(rnic_tcp_pull(H.t, &ev) && (ev.events & RNIC_TCP_EV_ACCEPTED) &&
+    CHECK(rne_tcp_pull(H.t, &ev) && (ev.events & RNE_TCP_EV_ACCEPTED) &&
           ev.conn != H.conn);
     int nout = H.nout;
-    rnic_tcp_abort(ev.conn, H.now);
-    CHECK(!rnic_tcp_pull(H.t, &ev));
+    rne_tcp_abort(ev.conn, H.now);
+    CHECK(!rne_tcp_pull(H.t, &ev));
     CHECK(H.nout == nout + 1 && parse(nout, &s) && (s.flags & TH_RST) &&
           s.sport == 80 && s.dport == 5001 && s.seq == e2);
-    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 1);
+    CHECK(rne_tcp_get_stats(H.t)->conns_now == 1);
     /* a connection reset before its pull is never shown */
     inject(5002, 80, TH_SYN, 9000, 0, 65535, &SYNO, NULL, 0);
     CHECK(parse(H.nout - 1, &s) && s.flags == (TH_SYN | TH_ACK));
@@ -551,8 +551,8 @@ static void test_accept_pull(void)
     o = tso();
     inject(5002, 80, TH_ACK, 9001, e3, 2048, &o, NULL, 0);
     inject(5002, 80, TH_RST, 9001, 0, 0, NULL, NULL, 0);
-    CHECK(!rnic_tcp_pull(H.t, &ev));
-    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 1);
+    CHECK(!rne_tcp_pull(H.t, &ev));
+    CHECK(rne_tcp_get_stats(H.t)->conns_now == 1);
     H.manual = false;
 }
 
@@ -587,8 +587,8 @@ static void test_record_segmentation(void)
     struct opts syn = SYNO;
     syn.mss = 1012;                     /* EMSS 1000 with timestamps */
     CHECK(establish(&syn));
-    struct rnic_tcp_info inf;
-    rnic_tcp_get_info(H.conn, &inf);
+    struct rne_tcp_info inf;
+    rne_tcp_get_info(H.conn, &inf);
     CHECK(inf.emss == 1000);
     /* open the peer window wide */
     struct opts o = tso();
@@ -596,9 +596,9 @@ static void test_record_segmentation(void)
     H.nout = 0;
     static uint8_t r[4000];
     memset(r, 7, sizeof(r));
-    CHECK(rnic_tcp_send(H.conn, r, 400, H.now) == 0);   /* goes out at once (cwnd allows) */
-    CHECK(rnic_tcp_send(H.conn, r, 400, H.now) == 0);
-    CHECK(rnic_tcp_send(H.conn, r, 400, H.now) == 0);
+    CHECK(rne_tcp_send(H.conn, r, 400, H.now) == 0);    /* goes out at once (cwnd allows) */
+    CHECK(rne_tcp_send(H.conn, r, 400, H.now) == 0);
+    CHECK(rne_tcp_send(H.conn, r, 400, H.now) == 0);
     struct seg s;
     CHECK(H.nout == 3 && parse(0, &s) && s.len == 400);
     /* Now queue several before output can run: stop the window, queue, reopen. */
@@ -607,11 +607,11 @@ static void test_record_segmentation(void)
     o = tso();
     inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 0, &o, NULL, 0);                /* zero window */
     H.nout = 0;
-    CHECK(rnic_tcp_send(H.conn, r, 400, H.now) == 0);
-    CHECK(rnic_tcp_send(H.conn, r, 400, H.now) == 0);
-    CHECK(rnic_tcp_send(H.conn, r, 400, H.now) == 0);
-    CHECK(rnic_tcp_send(H.conn, r, 2500, H.now) == 0);
-    CHECK(rnic_tcp_send(H.conn, r, 1000, H.now) == 0);
+    CHECK(rne_tcp_send(H.conn, r, 400, H.now) == 0);
+    CHECK(rne_tcp_send(H.conn, r, 400, H.now) == 0);
+    CHECK(rne_tcp_send(H.conn, r, 400, H.now) == 0);
+    CHECK(rne_tcp_send(H.conn, r, 2500, H.now) == 0);
+    CHECK(rne_tcp_send(H.conn, r, 1000, H.now) == 0);
     CHECK(H.nout == 0);
     o = tso();
     inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 60000, &o, NULL, 0);
@@ -633,14 +633,14 @@ static void test_record_segmentation(void)
     inject(5000, 80, TH_ACK, P_SEQ, s.seq + s.len, 60000, &o, NULL, 0);
     CHECK(H.nout == 1 && parse(0, &s) && s.len == 1000);
     /* EMSS change: an event for the upper layer, used for new segments */
-    rnic_tcp_set_mtu(H.conn, 800);
+    rne_tcp_set_mtu(H.conn, 800);
     CHECK(H.emss_events == 1);
-    rnic_tcp_deliver(H.t);
+    rne_tcp_deliver(H.t);
     CHECK(H.last_emss == 800 - 40 - 12 && H.emss_events == 2);
     /* records larger than the send buffer are refused, full buffer gives EAGAIN */
-    CHECK(rnic_tcp_send(H.conn, r, 0, H.now) == RNIC_TCP_EINVAL);
+    CHECK(rne_tcp_send(H.conn, r, 0, H.now) == RNE_TCP_EINVAL);
     static uint8_t big[70000];
-    CHECK(rnic_tcp_send(H.conn, big, sizeof(big), H.now) == RNIC_TCP_EMSGSIZE);
+    CHECK(rne_tcp_send(H.conn, big, sizeof(big), H.now) == RNE_TCP_EMSGSIZE);
 }
 
 /*
@@ -663,7 +663,7 @@ static void test_reserve_commit(void)
         pat[i] = (uint8_t)(i * 13 + 5);
     }
     /* 64001 octets sent and acked: the ring's head sits at an odd offset */
-    CHECK(rnic_tcp_send(H.conn, r, sizeof(r), H.now) == RNIC_TCP_OK);
+    CHECK(rne_tcp_send(H.conn, r, sizeof(r), H.now) == RNE_TCP_OK);
     struct seg s;
     uint32_t end = E_SEQ + (uint32_t)sizeof(r);
     for (int i = 0; i < 200 && H.nout; i++) {
@@ -672,24 +672,24 @@ static void test_reserve_commit(void)
         o = tso();
         inject(5000, 80, TH_ACK, P_SEQ, s.seq + s.len, 65535, &o, NULL, 0);
     }
-    CHECK(rnic_tcp_send_space(H.conn) == 64 * 1024);
-    struct rnic_span sp[2];
-    CHECK(rnic_tcp_reserve(H.conn, 0, sp) == RNIC_TCP_EINVAL);
-    CHECK(rnic_tcp_reserve(H.conn, 64 * 1024 + 1, sp) == RNIC_TCP_EMSGSIZE);
-    CHECK(rnic_tcp_reserve(H.conn, 3000, sp) == RNIC_TCP_OK);
+    CHECK(rne_tcp_send_space(H.conn) == 64 * 1024);
+    struct rne_span sp[2];
+    CHECK(rne_tcp_reserve(H.conn, 0, sp) == RNE_TCP_EINVAL);
+    CHECK(rne_tcp_reserve(H.conn, 64 * 1024 + 1, sp) == RNE_TCP_EMSGSIZE);
+    CHECK(rne_tcp_reserve(H.conn, 3000, sp) == RNE_TCP_OK);
     CHECK(sp[0].len == 64 * 1024 - sizeof(r) && sp[1].len == 3000 - sp[0].len);
-    rnic_span_put(sp, 0, r, 3000);
+    rne_span_put(sp, 0, r, 3000);
     /* not committed: nothing queued, the same spans again */
-    CHECK(H.nout == 0 && rnic_tcp_send_space(H.conn) == 64 * 1024);
-    struct rnic_span sp2[2];
-    CHECK(rnic_tcp_reserve(H.conn, 3000, sp2) == RNIC_TCP_OK);
+    CHECK(H.nout == 0 && rne_tcp_send_space(H.conn) == 64 * 1024);
+    struct rne_span sp2[2];
+    CHECK(rne_tcp_reserve(H.conn, 3000, sp2) == RNE_TCP_OK);
     CHECK(sp2[0].base == sp[0].base && sp2[1].base == sp[1].base);
     /* written in three pieces across the wrap, then queued */
-    rnic_span_put(sp2, 0, pat, 1000);
-    rnic_span_put(sp2, 1000, pat + 1000, 1001);
-    rnic_span_put(sp2, 2001, pat + 2001, 999);
-    rnic_tcp_commit(H.conn, 3000, H.now);
-    CHECK(rnic_tcp_send_space(H.conn) == 64 * 1024 - 3000);
+    rne_span_put(sp2, 0, pat, 1000);
+    rne_span_put(sp2, 1000, pat + 1000, 1001);
+    rne_span_put(sp2, 2001, pat + 2001, 999);
+    rne_tcp_commit(H.conn, 3000, H.now);
+    CHECK(rne_tcp_send_space(H.conn) == 64 * 1024 - 3000);
     uint32_t n = 0;
     for (int i = 0; i < H.nout; i++) {
         CHECK(parse(i, &s));        /* parse() checks the TCP checksum */
@@ -702,7 +702,7 @@ static void test_reserve_commit(void)
 }
 
 /*
- * rnic_span_gather: the part before the wrap, then the part after, each
+ * rne_span_gather: the part before the wrap, then the part after, each
  * with its offset into the source; a failed first part stops the second.
  */
 struct fill_log {
@@ -730,7 +730,7 @@ static int fill_from(void *ctx, size_t off, uint8_t *dst, size_t len)
 static void test_span_gather(void)
 {
     uint8_t a[10], b[10], src[20];
-    struct rnic_span sp[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+    struct rne_span sp[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
     struct fill_log f;
 
     for (size_t i = 0; i < sizeof(src); i++) {
@@ -740,31 +740,31 @@ static void test_span_gather(void)
     memset(b, 0, sizeof(b));
     /* across the wrap: 6 octets at a + 4, then 6 at b */
     f = (struct fill_log){ .src = src };
-    CHECK(rnic_span_gather(sp, 4, 12, fill_from, &f) == 0);
+    CHECK(rne_span_gather(sp, 4, 12, fill_from, &f) == 0);
     CHECK(f.calls == 2 && f.off[0] == 0 && f.len[0] == 6 &&
           f.off[1] == 6 && f.len[1] == 6);
     CHECK(!memcmp(a + 4, src, 6) && !memcmp(b, src + 6, 6) && a[3] == 0 &&
           b[6] == 0);
     /* wholly before or wholly after the wrap: one call */
     f = (struct fill_log){ .src = src };
-    CHECK(rnic_span_gather(sp, 0, 10, fill_from, &f) == 0);
+    CHECK(rne_span_gather(sp, 0, 10, fill_from, &f) == 0);
     CHECK(f.calls == 1 && f.len[0] == 10 && !memcmp(a, src, 10));
     f = (struct fill_log){ .src = src + 10 };
-    CHECK(rnic_span_gather(sp, 12, 5, fill_from, &f) == 0);
+    CHECK(rne_span_gather(sp, 12, 5, fill_from, &f) == 0);
     CHECK(f.calls == 1 && f.off[0] == 0 && f.len[0] == 5 &&
           !memcmp(b + 2, src + 10, 5));
     /* nothing to fill: no call */
     f = (struct fill_log){ .src = src };
-    CHECK(rnic_span_gather(sp, 3, 0, fill_from, &f) == 0 && f.calls == 0);
+    CHECK(rne_span_gather(sp, 3, 0, fill_from, &f) == 0 && f.calls == 0);
     /* the first part fails: its error, and the second part is not read */
     f = (struct fill_log){ .src = src, .fail = 7 };
-    CHECK(rnic_span_gather(sp, 8, 4, fill_from, &f) == 7 && f.calls == 1);
-    /* rnic_span_put splits the same way; n 0 with no source is allowed */
+    CHECK(rne_span_gather(sp, 8, 4, fill_from, &f) == 7 && f.calls == 1);
+    /* rne_span_put splits the same way; n 0 with no source is allowed */
     memset(a, 0, sizeof(a));
     memset(b, 0, sizeof(b));
-    rnic_span_put(sp, 7, src, 5);
+    rne_span_put(sp, 7, src, 5);
     CHECK(!memcmp(a + 7, src, 3) && !memcmp(b, src + 3, 2) && b[2] == 0);
-    rnic_span_put(sp, 5, NULL, 0);
+    rne_span_put(sp, 5, NULL, 0);
 }
 
 /* Drive the passive connection into the named state. */
@@ -777,39 +777,39 @@ static bool reach(int st)
     struct opts o;
     struct seg s;
     switch (st) {
-    case RNIC_TCP_ESTABLISHED:
+    case RNE_TCP_ESTABLISHED:
         break;
-    case RNIC_TCP_FIN_WAIT_1:
-        rnic_tcp_close(H.conn, H.now);
+    case RNE_TCP_FIN_WAIT_1:
+        rne_tcp_close(H.conn, H.now);
         E_SEQ++;
         break;
-    case RNIC_TCP_FIN_WAIT_2:
-        rnic_tcp_close(H.conn, H.now);
+    case RNE_TCP_FIN_WAIT_2:
+        rne_tcp_close(H.conn, H.now);
         E_SEQ++;
         o = tso();
         inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);
         break;
-    case RNIC_TCP_CLOSE_WAIT:
+    case RNE_TCP_CLOSE_WAIT:
         o = tso();
         inject(5000, 80, TH_FIN | TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);
         P_SEQ++;
         break;
-    case RNIC_TCP_LAST_ACK:
+    case RNE_TCP_LAST_ACK:
         o = tso();
         inject(5000, 80, TH_FIN | TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);
         P_SEQ++;
-        rnic_tcp_close(H.conn, H.now);
+        rne_tcp_close(H.conn, H.now);
         E_SEQ++;
         break;
-    case RNIC_TCP_CLOSING:
-        rnic_tcp_close(H.conn, H.now);
+    case RNE_TCP_CLOSING:
+        rne_tcp_close(H.conn, H.now);
         o = tso();
         inject(5000, 80, TH_FIN | TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);   /* ours not acked */
         P_SEQ++;
         E_SEQ++;
         break;
-    case RNIC_TCP_TIME_WAIT:
-        rnic_tcp_close(H.conn, H.now);
+    case RNE_TCP_TIME_WAIT:
+        rne_tcp_close(H.conn, H.now);
         E_SEQ++;
         o = tso();
         inject(5000, 80, TH_FIN | TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);
@@ -817,7 +817,7 @@ static bool reach(int st)
         break;
     }
     (void)s;
-    if (st == RNIC_TCP_TIME_WAIT) {
+    if (st == RNE_TCP_TIME_WAIT) {
         return H.closed == 1 && H.closed_err == 0 && H.conn == NULL;
     }
     return state() == st;
@@ -825,8 +825,8 @@ static bool reach(int st)
 
 static void test_rst_every_state(void)
 {
-    static const int states[] = { RNIC_TCP_ESTABLISHED, RNIC_TCP_FIN_WAIT_1, RNIC_TCP_FIN_WAIT_2,
-                                  RNIC_TCP_CLOSE_WAIT, RNIC_TCP_CLOSING, RNIC_TCP_LAST_ACK };
+    static const int states[] = { RNE_TCP_ESTABLISHED, RNE_TCP_FIN_WAIT_1, RNE_TCP_FIN_WAIT_2,
+                                  RNE_TCP_CLOSE_WAIT, RNE_TCP_CLOSING, RNE_TCP_LAST_ACK };
     for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
         CHECK(reach(states[i]));
         /* in window but not exactly rcv_nxt: challenge ACK, connection stays (RFC 5961 §3.2) */
@@ -841,13 +841,13 @@ static void test_rst_every_state(void)
         CHECK(state() == states[i] && H.nout == 0);
         /* exact: the connection is reset */
         inject(5000, 80, TH_RST, P_SEQ, 0, 0, NULL, NULL, 0);
-        CHECK(H.closed == 1 && H.closed_err == RNIC_TCP_ECONNRESET && H.conn == NULL);
-        CHECK(rnic_tcp_get_stats(H.t)->conns_now == 0);
+        CHECK(H.closed == 1 && H.closed_err == RNE_TCP_ECONNRESET && H.conn == NULL);
+        CHECK(rne_tcp_get_stats(H.t)->conns_now == 0);
     }
     /* TIME_WAIT ignores RST (RFC 1337) and expires after 2*MSL */
-    CHECK(reach(RNIC_TCP_TIME_WAIT));
+    CHECK(reach(RNE_TCP_TIME_WAIT));
     inject(5000, 80, TH_RST, P_SEQ, 0, 0, NULL, NULL, 0);
-    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 1);
+    CHECK(rne_tcp_get_stats(H.t)->conns_now == 1);
     /* a retransmitted FIN in TIME_WAIT is acked again */
     H.nout = 0;
     struct opts o = tso();
@@ -855,40 +855,40 @@ static void test_rst_every_state(void)
     struct seg s;
     CHECK(H.nout == 1 && parse(0, &s) && s.ack == P_SEQ);
     advance(1999 * MS);
-    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 1);
+    CHECK(rne_tcp_get_stats(H.t)->conns_now == 1);
     advance(2 * MS);
-    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 0);
+    CHECK(rne_tcp_get_stats(H.t)->conns_now == 0);
     /* SYN_RCVD: RST returns quietly to LISTEN */
     h_init();
-    rnic_tcp_listen(H.t, 80, 16, NULL);
+    rne_tcp_listen(H.t, 80, 16, NULL);
     inject(5000, 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
-    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 1);
+    CHECK(rne_tcp_get_stats(H.t)->conns_now == 1);
     inject(5000, 80, TH_RST, 1001, 0, 0, NULL, NULL, 0);
-    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 0 && H.closed == 0 && H.accepted == 0);
+    CHECK(rne_tcp_get_stats(H.t)->conns_now == 0 && H.closed == 0 && H.accepted == 0);
     /* SYN_SENT: RST without ACK ignored; RST acking our SYN refuses */
     h_init();
-    struct rnic_ipaddr pa;
-    rnic_ipaddr_v4(&pa, 10, 0, 0, 2);
-    H.conn = rnic_tcp_connect(H.t, &pa, 5000, 80, MAC_P, &H, H.now);
+    struct rne_ipaddr pa;
+    rne_ipaddr_v4(&pa, 10, 0, 0, 2);
+    H.conn = rne_tcp_connect(H.t, &pa, 5000, 80, MAC_P, &H, H.now);
     CHECK(H.conn && parse(0, &s) && s.flags == TH_SYN && s.mss == 1460 && s.sackok && s.has_ts);
     inject(5000, 80, TH_RST, 0, 0, 0, NULL, NULL, 0);
     CHECK(H.closed == 0);
     inject(5000, 80, TH_RST | TH_ACK, 0, s.seq + 5, 0, NULL, NULL, 0);    /* bad ack: ignored */
     CHECK(H.closed == 0);
     inject(5000, 80, TH_RST | TH_ACK, 0, s.seq + 1, 0, NULL, NULL, 0);
-    CHECK(H.closed == 1 && H.closed_err == RNIC_TCP_ECONNREFUSED);
+    CHECK(H.closed == 1 && H.closed_err == RNE_TCP_ECONNREFUSED);
 }
 
 static void test_orderly_close(void)
 {
     /* passive close: FIN -> CLOSE_WAIT -> close -> LAST_ACK -> ACK -> closed(0) */
-    CHECK(reach(RNIC_TCP_LAST_ACK));
+    CHECK(reach(RNE_TCP_LAST_ACK));
     CHECK(H.peer_closed == 1);
     struct seg s;
     CHECK(parse(H.nout - 1, &s) && (s.flags & TH_FIN) && s.seq == E_SEQ - 1);
     struct opts o = tso();
     inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);
-    CHECK(H.closed == 1 && H.closed_err == 0 && rnic_tcp_get_stats(H.t)->conns_now == 0);
+    CHECK(H.closed == 1 && H.closed_err == 0 && rne_tcp_get_stats(H.t)->conns_now == 0);
     /* FIN after data that is still missing: held until the gap fills */
     h_init();
     CHECK(establish(NULL));
@@ -898,30 +898,30 @@ static void test_orderly_close(void)
     o = tso();
     inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, "abcdefghij", 10);
     CHECK(H.rxlen == 20 && !memcmp(H.rx, "abcdefghij0123456789", 20));
-    CHECK(H.peer_closed == 1 && state() == RNIC_TCP_CLOSE_WAIT);
+    CHECK(H.peer_closed == 1 && state() == RNE_TCP_CLOSE_WAIT);
     /* simultaneous close: CLOSING -> ACK of our FIN -> TIME_WAIT */
-    CHECK(reach(RNIC_TCP_CLOSING));
+    CHECK(reach(RNE_TCP_CLOSING));
     o = tso();
     inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, NULL, 0);
-    CHECK(H.closed == 1 && H.closed_err == 0 && rnic_tcp_get_stats(H.t)->conns_now == 1);
+    CHECK(H.closed == 1 && H.closed_err == 0 && rne_tcp_get_stats(H.t)->conns_now == 1);
     /* the upper layer may refuse a connection: the peer gets a RST */
     h_init();
     H.refuse = true;
-    rnic_tcp_listen(H.t, 80, 16, NULL);
+    rne_tcp_listen(H.t, 80, 16, NULL);
     inject(5000, 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
     CHECK(parse(0, &s));
     H.nout = 0;
     o = tso();
     inject(5000, 80, TH_ACK, 1001, s.seq + 1, 2048, &o, NULL, 0);
     CHECK(H.nout == 1 && parse(0, &s) && (s.flags & TH_RST));
-    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 0);
+    CHECK(rne_tcp_get_stats(H.t)->conns_now == 0);
 }
 
 /* Peer sequence numbers that wrap through zero, in order and out of order. */
 static void test_seq_wrap(void)
 {
     h_init();
-    rnic_tcp_listen(H.t, 80, 16, NULL);
+    rne_tcp_listen(H.t, 80, 16, NULL);
     const uint32_t pisn = 0xffffff00u;
     inject(5000, 80, TH_SYN, pisn, 0, 65535, &SYNO, NULL, 0);
     struct seg s;
@@ -953,15 +953,15 @@ static void test_rfc5961(void)
     syn.tsval = ++P_TS;
     inject(5000, 80, TH_SYN, P_SEQ, 0, 2048, &syn, NULL, 0);
     struct seg s;
-    CHECK(state() == RNIC_TCP_ESTABLISHED && H.nout == 1 && parse(0, &s) && s.flags == TH_ACK);
+    CHECK(state() == RNE_TCP_ESTABLISHED && H.nout == 1 && parse(0, &s) && s.flags == TH_ACK);
     /* ACK for data never sent: challenge ACK, data not accepted */
     H.nout = 0;
     struct opts o = tso();
     inject(5000, 80, TH_ACK, P_SEQ, E_SEQ + 5000, 2048, &o, "zz", 2);
     CHECK(H.nout == 1 && H.rxlen == 0);
-    CHECK(rnic_tcp_get_stats(H.t)->tx_challenge_ack == 2);
+    CHECK(rne_tcp_get_stats(H.t)->tx_challenge_ack == 2);
     /* RFC 5961 §7: at most challenge_ack_limit per second */
-    struct rnic_tcp_config cfg;
+    struct rne_tcp_config cfg;
     setup_cfg(&cfg);
     cfg.challenge_ack_limit = 3;
     h_init_cfg(&cfg);
@@ -970,7 +970,7 @@ static void test_rfc5961(void)
     for (int i = 0; i < 5; i++) {
         inject(5000, 80, TH_RST, P_SEQ + 1 + (uint32_t)i, 0, 0, NULL, NULL, 0);
     }
-    CHECK(H.nout == 3 && state() == RNIC_TCP_ESTABLISHED);
+    CHECK(H.nout == 3 && state() == RNE_TCP_ESTABLISHED);
     advance(1000 * MS);
     inject(5000, 80, TH_RST, P_SEQ + 1, 0, 0, NULL, NULL, 0);
     CHECK(H.nout == 4);
@@ -988,7 +988,7 @@ static void test_paws(void)
     o = tso();
     o.tsval = 5;                        /* older than ts_recent */
     inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, "old", 3);
-    CHECK(H.rxlen == 3 && H.nout == 1 && rnic_tcp_get_stats(H.t)->paws_drop == 1);
+    CHECK(H.rxlen == 3 && H.nout == 1 && rne_tcp_get_stats(H.t)->paws_drop == 1);
 }
 
 static void test_no_listener_and_backlog(void)
@@ -1004,26 +1004,26 @@ static void test_no_listener_and_backlog(void)
     CHECK(H.nout == 2);                 /* never a RST for a RST */
     /* backlog 2: the third embryonic connection is dropped */
     h_init();
-    rnic_tcp_listen(H.t, 80, 2, NULL);
+    rne_tcp_listen(H.t, 80, 2, NULL);
     for (uint16_t p = 0; p < 3; p++) {
         inject((uint16_t)(6000 + p), 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
     }
-    CHECK(H.nout == 2 && rnic_tcp_get_stats(H.t)->conns_now == 2);
+    CHECK(H.nout == 2 && rne_tcp_get_stats(H.t)->conns_now == 2);
     /* a SYN-ACK lost: the peer's repeated SYN gets it again */
     inject(6000, 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
     CHECK(H.nout == 3 && parse(2, &s) && s.flags == (TH_SYN | TH_ACK));
     /* bad TCP checksum and bad data offset are dropped */
     h_init();
-    rnic_tcp_listen(H.t, 80, 2, NULL);
+    rne_tcp_listen(H.t, 80, 2, NULL);
     struct opts bad = SYNO;
     bad.bad_csum = true;
     inject(5000, 80, TH_SYN, 1000, 0, 65535, &bad, NULL, 0);
-    CHECK(H.nout == 0 && rnic_tcp_get_stats(H.t)->rx_csum_err == 1);
+    CHECK(H.nout == 0 && rne_tcp_get_stats(H.t)->rx_csum_err == 1);
     struct opts doff = { -1, -1, false, false, 0, 0, 0, {{0, 0}}, false, 3 };
     inject(5000, 80, TH_SYN, 1000, 0, 65535, &doff, NULL, 0);
     doff.doff_override = 15;
     inject(5000, 80, TH_SYN, 1000, 0, 65535, &doff, NULL, 0);
-    CHECK(H.nout == 0 && rnic_tcp_get_stats(H.t)->rx_bad == 2);
+    CHECK(H.nout == 0 && rne_tcp_get_stats(H.t)->rx_bad == 2);
 }
 
 static void test_rto_backoff(void)
@@ -1034,11 +1034,11 @@ static void test_rto_backoff(void)
     inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 65535, &o, NULL, 0);
     H.nout = 0;
     uint8_t r[100] = { 0 };
-    rnic_tcp_send(H.conn, r, 100, H.now);
+    rne_tcp_send(H.conn, r, 100, H.now);
     struct seg s;
     CHECK(H.nout == 1 && parse(0, &s) && s.seq == E_SEQ && s.len == 100);
-    struct rnic_tcp_info inf;
-    rnic_tcp_get_info(H.conn, &inf);
+    struct rne_tcp_info inf;
+    rne_tcp_get_info(H.conn, &inf);
     uint64_t rto = inf.rto_ms * MS;
     CHECK(inf.rto_ms >= 200);
     /* retransmissions at rto, then 2*rto later, then 4*rto later */
@@ -1057,22 +1057,22 @@ static void test_rto_backoff(void)
     advance(120000 * MS);
     CHECK(H.nout == before && H.acked_bytes == 100);
     /* give-up after data_retries: RST and ETIMEDOUT */
-    struct rnic_tcp_config cfg;
+    struct rne_tcp_config cfg;
     setup_cfg(&cfg);
     cfg.data_retries = 3;
     h_init_cfg(&cfg);
     CHECK(establish(NULL));
-    rnic_tcp_send(H.conn, r, 100, H.now);
+    rne_tcp_send(H.conn, r, 100, H.now);
     for (int k = 0; k < 10 && H.closed == 0; k++) {
         advance(70000 * MS);
     }
-    CHECK(H.closed == 1 && H.closed_err == RNIC_TCP_ETIMEDOUT);
+    CHECK(H.closed == 1 && H.closed_err == RNE_TCP_ETIMEDOUT);
     CHECK(parse(H.nout - 1, &s) && (s.flags & TH_RST));
     /* SYN retransmission with backoff, then ETIMEDOUT */
     h_init();
-    struct rnic_ipaddr pa;
-    rnic_ipaddr_v4(&pa, 10, 0, 0, 2);
-    H.conn = rnic_tcp_connect(H.t, &pa, 5000, 0, MAC_P, &H, H.now);
+    struct rne_ipaddr pa;
+    rne_ipaddr_v4(&pa, 10, 0, 0, 2);
+    H.conn = rne_tcp_connect(H.t, &pa, 5000, 0, MAC_P, &H, H.now);
     advance(999 * MS);
     CHECK(H.nout == 1);
     advance(1 * MS);
@@ -1082,7 +1082,7 @@ static void test_rto_backoff(void)
     for (int k = 0; k < 10; k++) {
         advance(60000 * MS);
     }
-    CHECK(H.nout == 7 && H.closed == 1 && H.closed_err == RNIC_TCP_ETIMEDOUT);
+    CHECK(H.nout == 7 && H.closed == 1 && H.closed_err == RNE_TCP_ETIMEDOUT);
 }
 
 static void test_fast_retransmit(void)
@@ -1097,7 +1097,7 @@ static void test_fast_retransmit(void)
         H.nout = 0;
         static uint8_t r[1448];
         for (int i = 0; i < 3; i++) {
-            rnic_tcp_send(H.conn, r, 1448, H.now);
+            rne_tcp_send(H.conn, r, 1448, H.now);
         }
         CHECK(H.nout == 3);
         /* segment 1 lost; segments 2, 3 arrive: dup ACKs, then one more for new data */
@@ -1109,7 +1109,7 @@ static void test_fast_retransmit(void)
                 o.sack[0][1] = E_SEQ + 1448 * (uint32_t)(i < 2 ? i + 2 : 3);
             }
             inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 65535, &o, NULL, 0);
-            rnic_tcp_send(H.conn, r, 1448, H.now);      /* limited by cwnd, may queue */
+            rne_tcp_send(H.conn, r, 1448, H.now);       /* limited by cwnd, may queue */
         }
         struct seg s;
         bool rexmit = false;
@@ -1119,9 +1119,9 @@ static void test_fast_retransmit(void)
             }
         }
         CHECK(rexmit);                  /* before any RTO */
-        CHECK(rnic_tcp_get_stats(H.t)->fast_rexmit == 1 && rnic_tcp_get_stats(H.t)->rto_fired == 0);
-        struct rnic_tcp_info inf;
-        rnic_tcp_get_info(H.conn, &inf);
+        CHECK(rne_tcp_get_stats(H.t)->fast_rexmit == 1 && rne_tcp_get_stats(H.t)->rto_fired == 0);
+        struct rne_tcp_info inf;
+        rne_tcp_get_info(H.conn, &inf);
         CHECK(inf.ssthresh == 2 * 1448u);       /* max(flight/2, 2*SMSS) */
     }
 }
@@ -1134,12 +1134,12 @@ static void test_zero_window_probe(void)
     inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 0, &o, NULL, 0);
     H.nout = 0;
     uint8_t r[500] = { 1 };
-    rnic_tcp_send(H.conn, r, 500, H.now);
+    rne_tcp_send(H.conn, r, 500, H.now);
     CHECK(H.nout == 0);
     advance(1100 * MS);                 /* persist timer (>= RTO) */
     struct seg s;
     CHECK(H.nout >= 1 && parse(0, &s) && s.len == 0 && s.seq == E_SEQ - 1);
-    CHECK(rnic_tcp_get_stats(H.t)->persist_probes >= 1);
+    CHECK(rne_tcp_get_stats(H.t)->persist_probes >= 1);
     /* probes back off; the connection is never dropped for a zero window */
     advance(600000 * MS);
     CHECK(H.closed == 0 && H.conn != NULL);
@@ -1167,7 +1167,7 @@ static void test_receive_window(void)
     CHECK(s.win == 0 && s.ack == P_SEQ + 65536);
     /* consuming reopens the window with an update */
     H.nout = 0;
-    rnic_tcp_recv_done(H.conn, 65536, H.now);
+    rne_tcp_recv_done(H.conn, 65536, H.now);
     CHECK(H.nout == 1 && parse(0, &s) && s.win == 65536 >> 1);
 }
 
@@ -1194,7 +1194,7 @@ static void test_unread_after_release(void)
     CHECK(parse(H.nout - 1, &s) && s.ack == P_SEQ + sent &&
           (uint32_t)s.win << 1 < 65536 - 40000);
     H.nout = 0;
-    rnic_tcp_set_user(H.conn, NULL);
+    rne_tcp_set_user(H.conn, NULL);
     pull_all();
     /* the window reopens at once: the peer may be waiting for it */
     CHECK(H.nout == 1 && parse(0, &s) && s.win == 65536 >> 1);
@@ -1213,7 +1213,7 @@ static void test_unread_after_release(void)
 static void test_isn_and_demux(void)
 {
     h_init();
-    rnic_tcp_listen(H.t, 80, 4096, NULL);
+    rne_tcp_listen(H.t, 80, 4096, NULL);
     uint32_t isn[3];
     struct seg s;
     for (int i = 0; i < 2; i++) {
@@ -1224,23 +1224,23 @@ static void test_isn_and_demux(void)
     CHECK(isn[0] != isn[1]);
     /* same secret, same time, same tuple: same ISN (determinism) */
     h_init();
-    rnic_tcp_listen(H.t, 80, 4096, NULL);
+    rne_tcp_listen(H.t, 80, 4096, NULL);
     inject(7000, 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
     parse(0, &s);
     CHECK(s.seq == isn[0]);
     /* another secret: another ISN */
-    struct rnic_tcp_config cfg;
+    struct rne_tcp_config cfg;
     setup_cfg(&cfg);
     cfg.isn_secret[0] ^= 1;
     h_init_cfg(&cfg);
-    rnic_tcp_listen(H.t, 80, 4096, NULL);
+    rne_tcp_listen(H.t, 80, 4096, NULL);
     inject(7000, 80, TH_SYN, 1000, 0, 65535, &SYNO, NULL, 0);
     parse(0, &s);
     isn[2] = s.seq;
     CHECK(isn[2] != isn[0]);
     /* 3000 connections: each handshake and a byte of data lands on the right one */
     h_init();
-    rnic_tcp_listen(H.t, 80, 4096, NULL);
+    rne_tcp_listen(H.t, 80, 4096, NULL);
     const int N = 3000;
     static uint32_t eiss[3000];
     for (int i = 0; i < N; i++) {
@@ -1253,15 +1253,15 @@ static void test_isn_and_demux(void)
         struct opts o = { -1, -1, false, true, 200, 0, 0, {{0, 0}}, false, 0 };
         inject((uint16_t)(10000 + i), 80, TH_ACK, (uint32_t)i * 7 + 1, eiss[i], 2048, &o, NULL, 0);
     }
-    CHECK(H.accepted == N && rnic_tcp_get_stats(H.t)->conns_now == (uint64_t)N);
+    CHECK(H.accepted == N && rne_tcp_get_stats(H.t)->conns_now == (uint64_t)N);
     int right = 0;
     for (int i = N - 1; i >= 0; i--) {
         struct opts o = { -1, -1, false, true, 201, 0, 0, {{0, 0}}, false, 0 };
         uint8_t b = (uint8_t)i;
         H.rxlen = 0;
         inject((uint16_t)(10000 + i), 80, TH_ACK, (uint32_t)i * 7 + 1, eiss[i], 2048, &o, &b, 1);
-        struct rnic_tcp_info inf;
-        rnic_tcp_get_info(H.accepted_conns[i], &inf);
+        struct rne_tcp_info inf;
+        rne_tcp_get_info(H.accepted_conns[i], &inf);
         right += H.rxlen == 1 && H.rx[0] == b && inf.rcv_nxt == (uint32_t)i * 7 + 2;
     }
     CHECK(right == N);
@@ -1274,7 +1274,7 @@ static void test_keepalive(void)
     H.nout = 0;
     advance(3 * 3600 * 1000 * MS);      /* off by default: nothing */
     CHECK(H.nout == 0 && H.closed == 0);
-    struct rnic_tcp_config cfg;
+    struct rne_tcp_config cfg;
     setup_cfg(&cfg);
     cfg.keepalive = true;
     cfg.keep_idle_ms = 10000;
@@ -1294,20 +1294,20 @@ static void test_keepalive(void)
     for (int i = 0; i < 10; i++) {
         advance(2000 * MS);
     }
-    CHECK(H.closed == 1 && H.closed_err == RNIC_TCP_ETIMEDOUT);
+    CHECK(H.closed == 1 && H.closed_err == RNE_TCP_ETIMEDOUT);
 }
 
 static void test_active_and_simultaneous_open(void)
 {
     h_init();
-    struct rnic_ipaddr pa;
-    rnic_ipaddr_v4(&pa, 10, 0, 0, 2);
-    H.conn = rnic_tcp_connect(H.t, &pa, 5000, 0, MAC_P, &H, H.now);
+    struct rne_ipaddr pa;
+    rne_ipaddr_v4(&pa, 10, 0, 0, 2);
+    H.conn = rne_tcp_connect(H.t, &pa, 5000, 0, MAC_P, &H, H.now);
     struct seg s;
     CHECK(parse(0, &s) && s.flags == TH_SYN && s.sport >= 32768);
     uint16_t lport = s.sport;
     /* data queued before establishment goes out after */
-    CHECK(rnic_tcp_send(H.conn, "hello", 5, H.now) == 0);
+    CHECK(rne_tcp_send(H.conn, "hello", 5, H.now) == 0);
     CHECK(H.nout == 1);
     struct opts o = SYNO;
     o.tsecr = s.tsval;
@@ -1316,7 +1316,7 @@ static void test_active_and_simultaneous_open(void)
     CHECK(H.nout == 2 && parse(1, &s) && s.ack == 9001 && s.len == 5 && !memcmp(s.data, "hello", 5));
     /* simultaneous open: SYN crosses our SYN */
     h_init();
-    H.conn = rnic_tcp_connect(H.t, &pa, 5000, 4000, MAC_P, &H, H.now);
+    H.conn = rne_tcp_connect(H.t, &pa, 5000, 4000, MAC_P, &H, H.now);
     parse(0, &s);
     uint32_t iss = s.seq;
     inject(5000, 4000, TH_SYN, 9000, 0, 65535, &SYNO, NULL, 0);
@@ -1324,76 +1324,76 @@ static void test_active_and_simultaneous_open(void)
           s.ack == 9001);
     o = tso();
     inject(5000, 4000, TH_ACK, 9001, iss + 1, 65535, &o, NULL, 0);
-    CHECK(H.connected == 1 && state() == RNIC_TCP_ESTABLISHED);
+    CHECK(H.connected == 1 && state() == RNE_TCP_ESTABLISHED);
     /* close() in SYN_RCVD is held until ESTABLISHED, then the FIN goes out */
     h_init();
-    H.conn = rnic_tcp_connect(H.t, &pa, 5000, 4001, MAC_P, &H, H.now);
+    H.conn = rne_tcp_connect(H.t, &pa, 5000, 4001, MAC_P, &H, H.now);
     parse(0, &s);
     iss = s.seq;
     inject(5000, 4001, TH_SYN, 9000, 0, 65535, &SYNO, NULL, 0);
-    CHECK(state() == RNIC_TCP_SYN_RCVD);
-    CHECK(rnic_tcp_close(H.conn, H.now) == 0 && state() == RNIC_TCP_SYN_RCVD && H.nout == 2);
+    CHECK(state() == RNE_TCP_SYN_RCVD);
+    CHECK(rne_tcp_close(H.conn, H.now) == 0 && state() == RNE_TCP_SYN_RCVD && H.nout == 2);
     o = tso();
     inject(5000, 4001, TH_ACK, 9001, iss + 1, 65535, &o, NULL, 0);
-    CHECK(state() == RNIC_TCP_FIN_WAIT_1 && parse(H.nout - 1, &s) && (s.flags & TH_FIN) &&
+    CHECK(state() == RNE_TCP_FIN_WAIT_1 && parse(H.nout - 1, &s) && (s.flags & TH_FIN) &&
           s.seq == iss + 1);
     h_init();
-    H.conn = rnic_tcp_connect(H.t, &pa, 5000, 4000, MAC_P, &H, H.now);
+    H.conn = rne_tcp_connect(H.t, &pa, 5000, 4000, MAC_P, &H, H.now);
     parse(0, &s);
     iss = s.seq;
     inject(5000, 4000, TH_SYN | TH_ACK, 9000, iss + 1, 65535, &SYNO, NULL, 0);
     /* abort sends RST and frees without an event */
     H.nout = 0;
-    rnic_tcp_abort(H.conn, H.now);
+    rne_tcp_abort(H.conn, H.now);
     CHECK(H.nout == 1 && parse(0, &s) && (s.flags & TH_RST) && H.closed == 0);
-    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 0);
+    CHECK(rne_tcp_get_stats(H.t)->conns_now == 0);
 }
 
 static void test_limits_and_unlisten(void)
 {
     /* invalid configurations are refused */
-    struct rnic_tcp_config cfg;
+    struct rne_tcp_config cfg;
     setup_cfg(&cfg);
     cfg.mtu = 100;
-    CHECK(rnic_tcp_new(&cfg, &OPS, &H) == NULL);
+    CHECK(rne_tcp_new(&cfg, &OPS, &H) == NULL);
     setup_cfg(&cfg);
-    cfg.addr.family = RNIC_AF_INET6;
-    CHECK(rnic_tcp_new(&cfg, &OPS, &H) == NULL);
+    cfg.addr.family = RNE_AF_INET6;
+    CHECK(rne_tcp_new(&cfg, &OPS, &H) == NULL);
     setup_cfg(&cfg);
     cfg.rto_min_ms = 0;
-    CHECK(rnic_tcp_new(&cfg, &OPS, &H) == NULL);
+    CHECK(rne_tcp_new(&cfg, &OPS, &H) == NULL);
     /* connection pool exhausted: connect fails, SYNs are dropped, nothing leaks */
     setup_cfg(&cfg);
     cfg.max_conns = 2;
     h_init_cfg(&cfg);
-    struct rnic_ipaddr pa;
-    rnic_ipaddr_v4(&pa, 10, 0, 0, 2);
-    CHECK(rnic_tcp_connect(H.t, &pa, 5000, 0, MAC_P, &H, H.now) != NULL);
-    CHECK(rnic_tcp_connect(H.t, &pa, 5001, 0, MAC_P, &H, H.now) != NULL);
-    CHECK(rnic_tcp_connect(H.t, &pa, 5002, 0, MAC_P, &H, H.now) == NULL);
-    rnic_tcp_listen(H.t, 80, 16, NULL);
+    struct rne_ipaddr pa;
+    rne_ipaddr_v4(&pa, 10, 0, 0, 2);
+    CHECK(rne_tcp_connect(H.t, &pa, 5000, 0, MAC_P, &H, H.now) != NULL);
+    CHECK(rne_tcp_connect(H.t, &pa, 5001, 0, MAC_P, &H, H.now) != NULL);
+    CHECK(rne_tcp_connect(H.t, &pa, 5002, 0, MAC_P, &H, H.now) == NULL);
+    rne_tcp_listen(H.t, 80, 16, NULL);
     H.nout = 0;
     inject(6000, 80, TH_SYN, 1, 0, 65535, &SYNO, NULL, 0);
-    CHECK(H.nout == 0 && rnic_tcp_get_stats(H.t)->conns_now == 2);
+    CHECK(H.nout == 0 && rne_tcp_get_stats(H.t)->conns_now == 2);
     /* duplicate listen and port 0 are refused */
-    CHECK(rnic_tcp_listen(H.t, 80, 16, NULL) == NULL && rnic_tcp_listen(H.t, 0, 16, NULL) == NULL);
+    CHECK(rne_tcp_listen(H.t, 80, 16, NULL) == NULL && rne_tcp_listen(H.t, 0, 16, NULL) == NULL);
     /* unlisten resets embryonic children; later SYNs get RST */
     h_init();
-    struct rnic_tcp_listener *l = rnic_tcp_listen(H.t, 80, 16, NULL);
+    struct rne_tcp_listener *l = rne_tcp_listen(H.t, 80, 16, NULL);
     inject(6000, 80, TH_SYN, 1, 0, 65535, &SYNO, NULL, 0);
-    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 1);
+    CHECK(rne_tcp_get_stats(H.t)->conns_now == 1);
     H.nout = 0;
-    rnic_tcp_unlisten(H.t, l);
+    rne_tcp_unlisten(H.t, l);
     struct seg s;
     CHECK(H.nout == 1 && parse(0, &s) && (s.flags & TH_RST));
-    CHECK(rnic_tcp_get_stats(H.t)->conns_now == 0);
+    CHECK(rne_tcp_get_stats(H.t)->conns_now == 0);
     inject(6001, 80, TH_SYN, 1, 0, 65535, &SYNO, NULL, 0);
     CHECK(H.nout == 2 && parse(1, &s) && s.flags == (TH_RST | TH_ACK));
     /* frames that are not ours are left to the embedder */
     uint8_t arp[60] = { 0 };
     memcpy(arp, MAC_E, 6);
-    rnic_st_be16(arp + 12, RNIC_ETHERTYPE_ARP);
-    CHECK(!rnic_tcp_input(H.t, arp, sizeof(arp), H.now));
+    rne_st_be16(arp + 12, RNE_ETHERTYPE_ARP);
+    CHECK(!rne_tcp_input(H.t, arp, sizeof(arp), H.now));
 }
 
 /* Feed n full in-order segments, consumed at once (the window stays open). */
@@ -1404,14 +1404,14 @@ static void feed(int n)
         struct opts o = tso();
         inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, d, sizeof(d));
         P_SEQ += sizeof(d);
-        rnic_tcp_recv_done(H.conn, sizeof(d), H.now);
+        rne_tcp_recv_done(H.conn, sizeof(d), H.now);
     }
 }
 
 /* cfg.ack_batch: one ACK per receive burst, after the quick-ACK start. */
 static void test_ack_batch(void)
 {
-    struct rnic_tcp_config cfg;
+    struct rne_tcp_config cfg;
     struct seg s;
     setup_cfg(&cfg);
     cfg.ack_batch = true;
@@ -1421,31 +1421,31 @@ static void test_ack_batch(void)
     H.nout = 0;
     feed(2 * 65536 / 1448 + 1);
     CHECK(H.nout == (2 * 65536 / 1448 + 1) / 2);
-    CHECK(!rnic_tcp_ack_owed(H.t) && rnic_tcp_get_stats(H.t)->rx_ack_deferred == 0);
-    rnic_tcp_rx_batch_end(H.t, H.now);
+    CHECK(!rne_tcp_ack_owed(H.t) && rne_tcp_get_stats(H.t)->rx_ack_deferred == 0);
+    rne_tcp_rx_batch_end(H.t, H.now);
     /* the odd one out waits for the delayed-ACK timer, as before */
     advance(41 * MS);
     CHECK(H.nout == (2 * 65536 / 1448 + 1) / 2 + 1 && parse(H.nout - 1, &s) && s.ack == P_SEQ);
     /* past it: a burst of 4 owes one ACK, sent at the burst's end */
     H.nout = 0;
     feed(4);
-    CHECK(H.nout == 0 && rnic_tcp_ack_owed(H.t));
-    CHECK(rnic_tcp_get_stats(H.t)->rx_ack_deferred == 4);
-    rnic_tcp_rx_batch_end(H.t, H.now);
+    CHECK(H.nout == 0 && rne_tcp_ack_owed(H.t));
+    CHECK(rne_tcp_get_stats(H.t)->rx_ack_deferred == 4);
+    rne_tcp_rx_batch_end(H.t, H.now);
     CHECK(H.nout == 1 && parse(0, &s) && s.ack == P_SEQ && s.len == 0 && s.flags == TH_ACK);
-    CHECK(!rnic_tcp_ack_owed(H.t));
-    rnic_tcp_rx_batch_end(H.t, H.now);          /* nothing owed: nothing sent */
+    CHECK(!rne_tcp_ack_owed(H.t));
+    rne_tcp_rx_batch_end(H.t, H.now);           /* nothing owed: nothing sent */
     CHECK(H.nout == 1);
     /* a long burst is still ACKed every rcvbuf / 4 octets (11 segments) */
     H.nout = 0;
     feed(24);
     CHECK(H.nout == 2 && parse(1, &s) && s.ack == P_SEQ - 2 * 1448);
-    rnic_tcp_rx_batch_end(H.t, H.now);
+    rne_tcp_rx_batch_end(H.t, H.now);
     CHECK(H.nout == 3 && parse(2, &s) && s.ack == P_SEQ);
     /* a burst of one segment waits for the next one or the timer */
     H.nout = 0;
     feed(1);
-    rnic_tcp_rx_batch_end(H.t, H.now);
+    rne_tcp_rx_batch_end(H.t, H.now);
     CHECK(H.nout == 0);
     advance(39 * MS);
     CHECK(H.nout == 0);
@@ -1461,20 +1461,20 @@ static void test_ack_batch(void)
     inject(5000, 80, TH_ACK, P_SEQ, E_SEQ, 2048, &o, d, sizeof(d));
     CHECK(H.nout == 2 && parse(1, &s) && s.ack == P_SEQ + 2896 && s.nsack == 0);
     P_SEQ += 2896;
-    rnic_tcp_recv_done(H.conn, 2896, H.now);
+    rne_tcp_recv_done(H.conn, 2896, H.now);
     feed(2);
-    CHECK(H.nout == 3 && parse(2, &s) && s.ack == P_SEQ && !rnic_tcp_ack_owed(H.t));
+    CHECK(H.nout == 3 && parse(2, &s) && s.ack == P_SEQ && !rne_tcp_ack_owed(H.t));
     /* an ACK owed by a connection gone since is dropped with it */
     feed(2 * 65536 / 1448);
-    rnic_tcp_rx_batch_end(H.t, H.now);
+    rne_tcp_rx_batch_end(H.t, H.now);
     advance(41 * MS);
     H.nout = 0;
     feed(3);
-    CHECK(H.nout == 0 && rnic_tcp_ack_owed(H.t));
-    rnic_tcp_abort(H.conn, H.now);
+    CHECK(H.nout == 0 && rne_tcp_ack_owed(H.t));
+    rne_tcp_abort(H.conn, H.now);
     H.nout = 0;
-    rnic_tcp_rx_batch_end(H.t, H.now);
-    CHECK(H.nout == 0 && !rnic_tcp_ack_owed(H.t));
+    rne_tcp_rx_batch_end(H.t, H.now);
+    CHECK(H.nout == 0 && !rne_tcp_ack_owed(H.t));
 }
 
 int main(void)
@@ -1503,6 +1503,6 @@ int main(void)
     test_keepalive();
     test_active_and_simultaneous_open();
     test_limits_and_unlisten();
-    rnic_tcp_free(H.t);
+    rne_tcp_free(H.t);
     return check_report("test-tcp");
 }

@@ -21,7 +21,7 @@ static uint16_t get_be16(const uint8_t *p)
  * Runs once per received frame: the key is mixed eight octets at a time
  * (multiply, xor-shift) rather than octet by octet.
  */
-static uint32_t flow_hash(const struct rnic_flow_key *k)
+static uint32_t flow_hash(const struct rne_flow_key *k)
 {
     const uint64_t mul = 0x9e3779b97f4a7c15ull;
     uint64_t h = (uint64_t)k->vlan << 40 | (uint64_t)k->family << 32 |
@@ -41,8 +41,8 @@ static uint32_t flow_hash(const struct rnic_flow_key *k)
     return (uint32_t)(h >> 32);
 }
 
-static bool flow_eq(const struct rnic_flow_key *a,
-                    const struct rnic_flow_key *b)
+static bool flow_eq(const struct rne_flow_key *a,
+                    const struct rne_flow_key *b)
 {
     if (a->family != b->family || a->lport != b->lport ||
         a->rport != b->rport || a->vlan != b->vlan) {
@@ -55,7 +55,7 @@ static bool flow_eq(const struct rnic_flow_key *a,
     return !memcmp(a->laddr, b->laddr, 16) && !memcmp(a->raddr, b->raddr, 16);
 }
 
-void rnic_steer_clear(struct rnic_steer *s)
+void rne_steer_clear(struct rne_steer *s)
 {
     memset(s, 0, sizeof(*s));
 }
@@ -67,21 +67,21 @@ static bool addr_is_any(const uint8_t *addr)
     return !memcmp(addr, zero, 16);
 }
 
-int rnic_steer_add_listener(struct rnic_steer *s, uint32_t id, uint8_t family,
-                            const uint8_t *addr, uint16_t port)
+int rne_steer_add_listener(struct rne_steer *s, uint32_t id, uint8_t family,
+                           const uint8_t *addr, uint16_t port)
 {
-    return rnic_steer_add_listener_vlan(s, id, family, addr, port, 0);
+    return rne_steer_add_listener_vlan(s, id, family, addr, port, 0);
 }
 
-int rnic_steer_add_listener_vlan(struct rnic_steer *s, uint32_t id,
-                                 uint8_t family, const uint8_t *addr,
-                                 uint16_t port, uint16_t vid)
+int rne_steer_add_listener_vlan(struct rne_steer *s, uint32_t id,
+                                uint8_t family, const uint8_t *addr,
+                                uint16_t port, uint16_t vid)
 {
-    struct rnic_steer_listener *free_slot = NULL;
+    struct rne_steer_listener *free_slot = NULL;
     int i;
 
-    for (i = 0; i < RNIC_STEER_MAX_LISTEN; i++) {
-        struct rnic_steer_listener *l = &s->listen[i];
+    for (i = 0; i < RNE_STEER_MAX_LISTEN; i++) {
+        struct rne_steer_listener *l = &s->listen[i];
 
         if (!l->used) {
             free_slot = free_slot ? free_slot : l;
@@ -112,11 +112,11 @@ int rnic_steer_add_listener_vlan(struct rnic_steer *s, uint32_t id,
     return 0;
 }
 
-int rnic_steer_del_listener(struct rnic_steer *s, uint32_t id)
+int rne_steer_del_listener(struct rne_steer *s, uint32_t id)
 {
     int i;
 
-    for (i = 0; i < RNIC_STEER_MAX_LISTEN; i++) {
+    for (i = 0; i < RNE_STEER_MAX_LISTEN; i++) {
         if (s->listen[i].used && s->listen[i].id == id) {
             memset(&s->listen[i], 0, sizeof(s->listen[i]));
             return 0;
@@ -125,9 +125,9 @@ int rnic_steer_del_listener(struct rnic_steer *s, uint32_t id)
     return -1;
 }
 
-static int conn_find(const struct rnic_steer *s, const struct rnic_flow_key *k)
+static int conn_find(const struct rne_steer *s, const struct rne_flow_key *k)
 {
-    uint32_t mask = RNIC_STEER_CONN_SLOTS - 1;
+    uint32_t mask = RNE_STEER_CONN_SLOTS - 1;
     uint32_t i = flow_hash(k) & mask;
 
     while (s->conn[i].used) {
@@ -139,13 +139,13 @@ static int conn_find(const struct rnic_steer *s, const struct rnic_flow_key *k)
     return -1;
 }
 
-int rnic_steer_add_conn(struct rnic_steer *s, const struct rnic_flow_key *k,
-                        uint32_t id)
+int rne_steer_add_conn(struct rne_steer *s, const struct rne_flow_key *k,
+                       uint32_t id)
 {
-    uint32_t mask = RNIC_STEER_CONN_SLOTS - 1;
+    uint32_t mask = RNE_STEER_CONN_SLOTS - 1;
     uint32_t i;
 
-    if (s->nconn >= RNIC_STEER_MAX_CONN || conn_find(s, k) >= 0) {
+    if (s->nconn >= RNE_STEER_MAX_CONN || conn_find(s, k) >= 0) {
         return -1;
     }
     for (i = flow_hash(k) & mask; s->conn[i].used; i = (i + 1) & mask) {
@@ -158,9 +158,9 @@ int rnic_steer_add_conn(struct rnic_steer *s, const struct rnic_flow_key *k,
     return 0;
 }
 
-int rnic_steer_del_conn(struct rnic_steer *s, const struct rnic_flow_key *k)
+int rne_steer_del_conn(struct rne_steer *s, const struct rne_flow_key *k)
 {
-    uint32_t mask = RNIC_STEER_CONN_SLOTS - 1;
+    uint32_t mask = RNE_STEER_CONN_SLOTS - 1;
     int found = conn_find(s, k);
     uint32_t hole, j;
 
@@ -189,8 +189,8 @@ int rnic_steer_del_conn(struct rnic_steer *s, const struct rnic_flow_key *k)
     return 0;
 }
 
-bool rnic_classify_flow(const uint8_t *frame, size_t len,
-                        struct rnic_flow_key *k)
+bool rne_classify_flow(const uint8_t *frame, size_t len,
+                       struct rne_flow_key *k)
 {
     size_t l3 = ETH_HLEN, l4;
     uint16_t etype, vid = 0;
@@ -257,13 +257,13 @@ bool rnic_classify_flow(const uint8_t *frame, size_t len,
     return true;
 }
 
-static const struct rnic_steer_listener *
-listener_find(const struct rnic_steer *s, const struct rnic_flow_key *k)
+static const struct rne_steer_listener *
+listener_find(const struct rne_steer *s, const struct rne_flow_key *k)
 {
     int i;
 
-    for (i = 0; i < RNIC_STEER_MAX_LISTEN; i++) {
-        const struct rnic_steer_listener *l = &s->listen[i];
+    for (i = 0; i < RNE_STEER_MAX_LISTEN; i++) {
+        const struct rne_steer_listener *l = &s->listen[i];
 
         if (l->used && l->family == k->family && l->port == k->lport &&
             (addr_is_any(l->addr) ||
@@ -274,34 +274,34 @@ listener_find(const struct rnic_steer *s, const struct rnic_flow_key *k)
     return NULL;
 }
 
-enum rnic_rx_class rnic_classify(const struct rnic_steer *s,
-                                 const struct rnic_rx_filter *f,
-                                 const uint8_t *frame, size_t len,
-                                 uint32_t *id, struct rnic_flow_key *k)
+enum rne_rx_class rne_classify(const struct rne_steer *s,
+                               const struct rne_rx_filter *f,
+                               const uint8_t *frame, size_t len,
+                               uint32_t *id, struct rne_flow_key *k)
 {
     bool unicast_to_us;
 
     if (len < ETH_HLEN) {
-        return RNIC_RX_FILTERED;
+        return RNE_RX_FILTERED;
     }
     unicast_to_us = !memcmp(frame, f->mac, 6);
     /* Offloaded endpoints only ever see frames addressed to our MAC. */
-    if (unicast_to_us && rnic_classify_flow(frame, len, k)) {
-        const struct rnic_steer_listener *l;
+    if (unicast_to_us && rne_classify_flow(frame, len, k)) {
+        const struct rne_steer_listener *l;
         int c = conn_find(s, k);
 
         if (c >= 0) {
             *id = s->conn[c].id;
-            return RNIC_RX_TO_ENGINE;
+            return RNE_RX_TO_ENGINE;
         }
         l = listener_find(s, k);
         if (l) {
             *id = l->id;
-            return RNIC_RX_TO_ENGINE;
+            return RNE_RX_TO_ENGINE;
         }
     }
     if (unicast_to_us || f->promisc || (frame[0] & 1)) {
-        return RNIC_RX_TO_L2;
+        return RNE_RX_TO_L2;
     }
-    return RNIC_RX_FILTERED;
+    return RNE_RX_FILTERED;
 }

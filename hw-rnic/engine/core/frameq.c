@@ -14,7 +14,7 @@ static uint32_t rec_size(size_t len)
     return 4 + (((uint32_t)len + 3) & ~3u);
 }
 
-int rnic_frameq_init(struct rnic_frameq *q, uint32_t size, uint32_t max)
+int rne_frameq_init(struct rne_frameq *q, uint32_t size, uint32_t max)
 {
     memset(q, 0, sizeof(*q));
     q->buf = malloc(size);
@@ -23,11 +23,11 @@ int rnic_frameq_init(struct rnic_frameq *q, uint32_t size, uint32_t max)
     }
     q->size = size;
     q->max = max;
-    rnic_frameq_clear(q);
+    rne_frameq_clear(q);
     return 0;
 }
 
-void rnic_frameq_fini(struct rnic_frameq *q)
+void rne_frameq_fini(struct rne_frameq *q)
 {
     free(q->buf);
     q->buf = NULL;
@@ -35,7 +35,7 @@ void rnic_frameq_fini(struct rnic_frameq *q)
     q->count = 0;
 }
 
-void rnic_frameq_clear(struct rnic_frameq *q)
+void rne_frameq_clear(struct rne_frameq *q)
 {
     q->head = q->tail = 0;
     q->wrap_at = q->size;
@@ -43,7 +43,7 @@ void rnic_frameq_clear(struct rnic_frameq *q)
 }
 
 /* Where a record of need bytes goes, or UINT32_MAX if it does not fit. */
-static uint32_t place(const struct rnic_frameq *q, uint32_t need)
+static uint32_t place(const struct rne_frameq *q, uint32_t need)
 {
     if (q->count == q->max || need > q->size) {
         return UINT32_MAX;
@@ -57,12 +57,12 @@ static uint32_t place(const struct rnic_frameq *q, uint32_t need)
     return q->head - q->tail > need ? q->tail : UINT32_MAX;
 }
 
-bool rnic_frameq_room(const struct rnic_frameq *q, size_t len)
+bool rne_frameq_room(const struct rne_frameq *q, size_t len)
 {
     return len <= UINT32_MAX - 8 && place(q, rec_size(len)) != UINT32_MAX;
 }
 
-bool rnic_frameq_put(struct rnic_frameq *q, const void *frame, size_t len)
+bool rne_frameq_put(struct rne_frameq *q, const void *frame, size_t len)
 {
     uint32_t need, at, n = (uint32_t)len;
 
@@ -84,7 +84,7 @@ bool rnic_frameq_put(struct rnic_frameq *q, const void *frame, size_t len)
     return true;
 }
 
-const uint8_t *rnic_frameq_peek(const struct rnic_frameq *q, size_t *len)
+const uint8_t *rne_frameq_peek(const struct rne_frameq *q, size_t *len)
 {
     uint32_t n;
 
@@ -96,7 +96,7 @@ const uint8_t *rnic_frameq_peek(const struct rnic_frameq *q, size_t *len)
     return q->buf + q->head + 4;
 }
 
-void rnic_frameq_pop(struct rnic_frameq *q)
+void rne_frameq_pop(struct rne_frameq *q)
 {
     uint32_t n;
 
@@ -106,15 +106,15 @@ void rnic_frameq_pop(struct rnic_frameq *q)
     memcpy(&n, q->buf + q->head, 4);
     q->head += rec_size(n);
     if (!--q->count) {
-        rnic_frameq_clear(q);
+        rne_frameq_clear(q);
     } else if (q->head == q->wrap_at) {
         q->head = 0;
         q->wrap_at = q->size;
     }
 }
 
-const uint8_t *rnic_frameq_walk(const struct rnic_frameq *q, uint32_t *pos,
-                                uint32_t *n, size_t *len)
+const uint8_t *rne_frameq_walk(const struct rne_frameq *q, uint32_t *pos,
+                               uint32_t *n, size_t *len)
 {
     uint32_t at, rl;
 

@@ -3,63 +3,63 @@
  * What the device core needs from its embedder: guest-memory DMA, MSI-X,
  * the wire, and diagnostics.  QEMU fills it with pci_dma_read/write,
  * msix_notify and qemu_send_packet; unit tests with byte arrays.  Engine
- * events for tracing (struct rnic_trace) leave through the optional trace
+ * events for tracing (struct rne_trace) leave through the optional trace
  * op (QEMU: the trace-events rnic_eng_*).
  */
-#ifndef RNIC_ENGINE_HOST_H
-#define RNIC_ENGINE_HOST_H
+#ifndef RNE_ENGINE_HOST_H
+#define RNE_ENGINE_HOST_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* conn or qpn of a trace event that has none; a state before/after none */
-#define RNIC_TRACE_NONE         0xffffffffu
+#define RNE_TRACE_NONE          0xffffffffu
 
-enum rnic_trace_id {
-    RNIC_TRACE_CONN_STATE,      /* u.state: connection state (names below) */
-    RNIC_TRACE_CM_EVENT,        /* u.cm: an event posted to the CM EQ */
-    RNIC_TRACE_MPA,             /* u.mpa: the MPA exchange's outcome */
-    RNIC_TRACE_TERM_TX,         /* u.term: a Terminate we send */
-    RNIC_TRACE_TERM_RX,         /* u.term: a Terminate we received */
-    RNIC_TRACE_REXMIT,          /* u.rexmit: offload TCP retransmission */
-    RNIC_TRACE_QP_STATE,        /* u.state: QP state (RNIC_QPS_*) */
+enum rne_trace_id {
+    RNE_TRACE_CONN_STATE,       /* u.state: connection state (names below) */
+    RNE_TRACE_CM_EVENT,         /* u.cm: an event posted to the CM EQ */
+    RNE_TRACE_MPA,              /* u.mpa: the MPA exchange's outcome */
+    RNE_TRACE_TERM_TX,          /* u.term: a Terminate we send */
+    RNE_TRACE_TERM_RX,          /* u.term: a Terminate we received */
+    RNE_TRACE_REXMIT,           /* u.rexmit: offload TCP retransmission */
+    RNE_TRACE_QP_STATE,         /* u.state: QP state (RNIC_QPS_*) */
 };
 
 /* u.mpa.result */
-enum rnic_trace_mpa_result {
-    RNIC_TRACE_MPA_ACCEPTED,    /* the fields are the negotiated values */
-    RNIC_TRACE_MPA_REJECTED,    /* the peer's Reply rejected (R bit) */
-    RNIC_TRACE_MPA_REFUSED,     /* we refused its Reply: code (RFC 6581) */
+enum rne_trace_mpa_result {
+    RNE_TRACE_MPA_ACCEPTED,     /* the fields are the negotiated values */
+    RNE_TRACE_MPA_REJECTED,     /* the peer's Reply rejected (R bit) */
+    RNE_TRACE_MPA_REFUSED,      /* we refused its Reply: code (RFC 6581) */
 };
 
 /* u.rexmit.kind */
-enum rnic_trace_rexmit_kind {
-    RNIC_TRACE_REXMIT_RTO,      /* retransmission timeout, data or FIN */
-    RNIC_TRACE_REXMIT_SYN,      /* SYN or SYN-ACK again */
-    RNIC_TRACE_REXMIT_FAST,     /* fast retransmit (dup ACKs / SACK) */
-    RNIC_TRACE_REXMIT_GIVEUP,   /* retries exhausted: the connection drops */
+enum rne_trace_rexmit_kind {
+    RNE_TRACE_REXMIT_RTO,       /* retransmission timeout, data or FIN */
+    RNE_TRACE_REXMIT_SYN,       /* SYN or SYN-ACK again */
+    RNE_TRACE_REXMIT_FAST,      /* fast retransmit (dup ACKs / SACK) */
+    RNE_TRACE_REXMIT_GIVEUP,    /* retries exhausted: the connection drops */
 };
 
-struct rnic_trace {
-    enum rnic_trace_id id;
-    uint32_t conn;              /* connection id, or RNIC_TRACE_NONE */
-    uint32_t qpn;               /* its QP, or RNIC_TRACE_NONE */
+struct rne_trace {
+    enum rne_trace_id id;
+    uint32_t conn;              /* connection id, or RNE_TRACE_NONE */
+    uint32_t qpn;               /* its QP, or RNE_TRACE_NONE */
     union {
         struct {
-            uint32_t from, to;  /* RNIC_TRACE_NONE: not yet / no longer */
+            uint32_t from, to;  /* RNE_TRACE_NONE: not yet / no longer */
         } state;
         struct {
             uint8_t code;       /* RNIC_CM_* */
             uint16_t status;    /* errno-like */
         } cm;
         struct {
-            uint8_t result;     /* enum rnic_trace_mpa_result */
+            uint8_t result;     /* enum rne_trace_mpa_result */
             uint8_t code;       /* REFUSED: the MPA error code */
             bool active;        /* we are the initiator */
             uint8_t rev;
             bool crc, markers_tx, markers_rx;
-            uint8_t rtr;        /* the RTR used (RNIC_MPA_RTR_*), 0: none */
+            uint8_t rtr;        /* the RTR used (RNE_MPA_RTR_*), 0: none */
             uint16_t ird, ord;
             uint16_t pd_len;    /* the peer's private data */
         } mpa;
@@ -68,7 +68,7 @@ struct rnic_trace {
             bool queued;        /* TX: handed to TCP (false: no room) */
         } term;
         struct {
-            uint8_t kind;       /* enum rnic_trace_rexmit_kind */
+            uint8_t kind;       /* enum rne_trace_rexmit_kind */
             uint32_t seq;       /* first sequence number resent (snd_una) */
             uint32_t backoff;   /* consecutive timeouts (RTO doublings) */
             uint32_t rto_ms;    /* the timeout from now on */
@@ -76,7 +76,7 @@ struct rnic_trace {
     } u;
 };
 
-struct rnic_host_ops {
+struct rne_host_ops {
     /* 0 on success, -1 if any byte of [addr, addr + len) is unreachable. */
     int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
     int (*dma_write)(void *opaque, uint64_t addr, const void *buf,
@@ -92,7 +92,7 @@ struct rnic_host_ops {
     /*
      * Put one Ethernet frame (no FCS) on the wire.  false: the frame was
      * queued because the wire is busy; send nothing more until the embedder
-     * calls rnic_dev_tx_resume().
+     * calls rne_dev_tx_resume().
      */
     bool (*send_frame)(void *opaque, const void *frame, size_t len);
     /* Frames the device refused may be offered again (backlog, reset). */
@@ -103,7 +103,7 @@ struct rnic_host_ops {
     /*
      * Time, for the offload TCP and MPA timers: the engine has no clock of
      * its own.  now_ns is monotonic nanoseconds (QEMU: QEMU_CLOCK_VIRTUAL;
-     * tests: simulated time).  timer_mod asks for one rnic_dev_timer() call
+     * tests: simulated time).  timer_mod asks for one rne_dev_timer() call
      * at or after deadline_ns (UINT64_MAX: none needed); a new request
      * replaces the previous one.
      */
@@ -122,16 +122,16 @@ struct rnic_host_ops {
      * Optional: an engine event, for tracing.  It only records: it must not
      * call into the device.  NULL costs one test per event site.
      */
-    void (*trace)(void *opaque, const struct rnic_trace *ev);
+    void (*trace)(void *opaque, const struct rne_trace *ev);
 };
 
-struct rnic_host {
-    const struct rnic_host_ops *ops;
+struct rne_host {
+    const struct rne_host_ops *ops;
     void *opaque;
 };
 
-static inline int rnic_dma_read(const struct rnic_host *h, uint64_t addr,
-                                void *buf, size_t len)
+static inline int rne_dma_read(const struct rne_host *h, uint64_t addr,
+                               void *buf, size_t len)
 {
     if (addr + len < addr) {
         return -1;
@@ -139,8 +139,8 @@ static inline int rnic_dma_read(const struct rnic_host *h, uint64_t addr,
     return h->ops->dma_read(h->opaque, addr, buf, len);
 }
 
-static inline int rnic_dma_write(const struct rnic_host *h, uint64_t addr,
-                                 const void *buf, size_t len)
+static inline int rne_dma_write(const struct rne_host *h, uint64_t addr,
+                                const void *buf, size_t len)
 {
     if (addr + len < addr) {
         return -1;
@@ -149,8 +149,8 @@ static inline int rnic_dma_write(const struct rnic_host *h, uint64_t addr,
 }
 
 /* A ring or MR page is guest RAM: 0, else -1 (see dma_check_ram). */
-static inline int rnic_dma_check_ram(const struct rnic_host *h, uint64_t addr,
-                                     uint64_t len)
+static inline int rne_dma_check_ram(const struct rne_host *h, uint64_t addr,
+                                    uint64_t len)
 {
     uint8_t probe;
 
@@ -164,8 +164,8 @@ static inline int rnic_dma_check_ram(const struct rnic_host *h, uint64_t addr,
            h->ops->dma_read(h->opaque, addr + len - 1, &probe, 1) ? -1 : 0;
 }
 
-static inline void rnic_guest_error(const struct rnic_host *h,
-                                    const char *what, uint64_t a, uint64_t b)
+static inline void rne_guest_error(const struct rne_host *h,
+                                   const char *what, uint64_t a, uint64_t b)
 {
     if (h->ops->guest_error) {
         h->ops->guest_error(h->opaque, what, a, b);
@@ -173,20 +173,20 @@ static inline void rnic_guest_error(const struct rnic_host *h,
 }
 
 /* One trace event; does nothing without the trace op. */
-static inline void rnic_trace_ev(const struct rnic_host *h,
-                                 const struct rnic_trace *ev)
+static inline void rne_trace_ev(const struct rne_host *h,
+                                const struct rne_trace *ev)
 {
     if (h->ops->trace) {
         h->ops->trace(h->opaque, ev);
     }
 }
 
-static inline void rnic_trace_state(const struct rnic_host *h,
-                                    enum rnic_trace_id id, uint32_t conn,
-                                    uint32_t qpn, uint32_t from, uint32_t to)
+static inline void rne_trace_state(const struct rne_host *h,
+                                   enum rne_trace_id id, uint32_t conn,
+                                   uint32_t qpn, uint32_t from, uint32_t to)
 {
     if (h->ops->trace && from != to) {
-        struct rnic_trace ev = {
+        struct rne_trace ev = {
             .id = id, .conn = conn, .qpn = qpn,
             .u.state = { .from = from, .to = to },
         };
@@ -195,26 +195,26 @@ static inline void rnic_trace_state(const struct rnic_host *h,
     }
 }
 
-static inline void rnic_trace_conn_state(const struct rnic_host *h,
-                                         uint32_t conn, uint32_t qpn,
-                                         uint32_t from, uint32_t to)
+static inline void rne_trace_conn_state(const struct rne_host *h,
+                                        uint32_t conn, uint32_t qpn,
+                                        uint32_t from, uint32_t to)
 {
-    rnic_trace_state(h, RNIC_TRACE_CONN_STATE, conn, qpn, from, to);
+    rne_trace_state(h, RNE_TRACE_CONN_STATE, conn, qpn, from, to);
 }
 
-static inline void rnic_trace_qp_state(const struct rnic_host *h,
-                                       uint32_t qpn, uint32_t from,
-                                       uint32_t to)
+static inline void rne_trace_qp_state(const struct rne_host *h,
+                                      uint32_t qpn, uint32_t from,
+                                      uint32_t to)
 {
-    rnic_trace_state(h, RNIC_TRACE_QP_STATE, RNIC_TRACE_NONE, qpn, from, to);
+    rne_trace_state(h, RNE_TRACE_QP_STATE, RNE_TRACE_NONE, qpn, from, to);
 }
 
-static inline void rnic_trace_cm(const struct rnic_host *h, uint32_t conn,
-                                 uint32_t qpn, uint8_t code, uint16_t status)
+static inline void rne_trace_cm(const struct rne_host *h, uint32_t conn,
+                                uint32_t qpn, uint8_t code, uint16_t status)
 {
     if (h->ops->trace) {
-        struct rnic_trace ev = {
-            .id = RNIC_TRACE_CM_EVENT, .conn = conn, .qpn = qpn,
+        struct rne_trace ev = {
+            .id = RNE_TRACE_CM_EVENT, .conn = conn, .qpn = qpn,
             .u.cm = { .code = code, .status = status },
         };
 
@@ -222,14 +222,14 @@ static inline void rnic_trace_cm(const struct rnic_host *h, uint32_t conn,
     }
 }
 
-/* id: RNIC_TRACE_TERM_TX or _RX */
-static inline void rnic_trace_term(const struct rnic_host *h,
-                                   enum rnic_trace_id id, uint32_t conn,
-                                   uint32_t qpn, uint8_t layer, uint8_t etype,
-                                   uint8_t code, bool queued)
+/* id: RNE_TRACE_TERM_TX or _RX */
+static inline void rne_trace_term(const struct rne_host *h,
+                                  enum rne_trace_id id, uint32_t conn,
+                                  uint32_t qpn, uint8_t layer, uint8_t etype,
+                                  uint8_t code, bool queued)
 {
     if (h->ops->trace) {
-        struct rnic_trace ev = {
+        struct rne_trace ev = {
             .id = id, .conn = conn, .qpn = qpn,
             .u.term = { .layer = layer, .etype = etype, .code = code,
                         .queued = queued },
@@ -240,10 +240,10 @@ static inline void rnic_trace_term(const struct rnic_host *h,
 }
 
 /* Names for printing trace values; "?" for an unknown one (trace_names.c). */
-const char *rnic_trace_conn_state_name(uint32_t state);
-const char *rnic_trace_qp_state_name(uint32_t state);
-const char *rnic_trace_cm_name(unsigned code);
-const char *rnic_trace_layer_name(unsigned layer);
-const char *rnic_trace_rexmit_name(unsigned kind);
+const char *rne_trace_conn_state_name(uint32_t state);
+const char *rne_trace_qp_state_name(uint32_t state);
+const char *rne_trace_cm_name(unsigned code);
+const char *rne_trace_layer_name(unsigned layer);
+const char *rne_trace_rexmit_name(unsigned kind);
 
 #endif

@@ -9,12 +9,12 @@
 
 #define MIN_FRAME 14    /* an Ethernet header */
 
-unsigned rnic_l2q_create(struct rnic_dev *d, bool rx,
-                         const struct rnic_cmd_create_l2q *c)
+unsigned rne_l2q_create(struct rne_dev *d, bool rx,
+                        const struct rnic_cmd_create_l2q *c)
 {
-    struct rnic_l2q *tab = rx ? d->rxq : d->txq;
-    uint32_t qid = rnic_le32_to_cpu(c->qid), eqn = rnic_le32_to_cpu(c->eqn);
-    struct rnic_l2q q;
+    struct rne_l2q *tab = rx ? d->rxq : d->txq;
+    uint32_t qid = rne_le32_to_cpu(c->qid), eqn = rne_le32_to_cpu(c->eqn);
+    struct rne_l2q q;
     unsigned sts, i;
 
     if (qid >= d->cfg.max_l2q) {
@@ -28,7 +28,7 @@ unsigned rnic_l2q_create(struct rnic_dev *d, bool rx,
             return RNIC_STS_BAD_PARAM;
         }
     }
-    if (c->log_depth < 1 || c->log_depth > RNIC_ENG_MAX_L2Q_LOG) {
+    if (c->log_depth < 1 || c->log_depth > RNE_ENG_MAX_L2Q_LOG) {
         return RNIC_STS_BAD_PARAM;
     }
     if (eqn == 0 || eqn > d->cfg.max_eq) {
@@ -38,8 +38,8 @@ unsigned rnic_l2q_create(struct rnic_dev *d, bool rx,
         return RNIC_STS_NOT_FOUND;
     }
     memset(&q, 0, sizeof(q));
-    sts = rnic_ring_load_pbl(&q.ring, &d->host, &c->ring,
-                             1u << c->log_depth, RNIC_L2_DESC_SIZE);
+    sts = rne_ring_load_pbl(&q.ring, &d->host, &c->ring,
+                            1u << c->log_depth, RNIC_L2_DESC_SIZE);
     if (sts) {
         return sts;
     }
@@ -50,9 +50,9 @@ unsigned rnic_l2q_create(struct rnic_dev *d, bool rx,
     return RNIC_STS_OK;
 }
 
-unsigned rnic_l2q_destroy(struct rnic_dev *d, bool rx, uint32_t qid)
+unsigned rne_l2q_destroy(struct rne_dev *d, bool rx, uint32_t qid)
 {
-    struct rnic_l2q *tab = rx ? d->rxq : d->txq;
+    struct rne_l2q *tab = rx ? d->rxq : d->txq;
 
     if (qid >= d->cfg.max_l2q) {
         return RNIC_STS_BAD_INDEX;
@@ -61,7 +61,7 @@ unsigned rnic_l2q_destroy(struct rnic_dev *d, bool rx, uint32_t qid)
         return RNIC_STS_NOT_FOUND;
     }
     d->eq[tab[qid].eqn].users--;
-    rnic_ring_free(&tab[qid].ring);
+    rne_ring_free(&tab[qid].ring);
     memset(&tab[qid], 0, sizeof(tab[qid]));
     if (rx) {
         d->rxq_db_pending &= ~(1u << qid);
@@ -72,7 +72,7 @@ unsigned rnic_l2q_destroy(struct rnic_dev *d, bool rx, uint32_t qid)
 }
 
 /* Raise the queue's event if the driver armed it and there is progress. */
-static void l2q_event(struct rnic_dev *d, struct rnic_l2q *q, bool rx,
+static void l2q_event(struct rne_dev *d, struct rne_l2q *q, bool rx,
                       uint32_t qid)
 {
     struct rnic_eqe e;
@@ -82,41 +82,41 @@ static void l2q_event(struct rnic_dev *d, struct rnic_l2q *q, bool rx,
     }
     memset(&e, 0, sizeof(e));
     e.type = rx ? RNIC_EQE_L2_RX : RNIC_EQE_L2_TX;
-    e.obj = rnic_cpu_to_le32(qid);
+    e.obj = rne_cpu_to_le32(qid);
     q->armed = false;
     q->ev_idx = q->cidx;
-    rnic_eq_post(d, q->eqn, &e);
+    rne_eq_post(d, q->eqn, &e);
 }
 
 /*
  * Accept a latched producer index: it may not run more than one ring ahead
  * of the device's consumer nor move backwards.  false if rejected.
  */
-static bool l2q_take_doorbell(struct rnic_dev *d, struct rnic_l2q *q,
+static bool l2q_take_doorbell(struct rne_dev *d, struct rne_l2q *q,
                               uint32_t qid, bool rx)
 {
     uint32_t idx = q->db_idx;
 
-    if (rnic_ring_used(idx, q->cidx) > q->ring.depth ||
-        rnic_ring_used(idx, q->cidx) < rnic_ring_used(q->pidx, q->cidx)) {
-        rnic_guest_error(&d->host, rx ? "RX producer index out of range" :
-                         "TX producer index out of range", qid, idx);
-        rnic_eq_post_async(d, RNIC_ASYNC_L2_ERROR, qid,
-                           RNIC_L2ERR_DB_OVERFLOW);
+    if (rne_ring_used(idx, q->cidx) > q->ring.depth ||
+        rne_ring_used(idx, q->cidx) < rne_ring_used(q->pidx, q->cidx)) {
+        rne_guest_error(&d->host, rx ? "RX producer index out of range" :
+                        "TX producer index out of range", qid, idx);
+        rne_eq_post_async(d, RNIC_ASYNC_L2_ERROR, qid,
+                          RNIC_L2ERR_DB_OVERFLOW);
         return false;
     }
     q->pidx = idx;
     return true;
 }
 
-static void tx_write_status(struct rnic_dev *d, struct rnic_l2q *q,
+static void tx_write_status(struct rne_dev *d, struct rne_l2q *q,
                             uint32_t idx, uint8_t status)
 {
-    uint64_t at = rnic_ring_slot(&q->ring, idx) +
+    uint64_t at = rne_ring_slot(&q->ring, idx) +
                   offsetof(struct rnic_l2_tx_desc, status);
 
-    if (rnic_dma_write(&d->host, at, &status, 1)) {
-        rnic_guest_error(&d->host, "TX descriptor write-back failed", idx, 0);
+    if (rne_dma_write(&d->host, at, &status, 1)) {
+        rne_guest_error(&d->host, "TX descriptor write-back failed", idx, 0);
     }
 }
 
@@ -125,11 +125,11 @@ static void tx_write_status(struct rnic_dev *d, struct rnic_l2q *q,
  * it spans (0: its last descriptor is not posted yet); *len is the frame
  * length, or 0 if the frame is bad and must be completed with an error.
  */
-static uint32_t tx_gather(struct rnic_dev *d, struct rnic_l2q *q,
+static uint32_t tx_gather(struct rne_dev *d, struct rne_l2q *q,
                           uint32_t qid, size_t *len, uint8_t *err)
 {
-    uint32_t avail = rnic_ring_used(q->pidx, q->cidx);
-    uint32_t max = rnic_l2_max_frame(d);
+    uint32_t avail = rne_ring_used(q->pidx, q->cidx);
+    uint32_t max = rne_l2_max_frame(d);
     size_t total = 0;
     uint32_t n;
 
@@ -138,17 +138,17 @@ static uint32_t tx_gather(struct rnic_dev *d, struct rnic_l2q *q,
         struct rnic_l2_tx_desc desc;
         uint32_t dlen;
 
-        if (rnic_ring_read(&q->ring, &d->host, q->cidx + n, &desc)) {
+        if (rne_ring_read(&q->ring, &d->host, q->cidx + n, &desc)) {
             /* An unreadable descriptor ends the frame: no EOP to wait for. */
             *err = RNIC_L2ERR_DMA;
             break;
         }
-        dlen = rnic_le16_to_cpu(desc.len);
+        dlen = rne_le16_to_cpu(desc.len);
         if (!*err && (dlen == 0 || total + dlen > max)) {
             *err = RNIC_L2ERR_BAD_DESC;
         }
-        if (!*err && rnic_dma_read(&d->host, rnic_le64_to_cpu(desc.addr),
-                                   d->frame + total, dlen)) {
+        if (!*err && rne_dma_read(&d->host, rne_le64_to_cpu(desc.addr),
+                                  d->frame + total, dlen)) {
             *err = RNIC_L2ERR_DMA;
         }
         if (!*err) {
@@ -170,7 +170,7 @@ static uint32_t tx_gather(struct rnic_dev *d, struct rnic_l2q *q,
         *err = RNIC_L2ERR_BAD_DESC;
     }
     if (*err) {
-        rnic_guest_error(&d->host, "bad TX frame", qid, *err);
+        rne_guest_error(&d->host, "bad TX frame", qid, *err);
     }
     *len = *err ? 0 : total;
     return n + 1;
@@ -182,7 +182,7 @@ static uint32_t tx_gather(struct rnic_dev *d, struct rnic_l2q *q,
  * through): the wildcard listeners of the offload engine may then serve
  * that address there.
  */
-static void note_own_addr(struct rnic_dev *d, const uint8_t *f, size_t len)
+static void note_own_addr(struct rne_dev *d, const uint8_t *f, size_t len)
 {
     const uint8_t *src;
     size_t l3 = 14;
@@ -209,19 +209,19 @@ static void note_own_addr(struct rnic_dev *d, const uint8_t *f, size_t len)
         return;
     }
     if (!(src[0] | src[1] | src[2] | src[3]) || src[0] >= 224 ||
-        rnic_l2_addr_owned(d, src, vid)) {
+        rne_l2_addr_owned(d, src, vid)) {
         return;
     }
     memcpy(d->own_addr[d->own_addr_next], src, 4);
     d->own_vlan[d->own_addr_next] = vid;
-    d->own_addr_next = (d->own_addr_next + 1) % RNIC_DEV_MAX_OWN_ADDR;
-    if (d->n_own_addr < RNIC_DEV_MAX_OWN_ADDR) {
+    d->own_addr_next = (d->own_addr_next + 1) % RNE_DEV_MAX_OWN_ADDR;
+    if (d->n_own_addr < RNE_DEV_MAX_OWN_ADDR) {
         d->n_own_addr++;
     }
 }
 
-bool rnic_l2_addr_owned(const struct rnic_dev *d, const uint8_t *addr,
-                        uint16_t vid)
+bool rne_l2_addr_owned(const struct rne_dev *d, const uint8_t *addr,
+                       uint16_t vid)
 {
     uint32_t i;
 
@@ -233,21 +233,21 @@ bool rnic_l2_addr_owned(const struct rnic_dev *d, const uint8_t *addr,
     return false;
 }
 
-bool rnic_l2_to_self(const struct rnic_dev *d, const uint8_t *frame,
-                     size_t len)
+bool rne_l2_to_self(const struct rne_dev *d, const uint8_t *frame,
+                    size_t len)
 {
     return len >= 14 && !memcmp(frame, d->port.mac, sizeof(d->port.mac));
 }
 
-void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid)
+void rne_l2_tx_doorbell(struct rne_dev *d, uint32_t qid)
 {
-    struct rnic_l2q *q = &d->txq[qid];
+    struct rne_l2q *q = &d->txq[qid];
     bool arm = q->db_arm;
 
     q->db_arm = false;
     if (!q->live) {
-        rnic_guest_error(&d->host, "doorbell for a missing TX queue", qid, 0);
-        rnic_eq_post_async(d, RNIC_ASYNC_DB_ERROR, qid, RNIC_DB_L2_TX);
+        rne_guest_error(&d->host, "doorbell for a missing TX queue", qid, 0);
+        rne_eq_post_async(d, RNIC_ASYNC_DB_ERROR, qid, RNIC_DB_L2_TX);
         return;
     }
     if (!l2q_take_doorbell(d, q, qid, false)) {
@@ -261,7 +261,7 @@ void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid)
         size_t len;
         uint32_t i, n;
 
-        if (!rnic_dev_tx_room(d, rnic_l2_max_frame(d))) {
+        if (!rne_dev_tx_room(d, rne_l2_max_frame(d))) {
             d->tx_full = true;  /* go on once the egress queue is flushed */
             break;
         }
@@ -274,7 +274,7 @@ void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid)
         } else {
             /* to the wire when this dispatch ends (dev.c) */
             note_own_addr(d, d->frame, len);
-            rnic_dev_send_wire(d, d->frame, len);
+            rne_dev_send_wire(d, d->frame, len);
         }
         for (i = 0; i < n; i++) {
             tx_write_status(d, q, q->cidx + i,
@@ -285,22 +285,22 @@ void rnic_l2_tx_doorbell(struct rnic_dev *d, uint32_t qid)
     l2q_event(d, q, false, qid);
 }
 
-static bool rx_has_buffer(const struct rnic_dev *d)
+static bool rx_has_buffer(const struct rne_dev *d)
 {
-    const struct rnic_l2q *q = &d->rxq[0];
+    const struct rne_l2q *q = &d->rxq[0];
 
     return q->live && q->cidx != q->pidx;
 }
 
-void rnic_l2_rx_doorbell(struct rnic_dev *d, uint32_t qid)
+void rne_l2_rx_doorbell(struct rne_dev *d, uint32_t qid)
 {
-    struct rnic_l2q *q = &d->rxq[qid];
+    struct rne_l2q *q = &d->rxq[qid];
     bool arm = q->db_arm;
 
     q->db_arm = false;
     if (!q->live) {
-        rnic_guest_error(&d->host, "doorbell for a missing RX queue", qid, 0);
-        rnic_eq_post_async(d, RNIC_ASYNC_DB_ERROR, qid, RNIC_DB_L2_RX);
+        rne_guest_error(&d->host, "doorbell for a missing RX queue", qid, 0);
+        rne_eq_post_async(d, RNIC_ASYNC_DB_ERROR, qid, RNIC_DB_L2_RX);
         return;
     }
 
@@ -313,9 +313,9 @@ void rnic_l2_rx_doorbell(struct rnic_dev *d, uint32_t qid)
     }
 }
 
-bool rnic_l2_rx_frame(struct rnic_dev *d, const uint8_t *frame, size_t len)
+bool rne_l2_rx_frame(struct rne_dev *d, const uint8_t *frame, size_t len)
 {
-    struct rnic_l2q *q = &d->rxq[0];
+    struct rne_l2q *q = &d->rxq[0];
     struct rnic_l2_rx_desc desc;
     uint64_t slot;
     uint16_t plen;
@@ -324,31 +324,31 @@ bool rnic_l2_rx_frame(struct rnic_dev *d, const uint8_t *frame, size_t len)
     if (!rx_has_buffer(d)) {
         return false;
     }
-    slot = rnic_ring_slot(&q->ring, q->cidx);
-    if (rnic_dma_read(&d->host, slot, &desc, sizeof(desc))) {
+    slot = rne_ring_slot(&q->ring, q->cidx);
+    if (rne_dma_read(&d->host, slot, &desc, sizeof(desc))) {
         status |= RNIC_L2_ERR;
-    } else if (len > rnic_l2_max_frame(d) ||
-               len > rnic_le16_to_cpu(desc.buf_len)) {
+    } else if (len > rne_l2_max_frame(d) ||
+               len > rne_le16_to_cpu(desc.buf_len)) {
         /* Drop it; the buffer stays posted for the next frame. */
         d->stats.rx_too_long++;
         return true;
-    } else if (rnic_dma_write(&d->host, rnic_le64_to_cpu(desc.addr), frame,
-                              len)) {
+    } else if (rne_dma_write(&d->host, rne_le64_to_cpu(desc.addr), frame,
+                             len)) {
         status |= RNIC_L2_ERR;
     }
     if (status & RNIC_L2_ERR) {
-        rnic_guest_error(&d->host, "RX buffer not reachable", q->cidx, 0);
+        rne_guest_error(&d->host, "RX buffer not reachable", q->cidx, 0);
         d->stats.rx_errors++;
         len = 0;
     } else {
         d->stats.rx_frames++;
         d->stats.rx_bytes += len;
     }
-    plen = rnic_cpu_to_le16((uint16_t)len);
-    rnic_dma_write(&d->host, slot + offsetof(struct rnic_l2_rx_desc, pkt_len),
-                   &plen, sizeof(plen));
-    rnic_dma_write(&d->host, slot + offsetof(struct rnic_l2_rx_desc, status),
-                   &status, 1);
+    plen = rne_cpu_to_le16((uint16_t)len);
+    rne_dma_write(&d->host, slot + offsetof(struct rnic_l2_rx_desc, pkt_len),
+                  &plen, sizeof(plen));
+    rne_dma_write(&d->host, slot + offsetof(struct rnic_l2_rx_desc, status),
+                  &status, 1);
     q->cidx++;
     l2q_event(d, q, true, 0);
     return true;

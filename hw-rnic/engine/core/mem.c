@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include "mem.h"
 
-void rnic_mem_count(struct rnic_mem *m, enum rnic_mem_kind k, size_t n,
-                    int sign)
+void rne_mem_count(struct rne_mem *m, enum rne_mem_kind k, size_t n,
+                   int sign)
 {
     if (sign < 0) {
         if (m->bytes[k] < n) {
@@ -18,31 +18,31 @@ void rnic_mem_count(struct rnic_mem *m, enum rnic_mem_kind k, size_t n,
     }
 }
 
-void *rnic_mem_alloc(struct rnic_mem *m, enum rnic_mem_kind k, size_t n)
+void *rne_mem_alloc(struct rne_mem *m, enum rne_mem_kind k, size_t n)
 {
     void *p = calloc(1, n ? n : 1);
 
     if (p) {
-        rnic_mem_count(m, k, n, 1);
+        rne_mem_count(m, k, n, 1);
     }
     return p;
 }
 
-void rnic_mem_free(struct rnic_mem *m, enum rnic_mem_kind k, void *p,
-                   size_t n)
+void rne_mem_free(struct rne_mem *m, enum rne_mem_kind k, void *p,
+                  size_t n)
 {
     if (p) {
-        rnic_mem_count(m, k, n, -1);
+        rne_mem_count(m, k, n, -1);
         free(p);
     }
 }
 
-uint64_t rnic_mem_total(const struct rnic_mem *m)
+uint64_t rne_mem_total(const struct rne_mem *m)
 {
     uint64_t t = 0;
     int k;
 
-    for (k = 0; k < RNIC_MEM_KINDS; k++) {
+    for (k = 0; k < RNE_MEM_KINDS; k++) {
         t += m->bytes[k];
     }
     return t;

@@ -9,7 +9,7 @@
 #define PBL_CHUNK 64
 
 /* Copy n LE page addresses from guest address src into out[]. */
-static int copy_list(const struct rnic_host *h, uint64_t src, uint32_t n,
+static int copy_list(const struct rne_host *h, uint64_t src, uint32_t n,
                      uint64_t *out)
 {
     uint64_t buf[PBL_CHUNK];
@@ -18,20 +18,20 @@ static int copy_list(const struct rnic_host *h, uint64_t src, uint32_t n,
     while (done < n) {
         uint32_t k = n - done < PBL_CHUNK ? n - done : PBL_CHUNK;
 
-        if (rnic_dma_read(h, src + (uint64_t)done * 8, buf, k * 8)) {
+        if (rne_dma_read(h, src + (uint64_t)done * 8, buf, k * 8)) {
             return -1;
         }
         for (i = 0; i < k; i++) {
-            out[done + i] = rnic_le64_to_cpu(buf[i]);
+            out[done + i] = rne_le64_to_cpu(buf[i]);
         }
         done += k;
     }
     return 0;
 }
 
-unsigned rnic_pbl_copy(const struct rnic_host *h, uint64_t addr,
-                       uint32_t nentries, uint8_t levels, uint8_t page_shift,
-                       uint64_t *out)
+unsigned rne_pbl_copy(const struct rne_host *h, uint64_t addr,
+                      uint32_t nentries, uint8_t levels, uint8_t page_shift,
+                      uint64_t *out)
 {
     uint64_t mask;
     uint32_t i;
@@ -52,10 +52,10 @@ unsigned rnic_pbl_copy(const struct rnic_host *h, uint64_t addr,
             uint64_t l2;
             uint32_t k = nentries - i * RNIC_PBL_PER_PAGE;
 
-            if (rnic_dma_read(h, addr + (uint64_t)i * 8, &l2, 8)) {
+            if (rne_dma_read(h, addr + (uint64_t)i * 8, &l2, 8)) {
                 return RNIC_STS_DMA_ERROR;
             }
-            l2 = rnic_le64_to_cpu(l2);
+            l2 = rne_le64_to_cpu(l2);
             if (l2 & (RNIC_PAGE_SIZE - 1)) {
                 return RNIC_STS_BAD_PARAM;
             }
@@ -74,19 +74,19 @@ unsigned rnic_pbl_copy(const struct rnic_host *h, uint64_t addr,
             return RNIC_STS_BAD_PARAM;
         }
         /* Catch pages outside guest RAM now, not at first use. */
-        if (rnic_dma_check_ram(h, out[i], mask + 1)) {
+        if (rne_dma_check_ram(h, out[i], mask + 1)) {
             return RNIC_STS_DMA_ERROR;
         }
     }
     return RNIC_STS_OK;
 }
 
-unsigned rnic_pbl_load(const struct rnic_host *h, const struct rnic_pbl *pbl,
-                       uint32_t nentries, uint64_t *out)
+unsigned rne_pbl_load(const struct rne_host *h, const struct rnic_pbl *pbl,
+                      uint32_t nentries, uint64_t *out)
 {
-    if (pbl->rsvd || rnic_le32_to_cpu(pbl->nentries) != nentries) {
+    if (pbl->rsvd || rne_le32_to_cpu(pbl->nentries) != nentries) {
         return RNIC_STS_BAD_PARAM;
     }
-    return rnic_pbl_copy(h, rnic_le64_to_cpu(pbl->addr), nentries, pbl->levels,
-                         pbl->page_shift, out);
+    return rne_pbl_copy(h, rne_le64_to_cpu(pbl->addr), nentries, pbl->levels,
+                        pbl->page_shift, out);
 }

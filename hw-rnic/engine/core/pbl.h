@@ -5,8 +5,8 @@
  * lists).  Each page is checked once, here; afterwards the device computes
  * addresses from its copy and never re-reads the guest's list.
  */
-#ifndef RNIC_ENGINE_PBL_H
-#define RNIC_ENGINE_PBL_H
+#ifndef RNE_ENGINE_PBL_H
+#define RNE_ENGINE_PBL_H
 
 #include <stdint.h>
 #include "rnic/hw.h"
@@ -17,12 +17,12 @@
  * page must be aligned to 1 << page_shift and inside guest RAM.  Returns an
  * RNIC_STS_* code.
  */
-unsigned rnic_pbl_copy(const struct rnic_host *h, uint64_t addr,
-                       uint32_t nentries, uint8_t levels, uint8_t page_shift,
-                       uint64_t *out);
+unsigned rne_pbl_copy(const struct rne_host *h, uint64_t addr,
+                      uint32_t nentries, uint8_t levels, uint8_t page_shift,
+                      uint64_t *out);
 
-/* rnic_pbl_copy() of a struct rnic_pbl that must list exactly nentries. */
-unsigned rnic_pbl_load(const struct rnic_host *h, const struct rnic_pbl *pbl,
-                       uint32_t nentries, uint64_t *out);
+/* rne_pbl_copy() of a struct rnic_pbl that must list exactly nentries. */
+unsigned rne_pbl_load(const struct rne_host *h, const struct rnic_pbl *pbl,
+                      uint32_t nentries, uint64_t *out);
 
 #endif

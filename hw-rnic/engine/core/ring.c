@@ -8,7 +8,7 @@
 #include "pbl.h"
 #include "wire/le.h"
 
-uint32_t rnic_ring_pages_needed(uint32_t depth, uint32_t entry_size)
+uint32_t rne_ring_pages_needed(uint32_t depth, uint32_t entry_size)
 {
     uint64_t bytes = (uint64_t)depth * entry_size;
 
@@ -17,16 +17,16 @@ uint32_t rnic_ring_pages_needed(uint32_t depth, uint32_t entry_size)
 
 static bool ring_shape_ok(uint32_t depth, uint32_t entry_size)
 {
-    return rnic_is_pow2(depth) && depth >= 2 && rnic_is_pow2(entry_size) &&
+    return rne_is_pow2(depth) && depth >= 2 && rne_is_pow2(entry_size) &&
            entry_size <= RNIC_PAGE_SIZE;
 }
 
 /* Copy the checked page list of a ring of this shape into r. */
-static unsigned ring_fill(struct rnic_ring *r, const struct rnic_host *h,
+static unsigned ring_fill(struct rne_ring *r, const struct rne_host *h,
                           uint64_t pbl_addr, uint8_t levels, uint32_t depth,
                           uint32_t entry_size)
 {
-    uint32_t need = rnic_ring_pages_needed(depth, entry_size);
+    uint32_t need = rne_ring_pages_needed(depth, entry_size);
     uint64_t *pages = calloc(need, sizeof(*pages));
     unsigned sts;
 
@@ -34,7 +34,7 @@ static unsigned ring_fill(struct rnic_ring *r, const struct rnic_host *h,
     if (!pages) {
         return RNIC_STS_NO_RESOURCES;
     }
-    sts = rnic_pbl_copy(h, pbl_addr, need, levels, RNIC_PAGE_SHIFT, pages);
+    sts = rne_pbl_copy(h, pbl_addr, need, levels, RNIC_PAGE_SHIFT, pages);
     if (sts) {
         free(pages);
         return sts;
@@ -46,84 +46,84 @@ static unsigned ring_fill(struct rnic_ring *r, const struct rnic_host *h,
     return RNIC_STS_OK;
 }
 
-unsigned rnic_ring_load(struct rnic_ring *r, const struct rnic_host *h,
-                        uint64_t pbl_addr, uint32_t nentries, uint8_t levels,
-                        uint8_t page_shift, uint32_t depth,
-                        uint32_t entry_size)
+unsigned rne_ring_load(struct rne_ring *r, const struct rne_host *h,
+                       uint64_t pbl_addr, uint32_t nentries, uint8_t levels,
+                       uint8_t page_shift, uint32_t depth,
+                       uint32_t entry_size)
 {
-    uint32_t need = rnic_ring_pages_needed(depth, entry_size);
+    uint32_t need = rne_ring_pages_needed(depth, entry_size);
 
     if (!ring_shape_ok(depth, entry_size) || levels != 1 ||
         page_shift != RNIC_PAGE_SHIFT || nentries != need ||
-        need > RNIC_RING_MAX_PAGES) {
+        need > RNE_RING_MAX_PAGES) {
         return RNIC_STS_BAD_PARAM;
     }
     return ring_fill(r, h, pbl_addr, levels, depth, entry_size);
 }
 
-unsigned rnic_ring_load_pbl(struct rnic_ring *r, const struct rnic_host *h,
-                            const struct rnic_pbl *pbl, uint32_t depth,
-                            uint32_t entry_size)
+unsigned rne_ring_load_pbl(struct rne_ring *r, const struct rne_host *h,
+                           const struct rnic_pbl *pbl, uint32_t depth,
+                           uint32_t entry_size)
 {
     if (pbl->rsvd) {
         return RNIC_STS_BAD_PARAM;
     }
-    return rnic_ring_load(r, h, rnic_le64_to_cpu(pbl->addr),
-                          rnic_le32_to_cpu(pbl->nentries), pbl->levels,
-                          pbl->page_shift, depth, entry_size);
+    return rne_ring_load(r, h, rne_le64_to_cpu(pbl->addr),
+                         rne_le32_to_cpu(pbl->nentries), pbl->levels,
+                         pbl->page_shift, depth, entry_size);
 }
 
-unsigned rnic_ring_load_large(struct rnic_ring *r, const struct rnic_host *h,
-                              const struct rnic_pbl *pbl, uint32_t depth,
-                              uint32_t entry_size, uint64_t max_pages)
+unsigned rne_ring_load_large(struct rne_ring *r, const struct rne_host *h,
+                             const struct rnic_pbl *pbl, uint32_t depth,
+                             uint32_t entry_size, uint64_t max_pages)
 {
-    uint32_t need = rnic_ring_pages_needed(depth, entry_size);
+    uint32_t need = rne_ring_pages_needed(depth, entry_size);
 
     memset(r, 0, sizeof(*r));
     if (!ring_shape_ok(depth, entry_size) || pbl->rsvd ||
         pbl->page_shift != RNIC_PAGE_SHIFT ||
-        rnic_le32_to_cpu(pbl->nentries) != need) {
+        rne_le32_to_cpu(pbl->nentries) != need) {
         return RNIC_STS_BAD_PARAM;
     }
     if (need > max_pages) {
         return RNIC_STS_NO_RESOURCES;
     }
-    return ring_fill(r, h, rnic_le64_to_cpu(pbl->addr), pbl->levels, depth,
+    return ring_fill(r, h, rne_le64_to_cpu(pbl->addr), pbl->levels, depth,
                      entry_size);
 }
 
-void rnic_ring_free(struct rnic_ring *r)
+void rne_ring_free(struct rne_ring *r)
 {
     free(r->pages);
     memset(r, 0, sizeof(*r));
 }
 
-uint64_t rnic_ring_slot(const struct rnic_ring *r, uint32_t idx)
+uint64_t rne_ring_slot(const struct rne_ring *r, uint32_t idx)
 {
     uint64_t off = (uint64_t)(idx & (r->depth - 1)) * r->entry_size;
 
     return r->pages[off >> RNIC_PAGE_SHIFT] + (off & (RNIC_PAGE_SIZE - 1));
 }
 
-int rnic_ring_read(const struct rnic_ring *r, const struct rnic_host *h,
-                   uint32_t idx, void *entry)
+int rne_ring_read(const struct rne_ring *r, const struct rne_host *h,
+                  uint32_t idx, void *entry)
 {
-    return rnic_dma_read(h, rnic_ring_slot(r, idx), entry, r->entry_size);
+    return rne_dma_read(h, rne_ring_slot(r, idx), entry, r->entry_size);
 }
 
-int rnic_ring_publish(const struct rnic_ring *r, const struct rnic_host *h,
-                      uint32_t idx, void *entry, uint32_t flag_off)
+int rne_ring_publish(const struct rne_ring *r, const struct rne_host *h,
+                     uint32_t idx, void *entry, uint32_t flag_off)
 {
     uint8_t *bytes = entry;
-    uint64_t slot = rnic_ring_slot(r, idx);
+    uint64_t slot = rne_ring_slot(r, idx);
     uint8_t flag = (bytes[flag_off] & ~RNIC_CQE_PHASE) |
-                   rnic_ring_phase(r, idx);
+                   rne_ring_phase(r, idx);
 
     /* Whole entry with the old phase first, then the phase byte. */
     bytes[flag_off] = flag ^ RNIC_CQE_PHASE;
-    if (rnic_dma_write(h, slot, bytes, r->entry_size)) {
+    if (rne_dma_write(h, slot, bytes, r->entry_size)) {
         return -1;
     }
     bytes[flag_off] = flag;
-    return rnic_dma_write(h, slot + flag_off, &flag, 1);
+    return rne_dma_write(h, slot + flag_off, &flag, 1);
 }

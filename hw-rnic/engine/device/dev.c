@@ -14,34 +14,34 @@
 #include "wire/le.h"
 #include "rdma/rdma.h"
 
-void rnic_dev_config_default(struct rnic_dev_config *cfg)
+void rne_dev_config_default(struct rne_dev_config *cfg)
 {
     static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 
     memset(cfg, 0, sizeof(*cfg));
     memcpy(cfg->mac, mac, sizeof(mac));
-    cfg->max_qp = RNIC_DEF_MAX_QP;
-    cfg->max_cq = RNIC_DEF_MAX_CQ;
-    cfg->max_mr = RNIC_DEF_MAX_MR;
-    cfg->max_pd = RNIC_DEF_MAX_PD;
-    cfg->max_srq = RNIC_DEF_MAX_SRQ;
-    cfg->max_eq = RNIC_DEF_MAX_EQ;
-    cfg->max_uctx = RNIC_DEF_MAX_UCTX;
-    cfg->max_l2q = RNIC_DEF_MAX_L2Q;
-    cfg->max_ird = RNIC_DEF_MAX_IRD;
-    cfg->max_ord = RNIC_DEF_MAX_ORD;
-    cfg->max_qp_wr = RNIC_DEF_MAX_QP_WR;
-    cfg->max_cqe = RNIC_DEF_MAX_CQE;
-    cfg->max_srq_wr = RNIC_DEF_MAX_SRQ_WR;
-    cfg->max_mtu = RNIC_DEF_MAX_MTU;
-    cfg->max_listen = RNIC_DEF_MAX_LISTEN;
-    cfg->max_conn = RNIC_DEF_MAX_CONN;
-    cfg->max_mr_pages = RNIC_DEF_MAX_MR_PAGES;
-    cfg->ack_batch = RNIC_DEF_ACK_BATCH;
-    cfg->keep_idle_s = RNIC_DEF_KEEP_IDLE_S;
-    cfg->keep_intvl_s = RNIC_DEF_KEEP_INTVL_S;
-    cfg->keep_probes = RNIC_DEF_KEEP_PROBES;
-    cfg->tcp_window_kib = RNIC_DEF_TCP_WINDOW_KIB;
+    cfg->max_qp = RNE_DEF_MAX_QP;
+    cfg->max_cq = RNE_DEF_MAX_CQ;
+    cfg->max_mr = RNE_DEF_MAX_MR;
+    cfg->max_pd = RNE_DEF_MAX_PD;
+    cfg->max_srq = RNE_DEF_MAX_SRQ;
+    cfg->max_eq = RNE_DEF_MAX_EQ;
+    cfg->max_uctx = RNE_DEF_MAX_UCTX;
+    cfg->max_l2q = RNE_DEF_MAX_L2Q;
+    cfg->max_ird = RNE_DEF_MAX_IRD;
+    cfg->max_ord = RNE_DEF_MAX_ORD;
+    cfg->max_qp_wr = RNE_DEF_MAX_QP_WR;
+    cfg->max_cqe = RNE_DEF_MAX_CQE;
+    cfg->max_srq_wr = RNE_DEF_MAX_SRQ_WR;
+    cfg->max_mtu = RNE_DEF_MAX_MTU;
+    cfg->max_listen = RNE_DEF_MAX_LISTEN;
+    cfg->max_conn = RNE_DEF_MAX_CONN;
+    cfg->max_mr_pages = RNE_DEF_MAX_MR_PAGES;
+    cfg->ack_batch = RNE_DEF_ACK_BATCH;
+    cfg->keep_idle_s = RNE_DEF_KEEP_IDLE_S;
+    cfg->keep_intvl_s = RNE_DEF_KEEP_INTVL_S;
+    cfg->keep_probes = RNE_DEF_KEEP_PROBES;
+    cfg->tcp_window_kib = RNE_DEF_TCP_WINDOW_KIB;
 }
 
 static bool in_range(uint32_t v, uint32_t lo, uint32_t hi)
@@ -49,37 +49,37 @@ static bool in_range(uint32_t v, uint32_t lo, uint32_t hi)
     return v >= lo && v <= hi;
 }
 
-const char *rnic_dev_config_check(const struct rnic_dev_config *c)
+const char *rne_dev_config_check(const struct rne_dev_config *c)
 {
-    if (!in_range(c->max_eq, 1, RNIC_ENG_MAX_EQ)) {
+    if (!in_range(c->max_eq, 1, RNE_ENG_MAX_EQ)) {
         return "max-eq must be 1..63 (one MSI-X vector each, plus admin)";
     }
-    if (!in_range(c->max_uctx, 1, RNIC_ENG_MAX_UCTX) ||
-        !rnic_is_pow2(c->max_uctx + 1)) {
+    if (!in_range(c->max_uctx, 1, RNE_ENG_MAX_UCTX) ||
+        !rne_is_pow2(c->max_uctx + 1)) {
         return "max-uctx + 1 must be a power of two (doorbell BAR pages), "
                "at most 1024";
     }
-    if (!in_range(c->max_l2q, 1, RNIC_ENG_MAX_L2Q)) {
+    if (!in_range(c->max_l2q, 1, RNE_ENG_MAX_L2Q)) {
         return "max-l2q must be 1..8";
     }
-    if (!in_range(c->max_mtu, 1500, RNIC_MAX_MTU_LIMIT)) {
+    if (!in_range(c->max_mtu, 1500, RNE_MAX_MTU_LIMIT)) {
         return "max-mtu must be 1500..65000 (a frame the netdevs carry)";
     }
-    if (!in_range(c->max_pd, 1, RNIC_ENG_MAX_PD)) {
+    if (!in_range(c->max_pd, 1, RNE_ENG_MAX_PD)) {
         return "max-pd must be 1..1048576";
     }
-    if (!in_range(c->max_qp, 1, RNIC_ENG_MAX_OBJ) ||
-        !in_range(c->max_cq, 1, RNIC_ENG_MAX_OBJ) ||
-        !in_range(c->max_mr, 1, RNIC_ENG_MAX_OBJ) ||
-        !in_range(c->max_srq, 0, RNIC_ENG_MAX_OBJ)) {
+    if (!in_range(c->max_qp, 1, RNE_ENG_MAX_OBJ) ||
+        !in_range(c->max_cq, 1, RNE_ENG_MAX_OBJ) ||
+        !in_range(c->max_mr, 1, RNE_ENG_MAX_OBJ) ||
+        !in_range(c->max_srq, 0, RNE_ENG_MAX_OBJ)) {
         return "max-qp, max-cq and max-mr must be 1..16777216, "
                "max-srq at most 16777216 (24-bit object numbers)";
     }
     if (!in_range(c->max_ird, 1, 255) || !in_range(c->max_ord, 1, 255)) {
         return "max-ird and max-ord must be 1..255";
     }
-    if (!rnic_is_pow2(c->max_qp_wr) || !rnic_is_pow2(c->max_cqe) ||
-        (c->max_srq_wr && !rnic_is_pow2(c->max_srq_wr)) ||
+    if (!rne_is_pow2(c->max_qp_wr) || !rne_is_pow2(c->max_cqe) ||
+        (c->max_srq_wr && !rne_is_pow2(c->max_srq_wr)) ||
         c->max_qp_wr > 32768 || c->max_cqe > 65536 || c->max_srq_wr > 32768) {
         return "max-qp-wr/max-srq-wr (<= 32768) and max-cqe (<= 65536) "
                "must be powers of two";
@@ -88,21 +88,21 @@ const char *rnic_dev_config_check(const struct rnic_dev_config *c)
         return "max-cqe must be at least max-qp-wr (a CQ must hold one "
                "full queue)";
     }
-    if (!in_range(c->max_listen, 1, RNIC_STEER_MAX_LISTEN) ||
-        !in_range(c->max_conn, 1, RNIC_STEER_MAX_CONN)) {
+    if (!in_range(c->max_listen, 1, RNE_STEER_MAX_LISTEN) ||
+        !in_range(c->max_conn, 1, RNE_STEER_MAX_CONN)) {
         return "max-listen must be 1..64 and max-conn 1..2048";
     }
-    if (!in_range(c->max_mr_pages, 1, RNIC_ENG_MAX_MR_PAGES)) {
+    if (!in_range(c->max_mr_pages, 1, RNE_ENG_MAX_MR_PAGES)) {
         return "max-mr-pages must be 1..268435456 (8 bytes of host memory "
                "each)";
     }
-    if (!in_range(c->tcp_window_kib, 4, RNIC_MAX_TCP_WINDOW_KIB)) {
+    if (!in_range(c->tcp_window_kib, 4, RNE_MAX_TCP_WINDOW_KIB)) {
         return "tcp-window must be 4..16384 (KiB per connection while data "
                "is in flight)";
     }
-    if (c->keep_idle_s > RNIC_MAX_KEEP_S ||
-        !in_range(c->keep_intvl_s, 1, RNIC_MAX_KEEP_S) ||
-        !in_range(c->keep_probes, 1, RNIC_MAX_KEEP_PROBES)) {
+    if (c->keep_idle_s > RNE_MAX_KEEP_S ||
+        !in_range(c->keep_intvl_s, 1, RNE_MAX_KEEP_S) ||
+        !in_range(c->keep_probes, 1, RNE_MAX_KEEP_PROBES)) {
         return "tcp-keepalive-idle must be 0 (off)..32767 seconds, "
                "tcp-keepalive-interval 1..32767 seconds and "
                "tcp-keepalive-probes 1..127";
@@ -115,23 +115,23 @@ const char *rnic_dev_config_check(const struct rnic_dev_config *c)
 
 /* Everything the guest can create or latch, back to power-on state. */
 /* The page arrays of the admin queue, EQ and L2 rings. */
-static void free_rings(struct rnic_dev *d)
+static void free_rings(struct rne_dev *d)
 {
     unsigned i;
 
-    rnic_ring_free(&d->admq.sq);
-    rnic_ring_free(&d->admq.cq);
-    for (i = 0; i < RNIC_ENG_MAX_EQ + 1; i++) {
-        rnic_ring_free(&d->eq[i].ring);
-        rnic_ring_free(&d->eq[i].pdata);
+    rne_ring_free(&d->admq.sq);
+    rne_ring_free(&d->admq.cq);
+    for (i = 0; i < RNE_ENG_MAX_EQ + 1; i++) {
+        rne_ring_free(&d->eq[i].ring);
+        rne_ring_free(&d->eq[i].pdata);
     }
-    for (i = 0; i < RNIC_ENG_MAX_L2Q; i++) {
-        rnic_ring_free(&d->txq[i].ring);
-        rnic_ring_free(&d->rxq[i].ring);
+    for (i = 0; i < RNE_ENG_MAX_L2Q; i++) {
+        rne_ring_free(&d->txq[i].ring);
+        rne_ring_free(&d->rxq[i].ring);
     }
 }
 
-static void dev_clear(struct rnic_dev *d)
+static void dev_clear(struct rne_dev *d)
 {
     d->ctrl = 0;
     d->status &= RNIC_STATUS_LINK_UP;
@@ -147,9 +147,9 @@ static void dev_clear(struct rnic_dev *d)
     d->rxq_db_pending = 0;
     d->tx_paused = false;
     d->tx_full = false;
-    rnic_frameq_clear(&d->backlog);
-    rnic_frameq_clear(&d->egress);
-    rnic_frameq_clear(&d->loop);
+    rne_frameq_clear(&d->backlog);
+    rne_frameq_clear(&d->egress);
+    rne_frameq_clear(&d->loop);
     d->egress_gen++;
     free_rings(d);
     memset(&d->admq, 0, sizeof(d->admq));
@@ -172,27 +172,27 @@ static void dev_clear(struct rnic_dev *d)
      * are told, in the egress queue emptied above (flushed when the
      * dispatch ends).
      */
-    rnic_iw_reset_peers(d);
-    rnic_iw_reset(d);
-    rnic_rdma_reset(d);
-    rnic_steer_clear(d->steer);
+    rne_iw_reset_peers(d);
+    rne_iw_reset(d);
+    rne_rdma_reset(d);
+    rne_steer_clear(d->steer);
 }
 
-void rnic_dev_mem_usage(struct rnic_dev *d, struct rnic_mem_usage *u)
+void rne_dev_mem_usage(struct rne_dev *d, struct rne_mem_usage *u)
 {
     int k;
 
     memset(u, 0, sizeof(*u));
-    for (k = 0; k < RNIC_MEM_KINDS; k++) {
+    for (k = 0; k < RNE_MEM_KINDS; k++) {
         u->kind[k] = d->mem.bytes[k];
     }
-    rnic_iw_mem_usage(d, &u->tcp_conn, &u->tcp_engine);
-    u->conn_total = rnic_mem_total(&d->mem) + u->tcp_conn;
+    rne_iw_mem_usage(d, &u->tcp_conn, &u->tcp_engine);
+    u->conn_total = rne_mem_total(&d->mem) + u->tcp_conn;
     u->mismatch = d->mem.mismatch;
 }
 
-int rnic_dev_init(struct rnic_dev *d, const struct rnic_dev_config *cfg,
-                  const struct rnic_host_ops *ops, void *opaque)
+int rne_dev_init(struct rne_dev *d, const struct rne_dev_config *cfg,
+                 const struct rne_host_ops *ops, void *opaque)
 {
     memset(d, 0, sizeof(*d));
     d->cfg = *cfg;
@@ -204,15 +204,15 @@ int rnic_dev_init(struct rnic_dev *d, const struct rnic_dev_config *cfg,
     d->steer = calloc(1, sizeof(*d->steer));
     /* SET_PORT keeps the MTU at most max-mtu (1500 at reset). */
     d->frame = malloc((cfg->max_mtu > 1500 ? cfg->max_mtu : 1500) +
-                      RNIC_L2_HDR_ROOM);
+                      RNE_L2_HDR_ROOM);
     if (!d->uctx_live || !d->db_err_sent || !d->pd_owner || !d->steer ||
         !d->frame ||
-        rnic_frameq_init(&d->backlog, RNIC_BACKLOG_BYTES,
-                         RNIC_BACKLOG_FRAMES) ||
-        rnic_frameq_init(&d->egress, RNIC_EGRESS_BYTES, RNIC_EGRESS_FRAMES) ||
-        rnic_frameq_init(&d->loop, RNIC_LOOP_BYTES, RNIC_LOOP_FRAMES) ||
-        rnic_rdma_init(d) || rnic_iw_init(d)) {
-        rnic_dev_fini(d);
+        rne_frameq_init(&d->backlog, RNE_BACKLOG_BYTES,
+                        RNE_BACKLOG_FRAMES) ||
+        rne_frameq_init(&d->egress, RNE_EGRESS_BYTES, RNE_EGRESS_FRAMES) ||
+        rne_frameq_init(&d->loop, RNE_LOOP_BYTES, RNE_LOOP_FRAMES) ||
+        rne_rdma_init(d) || rne_iw_init(d)) {
+        rne_dev_fini(d);
         return -1;
     }
     d->port.link_up = true;
@@ -221,19 +221,19 @@ int rnic_dev_init(struct rnic_dev *d, const struct rnic_dev_config *cfg,
     return 0;
 }
 
-void rnic_dev_fini(struct rnic_dev *d)
+void rne_dev_fini(struct rne_dev *d)
 {
-    rnic_iw_fini(d);
-    rnic_rdma_fini(d);
+    rne_iw_fini(d);
+    rne_rdma_fini(d);
     free_rings(d);
     free(d->uctx_live);
     free(d->db_err_sent);
     free(d->pd_owner);
     free(d->steer);
     free(d->frame);
-    rnic_frameq_fini(&d->backlog);
-    rnic_frameq_fini(&d->egress);
-    rnic_frameq_fini(&d->loop);
+    rne_frameq_fini(&d->backlog);
+    rne_frameq_fini(&d->egress);
+    rne_frameq_fini(&d->loop);
     d->uctx_live = NULL;
     d->db_err_sent = NULL;
     d->pd_owner = NULL;
@@ -241,32 +241,32 @@ void rnic_dev_fini(struct rnic_dev *d)
     d->frame = NULL;
 }
 
-static void dev_reset_now(struct rnic_dev *d)
+static void dev_reset_now(struct rne_dev *d)
 {
     dev_clear(d);
     d->link_reported = d->port.link_up;
 }
 
-bool rnic_dev_reset(struct rnic_dev *d)
+bool rne_dev_reset(struct rne_dev *d)
 {
-    if (!rnic_dev_dispatch_begin(d)) {
-        d->deferred |= RNIC_DEFER_RESET;
+    if (!rne_dev_dispatch_begin(d)) {
+        d->deferred |= RNE_DEFER_RESET;
         return false;
     }
     dev_reset_now(d);
     /* the RSTs to the connected peers leave now */
-    rnic_dev_dispatch_end(d);
+    rne_dev_dispatch_end(d);
     return true;
 }
 
-bool rnic_dev_busy(const struct rnic_dev *d)
+bool rne_dev_busy(const struct rne_dev *d)
 {
     return d->dispatching || d->flushing;
 }
 
-static uint32_t cap_reg(const struct rnic_dev *d, uint32_t off)
+static uint32_t cap_reg(const struct rne_dev *d, uint32_t off)
 {
-    const struct rnic_dev_config *c = &d->cfg;
+    const struct rne_dev_config *c = &d->cfg;
 
     switch (off) {
     case RNIC_REG_MAX_QP:           return c->max_qp;
@@ -285,15 +285,15 @@ static uint32_t cap_reg(const struct rnic_dev *d, uint32_t off)
     case RNIC_REG_MAX_CQE:          return c->max_cqe;
     case RNIC_REG_MAX_SRQ_WR:       return c->max_srq_wr;
     case RNIC_REG_PAGE_SIZES:       return (1u << 12) | (1u << 21) | (1u << 30);
-    case RNIC_REG_MIN_MTU:          return RNIC_MIN_MTU;
+    case RNIC_REG_MIN_MTU:          return RNE_MIN_MTU;
     case RNIC_REG_MAX_MTU:          return c->max_mtu;
     case RNIC_REG_MAX_MR_SIZE_LO:   return 0;
     case RNIC_REG_MAX_MR_SIZE_HI:   return 1u << 8;     /* 1 TiB */
     case RNIC_REG_MAX_MR_PAGES:     return 1u << 18;
     case RNIC_REG_MAX_L2Q:          return c->max_l2q;
-    case RNIC_REG_MAX_L2Q_DEPTH:    return 1u << RNIC_ENG_MAX_L2Q_LOG;
-    case RNIC_REG_MAX_ADMQ_DEPTH:   return 1u << RNIC_ENG_MAX_ADMQ_LOG;
-    case RNIC_REG_MAX_EQ_DEPTH:     return 1u << RNIC_ENG_MAX_EQ_LOG;
+    case RNIC_REG_MAX_L2Q_DEPTH:    return 1u << RNE_ENG_MAX_L2Q_LOG;
+    case RNIC_REG_MAX_ADMQ_DEPTH:   return 1u << RNE_ENG_MAX_ADMQ_LOG;
+    case RNIC_REG_MAX_EQ_DEPTH:     return 1u << RNE_ENG_MAX_EQ_LOG;
     case RNIC_REG_MAX_LISTEN:       return c->max_listen;
     case RNIC_REG_MAX_CONN:         return c->max_conn;
     case RNIC_REG_NUM_MSIX:         return c->max_eq + 1;
@@ -302,7 +302,7 @@ static uint32_t cap_reg(const struct rnic_dev *d, uint32_t off)
     }
 }
 
-uint32_t rnic_dev_reg_read(struct rnic_dev *d, uint32_t off)
+uint32_t rne_dev_reg_read(struct rne_dev *d, uint32_t off)
 {
     switch (off) {
     case RNIC_REG_MAGIC:            return RNIC_MAGIC;
@@ -340,7 +340,7 @@ static void set_hi(uint64_t *r, uint32_t v)
     *r = (*r & 0xffffffffull) | (uint64_t)v << 32;
 }
 
-bool rnic_dev_reg_write(struct rnic_dev *d, uint32_t off, uint32_t val)
+bool rne_dev_reg_write(struct rne_dev *d, uint32_t off, uint32_t val)
 {
     bool enabled = d->ctrl & RNIC_CTRL_ENABLE;
 
@@ -351,26 +351,26 @@ bool rnic_dev_reg_write(struct rnic_dev *d, uint32_t off, uint32_t val)
     case RNIC_REG_DEV_CTRL:
         if ((val & RNIC_CTRL_RESET) || (enabled && !(val & RNIC_CTRL_ENABLE))) {
             d->status |= RNIC_STATUS_RESETTING;
-            d->pending |= RNIC_PEND_RESET;
+            d->pending |= RNE_PEND_RESET;
             return true;
         }
         if (!enabled && (val & RNIC_CTRL_ENABLE)) {
             d->ctrl = RNIC_CTRL_ENABLE;
-            d->pending |= RNIC_PEND_ENABLE;
+            d->pending |= RNE_PEND_ENABLE;
             return true;
         }
         return false;
     case RNIC_REG_ADMQ_SQ_TAIL:
         d->admq_db_tail = val;
-        d->pending |= RNIC_PEND_ADMIN;
+        d->pending |= RNE_PEND_ADMIN;
         return true;
     case RNIC_REG_ADMQ_CQ_HEAD:
         d->admq_db_cq_head = val;
-        d->pending |= RNIC_PEND_ADMIN;
+        d->pending |= RNE_PEND_ADMIN;
         return true;
     }
     if (enabled) {
-        rnic_guest_error(&d->host, "register write while enabled", off, val);
+        rne_guest_error(&d->host, "register write while enabled", off, val);
         return false;
     }
     switch (off) {
@@ -390,12 +390,12 @@ bool rnic_dev_reg_write(struct rnic_dev *d, uint32_t off, uint32_t val)
         d->admq_cfg = val;
         break;
     default:
-        rnic_guest_error(&d->host, "write to a read-only register", off, val);
+        rne_guest_error(&d->host, "write to a read-only register", off, val);
     }
     return false;
 }
 
-bool rnic_dev_db_error_once(struct rnic_dev *d, int64_t uctx)
+bool rne_dev_db_error_once(struct rne_dev *d, int64_t uctx)
 {
     if (uctx <= 0 || uctx > d->cfg.max_uctx) {
         return true;
@@ -407,22 +407,22 @@ bool rnic_dev_db_error_once(struct rnic_dev *d, int64_t uctx)
     return true;
 }
 
-static bool db_reject(struct rnic_dev *d, uint32_t page, uint32_t off,
+static bool db_reject(struct rne_dev *d, uint32_t page, uint32_t off,
                       uint32_t obj)
 {
-    if (!rnic_dev_db_error_once(d, page)) {
+    if (!rne_dev_db_error_once(d, page)) {
         return false;
     }
-    rnic_guest_error(&d->host, "doorbell rejected", (uint64_t)page << 32 | off,
-                     obj);
+    rne_guest_error(&d->host, "doorbell rejected", (uint64_t)page << 32 | off,
+                    obj);
     d->db_err_obj = obj;
     d->db_err_off = off;
-    d->pending |= RNIC_PEND_DB_ERROR;
+    d->pending |= RNE_PEND_DB_ERROR;
     return true;
 }
 
-bool rnic_dev_doorbell(struct rnic_dev *d, uint32_t page, uint32_t off,
-                       uint64_t val)
+bool rne_dev_doorbell(struct rne_dev *d, uint32_t page, uint32_t off,
+                      uint64_t val)
 {
     uint32_t obj = RNIC_DB_GET_OBJ(val), idx = RNIC_DB_GET_IDX(val);
     bool arm = RNIC_DB_GET_FLAGS(val) & RNIC_DB_ARM;
@@ -445,7 +445,7 @@ bool rnic_dev_doorbell(struct rnic_dev *d, uint32_t page, uint32_t off,
     case RNIC_DB_L2_TX:
     case RNIC_DB_L2_RX: {
         bool rx = off == RNIC_DB_L2_RX;
-        struct rnic_l2q *q;
+        struct rne_l2q *q;
 
         if (page || obj >= d->cfg.max_l2q) {
             return db_reject(d, page, off, obj);
@@ -464,13 +464,13 @@ bool rnic_dev_doorbell(struct rnic_dev *d, uint32_t page, uint32_t off,
     case RNIC_DB_RQ:
     case RNIC_DB_SRQ:
     case RNIC_DB_CQ:
-        return rnic_rdma_doorbell(d, page, off, val);
+        return rne_rdma_doorbell(d, page, off, val);
     default:
         return db_reject(d, page, off, obj);
     }
 }
 
-bool rnic_dev_set_link(struct rnic_dev *d, bool up)
+bool rne_dev_set_link(struct rne_dev *d, bool up)
 {
     d->port.link_up = up;
     if (up) {
@@ -478,12 +478,12 @@ bool rnic_dev_set_link(struct rnic_dev *d, bool up)
     } else {
         d->status &= ~RNIC_STATUS_LINK_UP;
     }
-    d->pending |= RNIC_PEND_LINK;
+    d->pending |= RNE_PEND_LINK;
     return true;
 }
 
 /* Revisit L2 TX queues with frames posted; keep newer latched doorbells. */
-static void relatch_l2_tx(struct rnic_dev *d)
+static void relatch_l2_tx(struct rne_dev *d)
 {
     uint32_t i;
 
@@ -496,83 +496,83 @@ static void relatch_l2_tx(struct rnic_dev *d)
     }
 }
 
-bool rnic_dev_tx_resume(struct rnic_dev *d)
+bool rne_dev_tx_resume(struct rne_dev *d)
 {
     d->tx_paused = false;
     relatch_l2_tx(d);
     /* Nested (a dispatch or a flush is running): that one sends the rest. */
-    if (rnic_dev_dispatch_begin(d)) {
-        rnic_dev_dispatch_end(d);
+    if (rne_dev_dispatch_begin(d)) {
+        rne_dev_dispatch_end(d);
     }
     return d->txq_db_pending != 0;
 }
 
-static void report_link(struct rnic_dev *d)
+static void report_link(struct rne_dev *d)
 {
     if (d->link_reported == d->port.link_up || !d->async_eqn) {
         return;
     }
     d->link_reported = d->port.link_up;
-    rnic_eq_post_async(d, d->port.link_up ? RNIC_ASYNC_PORT_UP :
+    rne_eq_post_async(d, d->port.link_up ? RNIC_ASYNC_PORT_UP :
                                             RNIC_ASYNC_PORT_DOWN, 0, 0);
 }
 
-static void run_doorbells(struct rnic_dev *d)
+static void run_doorbells(struct rne_dev *d)
 {
     uint32_t i;
 
     for (i = 1; i <= d->cfg.max_eq; i++) {
         if (d->eq_db_pending & (1ull << i)) {
             d->eq_db_pending &= ~(1ull << i);
-            rnic_eq_doorbell(d, i);
+            rne_eq_doorbell(d, i);
         }
     }
     for (i = 0; i < d->cfg.max_l2q; i++) {
         if (d->rxq_db_pending & (1u << i)) {
             d->rxq_db_pending &= ~(1u << i);
-            rnic_l2_rx_doorbell(d, i);
+            rne_l2_rx_doorbell(d, i);
         }
         if ((d->txq_db_pending & (1u << i)) && !d->tx_paused) {
             d->txq_db_pending &= ~(1u << i);
-            rnic_l2_tx_doorbell(d, i);
+            rne_l2_tx_doorbell(d, i);
         }
     }
 }
 
-static void process_now(struct rnic_dev *d)
+static void process_now(struct rne_dev *d)
 {
     uint32_t pend = d->pending;
 
     d->pending = 0;
-    if (pend & RNIC_PEND_RESET) {
+    if (pend & RNE_PEND_RESET) {
         dev_reset_now(d);
         /* Frames the net layer held for the old rings: deliver (drop). */
         d->rx_resume_owed = true;
         return;
     }
-    if ((pend & RNIC_PEND_ENABLE) && !(d->status & RNIC_STATUS_READY)) {
-        rnic_admin_enable(d);
+    if ((pend & RNE_PEND_ENABLE) && !(d->status & RNIC_STATUS_READY)) {
+        rne_admin_enable(d);
     }
     if (!(d->status & RNIC_STATUS_READY)) {
         return;
     }
-    rnic_admin_process(d);
-    if ((pend | d->pending) & RNIC_PEND_LINK) {
-        d->pending &= ~RNIC_PEND_LINK;
+    rne_admin_process(d);
+    if ((pend | d->pending) & RNE_PEND_LINK) {
+        d->pending &= ~RNE_PEND_LINK;
         report_link(d);
     }
-    if (pend & RNIC_PEND_DB_ERROR) {
-        rnic_eq_post_async(d, RNIC_ASYNC_DB_ERROR, d->db_err_obj,
-                           d->db_err_off);
+    if (pend & RNE_PEND_DB_ERROR) {
+        rne_eq_post_async(d, RNIC_ASYNC_DB_ERROR, d->db_err_obj,
+                          d->db_err_off);
     }
     run_doorbells(d);
-    rnic_rdma_run(d);
+    rne_rdma_run(d);
 }
 
-static void timer_now(struct rnic_dev *d)
+static void timer_now(struct rne_dev *d)
 {
     if (d->status & RNIC_STATUS_READY) {
-        rnic_iw_timer(d);
+        rne_iw_timer(d);
     }
 }
 
@@ -581,11 +581,11 @@ static void timer_now(struct rnic_dev *d)
  * is dropped and counted, never held: holding it would hold every frame
  * behind it in the net layer, the offloaded connections' too.
  */
-static void receive_now(struct rnic_dev *d, const uint8_t *frame, size_t len)
+static void receive_now(struct rne_dev *d, const uint8_t *frame, size_t len)
 {
-    struct rnic_rx_filter f;
-    struct rnic_flow_key k;
-    enum rnic_rx_class cls;
+    struct rne_rx_filter f;
+    struct rne_flow_key k;
+    enum rne_rx_class cls;
     uint32_t id;
 
     if (!(d->status & RNIC_STATUS_READY)) {
@@ -594,23 +594,23 @@ static void receive_now(struct rnic_dev *d, const uint8_t *frame, size_t len)
     }
     memcpy(f.mac, d->port.mac, sizeof(f.mac));
     f.promisc = d->port.flags & RNIC_PORT_PROMISC;
-    cls = rnic_classify(d->steer, &f, frame, len, &id, &k);
+    cls = rne_classify(d->steer, &f, frame, len, &id, &k);
     /* no engine for its address and VLAN: the guest's */
-    if (cls == RNIC_RX_TO_ENGINE && !rnic_iw_receive(d, frame, len, &k)) {
-        cls = RNIC_RX_TO_L2;
+    if (cls == RNE_RX_TO_ENGINE && !rne_iw_receive(d, frame, len, &k)) {
+        cls = RNE_RX_TO_L2;
     }
     switch (cls) {
-    case RNIC_RX_FILTERED:
+    case RNE_RX_FILTERED:
         d->stats.rx_filtered++;
         break;
-    case RNIC_RX_TO_ENGINE:
+    case RNE_RX_TO_ENGINE:
         d->stats.rx_offload++;
         break;
-    case RNIC_RX_TO_L2:
+    case RNE_RX_TO_L2:
     default:
         /* an ICMP "fragmentation needed" for an offloaded flow: path MTU */
-        rnic_iw_icmp(d, frame, len);
-        if (!rnic_l2_rx_frame(d, frame, len)) {
+        rne_iw_icmp(d, frame, len);
+        if (!rne_l2_rx_frame(d, frame, len)) {
             d->stats.rx_no_buffer++;
         }
         break;
@@ -623,24 +623,24 @@ static void receive_now(struct rnic_dev *d, const uint8_t *frame, size_t len)
  * nobody serves), never the guest's L2 RX -- its stack would drop a packet
  * from its own address arriving on the port as a martian.
  */
-static void loop_receive_now(struct rnic_dev *d, const uint8_t *frame,
+static void loop_receive_now(struct rne_dev *d, const uint8_t *frame,
                              size_t len)
 {
-    struct rnic_rx_filter f = { .promisc = false };
-    struct rnic_flow_key k;
+    struct rne_rx_filter f = { .promisc = false };
+    struct rne_flow_key k;
     uint32_t id;
 
     memcpy(f.mac, d->port.mac, sizeof(f.mac));
-    if (rnic_classify(d->steer, &f, frame, len, &id, &k) ==
-        RNIC_RX_TO_ENGINE || rnic_classify_flow(frame, len, &k)) {
+    if (rne_classify(d->steer, &f, frame, len, &id, &k) ==
+        RNE_RX_TO_ENGINE || rne_classify_flow(frame, len, &k)) {
         d->loop_frames++;
-        rnic_iw_receive(d, frame, len, &k);
+        rne_iw_receive(d, frame, len, &k);
     } else {
         d->loop_dropped++;
     }
 }
 
-static void batch_end_now(struct rnic_dev *d);
+static void batch_end_now(struct rne_dev *d);
 
 /*
  * Deliver the frames looped so far, as one receive burst.  Those the
@@ -648,7 +648,7 @@ static void batch_end_now(struct rnic_dev *d);
  * ourselves advances one window per pass instead of running to its end
  * inside one call.
  */
-static void loop_deliver(struct rnic_dev *d)
+static void loop_deliver(struct rne_dev *d)
 {
     uint32_t n = d->loop.count;
     const uint8_t *f;
@@ -657,60 +657,60 @@ static void loop_deliver(struct rnic_dev *d)
     if (!n || !(d->status & RNIC_STATUS_READY)) {
         return;
     }
-    while (n-- && (f = rnic_frameq_peek(&d->loop, &len))) {
+    while (n-- && (f = rne_frameq_peek(&d->loop, &len))) {
         loop_receive_now(d, f, len);
-        rnic_frameq_pop(&d->loop);
+        rne_frameq_pop(&d->loop);
     }
     batch_end_now(d);
 }
 
-bool rnic_dev_ack_owed(const struct rnic_dev *d)
+bool rne_dev_ack_owed(const struct rne_dev *d)
 {
     uint32_t i;
 
     for (i = 0; d->iw && i < d->iw->neng; i++) {
-        if (rnic_tcp_ack_owed(d->iw->eng[i].tcp)) {
+        if (rne_tcp_ack_owed(d->iw->eng[i].tcp)) {
             return true;
         }
     }
     return false;
 }
 
-static void batch_end_now(struct rnic_dev *d)
+static void batch_end_now(struct rne_dev *d)
 {
-    uint64_t now = rnic_iw_now(d);
+    uint64_t now = rne_iw_now(d);
     uint32_t i;
 
     for (i = 0; i < d->iw->neng; i++) {
-        rnic_tcp_rx_batch_end(d->iw->eng[i].tcp, now);
+        rne_tcp_rx_batch_end(d->iw->eng[i].tcp, now);
     }
 }
 
 /* The one dispatch. */
 
-bool rnic_dev_send_wire(struct rnic_dev *d, const void *frame, size_t len)
+bool rne_dev_send_wire(struct rne_dev *d, const void *frame, size_t len)
 {
-    return rnic_frameq_put(&d->egress, frame, len);
+    return rne_frameq_put(&d->egress, frame, len);
 }
 
-bool rnic_dev_send(struct rnic_dev *d, const void *frame, size_t len)
+bool rne_dev_send(struct rne_dev *d, const void *frame, size_t len)
 {
-    if (rnic_l2_to_self(d, frame, len)) {
-        if (rnic_frameq_put(&d->loop, frame, len)) {
+    if (rne_l2_to_self(d, frame, len)) {
+        if (rne_frameq_put(&d->loop, frame, len)) {
             return true;
         }
         d->loop_dropped++;
         return false;
     }
-    return rnic_frameq_put(&d->egress, frame, len);
+    return rne_frameq_put(&d->egress, frame, len);
 }
 
-bool rnic_dev_tx_room(const struct rnic_dev *d, size_t len)
+bool rne_dev_tx_room(const struct rne_dev *d, size_t len)
 {
-    return rnic_frameq_room(&d->egress, len);
+    return rne_frameq_room(&d->egress, len);
 }
 
-bool rnic_dev_dispatch_begin(struct rnic_dev *d)
+bool rne_dev_dispatch_begin(struct rne_dev *d)
 {
     if (d->dispatching) {
         return false;
@@ -720,41 +720,41 @@ bool rnic_dev_dispatch_begin(struct rnic_dev *d)
 }
 
 /* Everything entries queued while the dispatch ran, in arrival order. */
-static void drain(struct rnic_dev *d)
+static void drain(struct rne_dev *d)
 {
     const uint8_t *f;
     size_t len;
 
     for (;;) {
-        if (d->deferred & RNIC_DEFER_RESET) {
+        if (d->deferred & RNE_DEFER_RESET) {
             d->deferred = 0;
             dev_reset_now(d);
             d->rx_resume_owed = true;
             continue;
         }
-        if (d->deferred & RNIC_DEFER_CQ_ERROR) {
-            d->deferred &= ~RNIC_DEFER_CQ_ERROR;
-            rnic_rdma_cq_errors(d);
+        if (d->deferred & RNE_DEFER_CQ_ERROR) {
+            d->deferred &= ~RNE_DEFER_CQ_ERROR;
+            rne_rdma_cq_errors(d);
             continue;
         }
-        f = rnic_frameq_peek(&d->backlog, &len);
+        f = rne_frameq_peek(&d->backlog, &len);
         if (f) {
             receive_now(d, f, len);
-            rnic_frameq_pop(&d->backlog);
+            rne_frameq_pop(&d->backlog);
             continue;
         }
-        if (d->deferred & RNIC_DEFER_TIMER) {
-            d->deferred &= ~RNIC_DEFER_TIMER;
+        if (d->deferred & RNE_DEFER_TIMER) {
+            d->deferred &= ~RNE_DEFER_TIMER;
             timer_now(d);
             continue;
         }
-        if (d->deferred & RNIC_DEFER_BATCH_END) {
-            d->deferred &= ~RNIC_DEFER_BATCH_END;
+        if (d->deferred & RNE_DEFER_BATCH_END) {
+            d->deferred &= ~RNE_DEFER_BATCH_END;
             batch_end_now(d);
             continue;
         }
-        if (d->deferred & RNIC_DEFER_PROCESS) {
-            d->deferred &= ~RNIC_DEFER_PROCESS;
+        if (d->deferred & RNE_DEFER_PROCESS) {
+            d->deferred &= ~RNE_DEFER_PROCESS;
             process_now(d);
             continue;
         }
@@ -768,24 +768,24 @@ static void drain(struct rnic_dev *d)
  * join this queue and leave from this loop.  A reset from in there empties
  * the queue (egress_gen): the frame just sent is not popped twice.
  */
-static void flush(struct rnic_dev *d)
+static void flush(struct rne_dev *d)
 {
     const uint8_t *f;
     size_t len;
 
     d->flushing = true;
-    while (!d->tx_paused && (f = rnic_frameq_peek(&d->egress, &len))) {
+    while (!d->tx_paused && (f = rne_frameq_peek(&d->egress, &len))) {
         uint32_t gen = d->egress_gen;
         bool sent = d->host.ops->send_frame(d->host.opaque, f, len);
 
         if (gen != d->egress_gen) {
             continue;
         }
-        rnic_frameq_pop(&d->egress);
+        rne_frameq_pop(&d->egress);
         d->stats.tx_frames++;
         d->stats.tx_bytes += len;
         if (!sent) {
-            /* queued by the wire: the rest waits for rnic_dev_tx_resume */
+            /* queued by the wire: the rest waits for rne_dev_tx_resume */
             d->tx_paused = true;
             d->tx_held += d->egress.count;
         }
@@ -793,11 +793,11 @@ static void flush(struct rnic_dev *d)
     d->flushing = false;
 }
 
-void rnic_dev_dispatch_end(struct rnic_dev *d)
+void rne_dev_dispatch_end(struct rne_dev *d)
 {
     for (;;) {
         drain(d);
-        rnic_iw_dispatch_end(d);
+        rne_iw_dispatch_end(d);
         d->dispatching = false;
         if (d->rx_resume_owed && d->host.ops->rx_resume) {
             d->rx_resume_owed = false;
@@ -818,37 +818,37 @@ void rnic_dev_dispatch_end(struct rnic_dev *d)
     }
 }
 
-void rnic_dev_process(struct rnic_dev *d)
+void rne_dev_process(struct rne_dev *d)
 {
-    if (!rnic_dev_dispatch_begin(d)) {
-        d->deferred |= RNIC_DEFER_PROCESS;
+    if (!rne_dev_dispatch_begin(d)) {
+        d->deferred |= RNE_DEFER_PROCESS;
         return;
     }
     process_now(d);
     loop_deliver(d);
-    rnic_dev_dispatch_end(d);
+    rne_dev_dispatch_end(d);
 }
 
-bool rnic_dev_work_pending(const struct rnic_dev *d)
+bool rne_dev_work_pending(const struct rne_dev *d)
 {
     return d->pending != 0 || d->loop.count != 0;
 }
 
-void rnic_dev_timer(struct rnic_dev *d)
+void rne_dev_timer(struct rne_dev *d)
 {
-    rnic_iw_timer_fired(d);
-    if (!rnic_dev_dispatch_begin(d)) {
-        d->deferred |= RNIC_DEFER_TIMER;
+    rne_iw_timer_fired(d);
+    if (!rne_dev_dispatch_begin(d)) {
+        d->deferred |= RNE_DEFER_TIMER;
         return;
     }
     timer_now(d);
-    rnic_dev_dispatch_end(d);
+    rne_dev_dispatch_end(d);
 }
 
-bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len)
+bool rne_dev_receive(struct rne_dev *d, const uint8_t *frame, size_t len)
 {
-    if (!rnic_dev_dispatch_begin(d)) {
-        if (rnic_frameq_put(&d->backlog, frame, len)) {
+    if (!rne_dev_dispatch_begin(d)) {
+        if (rne_frameq_put(&d->backlog, frame, len)) {
             return true;
         }
         /* offered again after rx_resume, when this dispatch is over */
@@ -856,19 +856,19 @@ bool rnic_dev_receive(struct rnic_dev *d, const uint8_t *frame, size_t len)
         return false;
     }
     receive_now(d, frame, len);
-    rnic_dev_dispatch_end(d);
+    rne_dev_dispatch_end(d);
     return true;
 }
 
-void rnic_dev_rx_batch_end(struct rnic_dev *d)
+void rne_dev_rx_batch_end(struct rne_dev *d)
 {
-    if (!rnic_dev_ack_owed(d)) {
+    if (!rne_dev_ack_owed(d)) {
         return;
     }
-    if (!rnic_dev_dispatch_begin(d)) {
-        d->deferred |= RNIC_DEFER_BATCH_END;
+    if (!rne_dev_dispatch_begin(d)) {
+        d->deferred |= RNE_DEFER_BATCH_END;
         return;
     }
     batch_end_now(d);
-    rnic_dev_dispatch_end(d);
+    rne_dev_dispatch_end(d);
 }

@@ -8,14 +8,14 @@
 #include <string.h>
 #include "iw.h"
 
-uint64_t rnic_iw_now(struct rnic_dev *d)
+uint64_t rne_iw_now(struct rne_dev *d)
 {
     return d->host.ops->now_ns ? d->host.ops->now_ns(d->host.opaque) : 0;
 }
 
-void rnic_iw_rearm(struct rnic_dev *d)
+void rne_iw_rearm(struct rne_dev *d)
 {
-    struct rnic_iw *iw = d->iw;
+    struct rne_iw *iw = d->iw;
     uint64_t dl = UINT64_MAX;
     uint32_t i;
 
@@ -23,7 +23,7 @@ void rnic_iw_rearm(struct rnic_dev *d)
         return;
     }
     for (i = 0; i < iw->neng; i++) {
-        uint64_t t = rnic_tcp_next_deadline(iw->eng[i].tcp);
+        uint64_t t = rne_tcp_next_deadline(iw->eng[i].tcp);
         dl = t < dl ? t : dl;
     }
     for (i = 0; i < iw->nlive; i++) {
@@ -40,16 +40,16 @@ void rnic_iw_rearm(struct rnic_dev *d)
     d->host.ops->timer_mod(d->host.opaque, dl);
 }
 
-void rnic_iw_timer_fired(struct rnic_dev *d)
+void rne_iw_timer_fired(struct rne_dev *d)
 {
     if (d->iw) {
         d->iw->armed_ok = false;
     }
 }
 
-int rnic_iw_init(struct rnic_dev *d)
+int rne_iw_init(struct rne_dev *d)
 {
-    struct rnic_iw *iw = calloc(1, sizeof(*iw));
+    struct rne_iw *iw = calloc(1, sizeof(*iw));
 
     if (!iw) {
         return -1;
@@ -62,31 +62,31 @@ int rnic_iw_init(struct rnic_dev *d)
         return -1;
     }
     d->host.ops->random(d->host.opaque, iw->isn_key, sizeof(iw->isn_key));
-    rnic_iw_eng_ops(&iw->ops);
+    rne_iw_eng_ops(&iw->ops);
     return 0;
 }
 
-void rnic_iw_mem_usage(struct rnic_dev *d, uint64_t *conn, uint64_t *engine)
+void rne_iw_mem_usage(struct rne_dev *d, uint64_t *conn, uint64_t *engine)
 {
     uint32_t i;
 
     *conn = 0;
     *engine = 0;
     for (i = 0; d->iw && i < d->iw->neng; i++) {
-        const struct rnic_tcp_stats *st = rnic_tcp_get_stats(d->iw->eng[i].tcp);
+        const struct rne_tcp_stats *st = rne_tcp_get_stats(d->iw->eng[i].tcp);
 
         *conn += st->mem_conn_bytes;
         *engine += st->mem_engine_bytes;
     }
 }
 
-void rnic_iw_fini(struct rnic_dev *d)
+void rne_iw_fini(struct rne_dev *d)
 {
     if (!d->iw) {
         return;
     }
     if (d->iw->conn && d->iw->lis && d->iw->live) {
-        rnic_iw_reset(d);
+        rne_iw_reset(d);
     }
     free(d->iw->lis);
     free(d->iw->conn);
@@ -101,39 +101,39 @@ void rnic_iw_fini(struct rnic_dev *d)
  * through the egress queue (bounded by the engines' connection pools and
  * the queue), so an idle peer learns now, not at its next send.
  */
-void rnic_iw_reset_peers(struct rnic_dev *d)
+void rne_iw_reset_peers(struct rne_dev *d)
 {
-    struct rnic_iw *iw = d->iw;
-    uint64_t now = rnic_iw_now(d);
+    struct rne_iw *iw = d->iw;
+    uint64_t now = rne_iw_now(d);
     uint32_t i;
 
     for (i = 0; iw && i < iw->neng; i++) {
-        rnic_tcp_reset_all(iw->eng[i].tcp, now);
+        rne_tcp_reset_all(iw->eng[i].tcp, now);
     }
 }
 
-void rnic_iw_reset(struct rnic_dev *d)
+void rne_iw_reset(struct rne_dev *d)
 {
-    struct rnic_iw *iw = d->iw;
+    struct rne_iw *iw = d->iw;
     uint32_t i;
 
     for (i = 0; i < d->cfg.max_conn; i++) {
-        struct rnic_iw_conn *c = iw->conn[i];
+        struct rne_iw_conn *c = iw->conn[i];
 
         if (!c) {
             continue;
         }
-        if (c->qpn != RNIC_IW_NO_QP) {
-            struct rnic_qp *qp = rnic_qp_get(d, c->qpn);
+        if (c->qpn != RNE_IW_NO_QP) {
+            struct rne_qp *qp = rne_qp_get(d, c->qpn);
 
             if (qp && qp->iw) {
                 qp->iw = NULL;
             }
         }
-        rnic_iw_conn_release(d, c);
+        rne_iw_conn_release(d, c);
     }
     for (i = 0; i < iw->neng; i++) {
-        rnic_tcp_free(iw->eng[i].tcp);
+        rne_tcp_free(iw->eng[i].tcp);
     }
     memset(iw->eng, 0, sizeof(iw->eng));
     iw->neng = 0;
@@ -145,29 +145,29 @@ void rnic_iw_reset(struct rnic_dev *d)
     }
 }
 
-unsigned rnic_iw_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
-                       struct rnic_admin_cqe *cqe)
+unsigned rne_iw_admin(struct rne_dev *d, const struct rnic_admin_cmd *cmd,
+                      struct rnic_admin_cqe *cqe)
 {
-    return rnic_iw_cm_admin(d, cmd, cqe);
+    return rne_iw_cm_admin(d, cmd, cqe);
 }
 
-void rnic_iw_timer(struct rnic_dev *d)
+void rne_iw_timer(struct rne_dev *d)
 {
-    struct rnic_iw *iw = d->iw;
-    uint64_t now = rnic_iw_now(d);
+    struct rne_iw *iw = d->iw;
+    uint64_t now = rne_iw_now(d);
     uint32_t i;
 
     for (i = 0; i < iw->neng; i++) {
-        rnic_tcp_tick(iw->eng[i].tcp, now);
+        rne_tcp_tick(iw->eng[i].tcp, now);
     }
-    rnic_iw_pull(d);
+    rne_iw_pull(d);
     for (i = 0; i < iw->nlive; i++) {
-        struct rnic_iw_conn *c = iw->live[i];
+        struct rne_iw_conn *c = iw->live[i];
 
         /* a connection freed meanwhile has no deadline */
         if (c->deadline <= now) {
             c->deadline = UINT64_MAX;
-            rnic_iw_cm_timer(d, c, now);
+            rne_iw_cm_timer(d, c, now);
         }
     }
 }

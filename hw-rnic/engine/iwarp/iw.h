@@ -16,8 +16,8 @@
  *   iw_rx.c      FPDUs to placement, completions and responses
  *   iw_term.c    Terminate send/receive, the QP's way to ERROR
  */
-#ifndef RNIC_ENGINE_IW_H
-#define RNIC_ENGINE_IW_H
+#ifndef RNE_ENGINE_IW_H
+#define RNE_ENGINE_IW_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,26 +28,26 @@
 #include "wire/rdmap.h"
 
 /* Local IPv4 addresses with offloaded endpoints at the same time. */
-#define RNIC_IW_MAX_ADDR        8
+#define RNE_IW_MAX_ADDR         8
 /* MPA timers (siw: Reply 10 s, Request 5 s); RTR as long as the Reply. */
-#define RNIC_IW_MPA_REQ_NS      (5ull * 1000000000ull)
-#define RNIC_IW_MPA_REP_NS      (10ull * 1000000000ull)
+#define RNE_IW_MPA_REQ_NS       (5ull * 1000000000ull)
+#define RNE_IW_MPA_REP_NS       (10ull * 1000000000ull)
 /* Zero-length Write nudges to a silent responder: 50 ms, doubling, 5 s. */
-#define RNIC_IW_NUDGE_FIRST_NS  (50ull * 1000000ull)
-#define RNIC_IW_NUDGE_SPAN_NS   (5ull * 1000000000ull)
+#define RNE_IW_NUDGE_FIRST_NS   (50ull * 1000000ull)
+#define RNE_IW_NUDGE_SPAN_NS    (5ull * 1000000000ull)
 /* TIME_WAIT of the offload TCP (2 * MSL, its default MSL is 30 s) */
-#define RNIC_IW_TIME_WAIT_NS    (60ull * 1000000000ull)
+#define RNE_IW_TIME_WAIT_NS     (60ull * 1000000000ull)
 /* Private data we send in one Request/Reply (interop: siw/cxgb4 take 256). */
-#define RNIC_IW_RX_ULPDU_MAX    65535
-#define RNIC_IW_TX_BUF          (16 * 1024)
-#define RNIC_IW_NO_QP           0xffffffffu
+#define RNE_IW_RX_ULPDU_MAX     65535
+#define RNE_IW_TX_BUF           (16 * 1024)
+#define RNE_IW_NO_QP            0xffffffffu
 
 /* errno-like values in struct rnic_eqe_cm.status */
-#define RNIC_IW_ST_ECONNRESET   104
-#define RNIC_IW_ST_ECONNABORTED 103
-#define RNIC_IW_ST_ETIMEDOUT    110
-#define RNIC_IW_ST_ECONNREFUSED 111
-#define RNIC_IW_ST_EPROTO       71
+#define RNE_IW_ST_ECONNRESET    104
+#define RNE_IW_ST_ECONNABORTED 103
+#define RNE_IW_ST_ETIMEDOUT     110
+#define RNE_IW_ST_ECONNREFUSED 111
+#define RNE_IW_ST_EPROTO        71
 
 /* One offload TCP engine per local address (the engine has one IP). */
 /*
@@ -55,23 +55,23 @@
  * interface of the guest is an address of its own, with an engine whose
  * frames all carry the tag.
  */
-struct rnic_iw_eng {
-    struct rnic_dev *d;
+struct rne_iw_eng {
+    struct rne_dev *d;
     uint8_t addr[4];
     uint16_t vlan;
-    struct rnic_tcp *tcp;
+    struct rne_tcp *tcp;
 };
 
-struct rnic_iw_listener {
+struct rne_iw_listener {
     bool live;
     uint8_t addr[4];            /* 0.0.0.0: any local address */
     uint16_t vlan;              /* VID of addr's VLAN, 0 none; any: unused */
     uint16_t port;
     uint32_t backlog;
-    struct rnic_tcp_listener *tl[RNIC_IW_MAX_ADDR];     /* per engine */
+    struct rne_tcp_listener *tl[RNE_IW_MAX_ADDR];       /* per engine */
 };
 
-enum rnic_iw_conn_state {
+enum rne_iw_conn_state {
     IWC_SYN_SENT,               /* active: TCP handshake */
     IWC_REP_WAIT,               /* active: Request sent, waiting for Reply */
     IWC_REQ_WAIT,               /* passive: reading the Request */
@@ -82,50 +82,50 @@ enum rnic_iw_conn_state {
     IWC_LINGER,                 /* no longer the driver's: TCP finishing */
 };
 
-struct rnic_iw_qp;
+struct rne_iw_qp;
 
 /* What only the MPA Request/Reply exchange needs: freed at RTS. */
-struct rnic_iw_mpa_hs {
-    uint8_t req_pd[RNIC_MPA_PD_MAX];    /* the peer's Request (passive) */
-    struct rnic_mpa_rr_rx rr;
-    uint8_t pdata[RNIC_MPA_PD_MAX];     /* ours, for the Request */
+struct rne_iw_mpa_hs {
+    uint8_t req_pd[RNE_MPA_PD_MAX];     /* the peer's Request (passive) */
+    struct rne_mpa_rr_rx rr;
+    uint8_t pdata[RNE_MPA_PD_MAX];      /* ours, for the Request */
 };
 
-struct rnic_iw_conn {
+struct rne_iw_conn {
     uint32_t id;
-    uint32_t live_idx;          /* in rnic_iw.live */
-    uint8_t state;              /* enum rnic_iw_conn_state */
+    uint32_t live_idx;          /* in rne_iw.live */
+    uint8_t state;              /* enum rne_iw_conn_state */
     bool active;
     bool fin_sent;
     bool steered;
     bool req_posted;            /* passive: CONNECT_REQUEST was posted */
     bool zombie;                /* freed; memory goes at the outermost exit */
-    struct rnic_iw_eng *eng;
-    struct rnic_tcp_conn *tc;
+    struct rne_iw_eng *eng;
+    struct rne_tcp_conn *tc;
     uint32_t listen_id;
-    uint32_t qpn;               /* RNIC_IW_NO_QP when none is bound */
+    uint32_t qpn;               /* RNE_IW_NO_QP when none is bound */
     struct rnic_tuple tuple;    /* as in events (little-endian ports) */
-    struct rnic_flow_key key;
+    struct rne_flow_key key;
     uint64_t deadline;          /* MPA timer, UINT64_MAX: none */
 
     /* MPA startup */
-    struct rnic_mpa_local loc;
+    struct rne_mpa_local loc;
     /* our Request, or the peer's (passive); pd only until RTS */
-    struct rnic_mpa_rr req;
-    struct rnic_iw_mpa_hs *hs;  /* NULL from RTS on */
-    struct rnic_mpa_neg neg;
+    struct rne_mpa_rr req;
+    struct rne_iw_mpa_hs *hs;   /* NULL from RTS on */
+    struct rne_mpa_neg neg;
     uint16_t pdata_len;
 
     /* Full operation */
-    struct rnic_mpa_tx tx;
-    struct rnic_mpa_rx rx;
-    /* [RNIC_IW_RX_ULPDU_MAX]: only while an FPDU arrives in pieces */
+    struct rne_mpa_tx tx;
+    struct rne_mpa_rx rx;
+    /* [RNE_IW_RX_ULPDU_MAX]: only while an FPDU arrives in pieces */
     uint8_t *rxbuf;
-    /* [RNIC_IW_TX_BUF] one FPDU and its payload: only with markers on TX */
+    /* [RNE_IW_TX_BUF] one FPDU and its payload: only with markers on TX */
     uint8_t *txbuf;
     uint8_t *pbuf;
     uint32_t emss, mulpdu;
-    struct rnic_iw_qp *iq;      /* protocol state of the bound QP */
+    struct rne_iw_qp *iq;       /* protocol state of the bound QP */
 
     /* Initiator: wake a responder that missed our first FPDUs (iw_cm.c) */
     uint64_t nudge_end;         /* no nudge after this; 0: none */
@@ -134,19 +134,19 @@ struct rnic_iw_conn {
 };
 
 /* An outstanding Read Request or Atomic Request of ours (ORD). */
-struct rnic_iw_orq {
+struct rne_iw_orq {
     bool rtr;                   /* the RTR Read: completes nothing */
     bool atomic;
     uint32_t sq_idx;
     struct rnic_wqe_hdr hdr;
-    struct rnic_sgl sgl;
+    struct rne_sgl sgl;
     uint32_t sink_stag;
     uint64_t sink_to;
     uint64_t got;
 };
 
 /* An inbound Read Request or Atomic Request we answer (IRD). */
-struct rnic_iw_irq {
+struct rne_iw_irq {
     bool atomic;
     uint32_t src_stag, sink_stag, size;
     uint64_t src_to, sink_to, sent;
@@ -155,15 +155,15 @@ struct rnic_iw_irq {
 };
 
 /* SQ WQEs between sq_done and sq_next waiting to complete in order. */
-struct rnic_iw_wc {
+struct rne_iw_wc {
     bool done;
     uint8_t status;
     uint32_t byte_len;
     struct rnic_wqe_hdr hdr;
 };
 
-struct rnic_iw_qp {
-    struct rnic_iw_conn *conn;
+struct rne_iw_qp {
+    struct rne_iw_conn *conn;
     bool rfc7306;               /* Immediate Data and Atomics allowed */
     bool close_wanted;          /* FIN once the SQ is drained */
 
@@ -173,19 +173,19 @@ struct rnic_iw_qp {
     uint32_t cur_idx;
     uint8_t cur_phase;          /* Send-Imm/Write-Imm: 1 = the Imm message */
     struct rnic_sq_wqe cur;
-    struct rnic_sgl cur_sgl;
+    struct rne_sgl cur_sgl;
     uint64_t cur_off;
     uint32_t cur_msn;
     uint32_t tx_msn[4];         /* last MSN sent per QN */
     bool tx_turn;               /* fairness between SQ and responses */
     bool stopped;               /* a local error: fetch nothing more */
     /* [wc_cap]: the SQ's depth; the rings are NULL while empty */
-    struct rnic_iw_wc *wc;
+    struct rne_iw_wc *wc;
     uint32_t wc_cap;
 
-    struct rnic_iw_orq *orq;    /* [orq_cap] ring */
+    struct rne_iw_orq *orq;     /* [orq_cap] ring */
     uint32_t orq_cap, orq_head, orq_cnt, ord;
-    struct rnic_iw_irq *irq;    /* [irq_cap] ring */
+    struct rne_iw_irq *irq;     /* [irq_cap] ring */
     uint32_t irq_cap, irq_head, irq_cnt, ird;
     uint32_t atomic_req_id;
 
@@ -195,7 +195,7 @@ struct rnic_iw_qp {
     uint32_t rx_cur_msn;
     uint64_t rx_wr_id;
     uint16_t rx_wqe_idx;
-    struct rnic_sgl rx_sgl;
+    struct rne_sgl rx_sgl;
     uint64_t rx_got;
     bool rx_write_open;         /* previous tagged Write had no L yet */
     bool rx_last_write;         /* the last message was an RDMA Write */
@@ -209,186 +209,186 @@ struct rnic_iw_qp {
  * where its event happens; a device reset zeroes them.  tcp_gone keeps the
  * counters of TCP engines freed to make room for another address.
  */
-struct rnic_iw_stats {
+struct rne_iw_stats {
     uint64_t mpa_crc_err, mpa_frame_err, mpa_neg_fail;
     uint64_t term_tx, term_rx, fpdu_tx, fpdu_rx, conns_rts;
-    struct rnic_tcp_stats tcp_gone;
+    struct rne_tcp_stats tcp_gone;
 };
 
-struct rnic_iw {
-    struct rnic_iw_eng eng[RNIC_IW_MAX_ADDR];
+struct rne_iw {
+    struct rne_iw_eng eng[RNE_IW_MAX_ADDR];
     uint32_t neng;
-    struct rnic_iw_listener *lis;       /* [max_listen] */
-    struct rnic_iw_conn **conn;         /* [max_conn] by id */
+    struct rne_iw_listener *lis;        /* [max_listen] */
+    struct rne_iw_conn **conn;          /* [max_conn] by id */
     /* the allocated ones, dense: per-frame work is O(connections) */
-    struct rnic_iw_conn **live;         /* [max_conn] */
+    struct rne_iw_conn **live;          /* [max_conn] */
     uint32_t nlive, nzombie;
     uint32_t next_conn;
-    struct rnic_tcp_ops ops;
+    struct rne_tcp_ops ops;
     uint8_t isn_key[16];        /* RFC 6528 secret, from host random */
     /*
      * The deadline the host timer holds (armed_ok): every entry point ends
-     * in rnic_iw_rearm, and asking again for the same one is skipped.
+     * in rne_iw_rearm, and asking again for the same one is skipped.
      */
     uint64_t armed;
     bool armed_ok;
-    struct rnic_iw_stats st;
+    struct rne_iw_stats st;
 };
 
 /* Trace c's move to state (before c->state is set). */
-static inline void rnic_iw_trace_state(struct rnic_dev *d,
-                                       const struct rnic_iw_conn *c,
-                                       uint32_t state)
+static inline void rne_iw_trace_state(struct rne_dev *d,
+                                      const struct rne_iw_conn *c,
+                                      uint32_t state)
 {
-    rnic_trace_conn_state(&d->host, c->id, c->qpn, c->state, state);
+    rne_trace_conn_state(&d->host, c->id, c->qpn, c->state, state);
 }
 
 /* iw_stats.c: the counters of QUERY_STATS */
-/* An MPA receive error of code (RNIC_MPA_EC_*) on some connection. */
-void rnic_iw_count_mpa_err(struct rnic_dev *d, uint8_t code);
+/* An MPA receive error of code (RNE_MPA_EC_*) on some connection. */
+void rne_iw_count_mpa_err(struct rne_dev *d, uint8_t code);
 /* ok: an FPDU went to TCP (counted); returns ok. */
-bool rnic_iw_count_fpdu_tx(struct rnic_dev *d, bool ok);
+bool rne_iw_count_fpdu_tx(struct rne_dev *d, bool ok);
 /* A TCP engine is freed: keep its counters. */
-void rnic_iw_stats_fold(struct rnic_dev *d, const struct rnic_tcp *tcp);
+void rne_iw_stats_fold(struct rne_dev *d, const struct rne_tcp *tcp);
 /* Every protocol counter, little-endian, as QUERY_STATS returns them. */
-void rnic_iw_query_stats(struct rnic_dev *d, struct rnic_proto_stats *out);
+void rne_iw_query_stats(struct rne_dev *d, struct rnic_proto_stats *out);
 
 /* iw.c: the layer's life, clock and deadline */
-uint64_t rnic_iw_now(struct rnic_dev *d);
+uint64_t rne_iw_now(struct rne_dev *d);
 /* Ask the host for a timer at the earliest TCP/MPA deadline. */
-void rnic_iw_rearm(struct rnic_dev *d);
+void rne_iw_rearm(struct rne_dev *d);
 
 /*
  * iw_eng.c: the TCP engines, one per local address and VLAN.  tci: an
  * 802.1Q TCI whose VID names the VLAN (its PCP is not the engine's: each
- * connection has its own), RNIC_NO_VLAN untagged.
+ * connection has its own), RNE_NO_VLAN untagged.
  */
-struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
-                                    int32_t tci, bool create);
+struct rne_iw_eng *rne_iw_eng_get(struct rne_dev *d, const uint8_t *addr,
+                                  int32_t tci, bool create);
 /* Send MTU of a new connection: the port MTU, or mss + 40 if smaller. */
-void rnic_iw_conn_mtu(struct rnic_dev *d, struct rnic_tcp_conn *tc,
-                      uint16_t mss);
+void rne_iw_conn_mtu(struct rne_dev *d, struct rne_tcp_conn *tc,
+                     uint16_t mss);
 /* The TCP engines' upcalls into this layer. */
-void rnic_iw_eng_ops(struct rnic_tcp_ops *ops);
-void rnic_iw_pull(struct rnic_dev *d);
+void rne_iw_eng_ops(struct rne_tcp_ops *ops);
+void rne_iw_pull(struct rne_dev *d);
 
 /* iw_conn.c: connection slots */
-struct rnic_iw_conn *rnic_iw_conn_alloc(struct rnic_dev *d);
-struct rnic_iw_conn *rnic_iw_conn_find(struct rnic_dev *d, uint32_t id);
-void rnic_iw_conn_free(struct rnic_dev *d, struct rnic_iw_conn *c);
+struct rne_iw_conn *rne_iw_conn_alloc(struct rne_dev *d);
+struct rne_iw_conn *rne_iw_conn_find(struct rne_dev *d, uint32_t id);
+void rne_iw_conn_free(struct rne_dev *d, struct rne_iw_conn *c);
 /* Free c's slot and memory now (reset, or once no dispatch runs). */
-void rnic_iw_conn_release(struct rnic_dev *d, struct rnic_iw_conn *c);
-void rnic_iw_steer_conn(struct rnic_dev *d, struct rnic_iw_conn *c, bool add);
+void rne_iw_conn_release(struct rne_dev *d, struct rne_iw_conn *c);
+void rne_iw_steer_conn(struct rne_dev *d, struct rne_iw_conn *c, bool add);
 /* The MPA exchange is over: give its state back. */
-void rnic_iw_mpa_done(struct rnic_dev *d, struct rnic_iw_conn *c);
+void rne_iw_mpa_done(struct rne_dev *d, struct rne_iw_conn *c);
 /*
- * Before rnic_mpa_rx_feed of data: take the partial-FPDU buffer unless the
+ * Before rne_mpa_rx_feed of data: take the partial-FPDU buffer unless the
  * FPDU at the head is whole in data (the deframer then reads it in place).
  * false: no memory.
  */
-bool rnic_iw_rx_buf_get(struct rnic_dev *d, struct rnic_iw_conn *c,
-                        const uint8_t *data, size_t len);
+bool rne_iw_rx_buf_get(struct rne_dev *d, struct rne_iw_conn *c,
+                       const uint8_t *data, size_t len);
 /* After the FPDUs of a delivery: give it back unless an FPDU is open. */
-void rnic_iw_rx_buf_put(struct rnic_dev *d, struct rnic_iw_conn *c);
+void rne_iw_rx_buf_put(struct rne_dev *d, struct rne_iw_conn *c);
 /* The FPDU buffers of a connection that sends markers; false: no memory. */
-bool rnic_iw_tx_bufs(struct rnic_dev *d, struct rnic_iw_conn *c);
+bool rne_iw_tx_bufs(struct rne_dev *d, struct rne_iw_conn *c);
 
 /* iw_cm.c: TCP events of a connection and timers */
-struct rnic_iw_conn *rnic_iw_cm_accept(struct rnic_dev *d,
-                                       struct rnic_iw_eng *e,
-                                       void *listen_user,
-                                       struct rnic_tcp_conn *tc);
-void rnic_iw_cm_connected(struct rnic_dev *d, struct rnic_iw_conn *c);
-void rnic_iw_cm_recv(struct rnic_dev *d, struct rnic_iw_conn *c,
-                     const uint8_t *data, size_t len);
-void rnic_iw_cm_peer_closed(struct rnic_dev *d, struct rnic_iw_conn *c);
+struct rne_iw_conn *rne_iw_cm_accept(struct rne_dev *d,
+                                     struct rne_iw_eng *e,
+                                     void *listen_user,
+                                     struct rne_tcp_conn *tc);
+void rne_iw_cm_connected(struct rne_dev *d, struct rne_iw_conn *c);
+void rne_iw_cm_recv(struct rne_dev *d, struct rne_iw_conn *c,
+                    const uint8_t *data, size_t len);
+void rne_iw_cm_peer_closed(struct rne_dev *d, struct rne_iw_conn *c);
 /* time_wait: TCP stays in TIME_WAIT, keep the tuple steered to it. */
-void rnic_iw_cm_closed(struct rnic_dev *d, struct rnic_iw_conn *c, int err,
-                       bool time_wait);
-void rnic_iw_cm_timer(struct rnic_dev *d, struct rnic_iw_conn *c,
-                      uint64_t now);
+void rne_iw_cm_closed(struct rne_dev *d, struct rne_iw_conn *c, int err,
+                      bool time_wait);
+void rne_iw_cm_timer(struct rne_dev *d, struct rne_iw_conn *c,
+                     uint64_t now);
 /* Post a CM event for c (pdata to the slot of the entry). */
-void rnic_iw_cm_event(struct rnic_dev *d, struct rnic_iw_conn *c,
-                      uint8_t code, uint16_t status, const uint8_t *pdata,
-                      uint16_t pdata_len);
+void rne_iw_cm_event(struct rne_dev *d, struct rne_iw_conn *c,
+                     uint8_t code, uint16_t status, const uint8_t *pdata,
+                     uint16_t pdata_len);
 /* Trace the MPA exchange's outcome (accepted: the values in use). */
-void rnic_iw_trace_mpa(struct rnic_dev *d, struct rnic_iw_conn *c,
-                       uint8_t result, uint8_t code, uint8_t rev,
-                       uint16_t pd_len);
+void rne_iw_trace_mpa(struct rne_dev *d, struct rne_iw_conn *c,
+                      uint8_t result, uint8_t code, uint8_t rev,
+                      uint16_t pd_len);
 /* The QP's connection ended: unbind, flush the QP with async code. */
-void rnic_iw_conn_unbind(struct rnic_dev *d, struct rnic_iw_conn *c,
-                         uint8_t async_code);
+void rne_iw_conn_unbind(struct rne_dev *d, struct rne_iw_conn *c,
+                        uint8_t async_code);
 /* End c now with a RST: event code (0: none), the QP flushed. */
-void rnic_iw_conn_abort(struct rnic_dev *d, struct rnic_iw_conn *c,
-                        uint8_t code, uint16_t status);
+void rne_iw_conn_abort(struct rne_dev *d, struct rne_iw_conn *c,
+                       uint8_t code, uint16_t status);
 /* Start the graceful close of c (FIN once its QP's SQ drained). */
-void rnic_iw_conn_close(struct rnic_dev *d, struct rnic_iw_conn *c);
+void rne_iw_conn_close(struct rne_dev *d, struct rne_iw_conn *c);
 /* The SQ of c's QP may have drained: send the FIN if one is wanted. */
-void rnic_iw_conn_maybe_fin(struct rnic_dev *d, struct rnic_iw_conn *c);
+void rne_iw_conn_maybe_fin(struct rne_dev *d, struct rne_iw_conn *c);
 /* Full operation for c after a successful exchange. */
-void rnic_iw_conn_full_op(struct rnic_iw_conn *c);
+void rne_iw_conn_full_op(struct rne_iw_conn *c);
 /* Negotiated IRD/ORD for the QP: from the MPA v2 block, else as asked. */
-void rnic_iw_conn_set_ird_ord(struct rnic_iw_conn *c);
+void rne_iw_conn_set_ird_ord(struct rne_iw_conn *c);
 /* The first FPDU after our Reply is the RTR (P2P): the QP goes live. */
-void rnic_iw_cm_established(struct rnic_dev *d, struct rnic_iw_conn *c,
-                            struct rnic_qp *qp);
+void rne_iw_cm_established(struct rne_dev *d, struct rne_iw_conn *c,
+                           struct rne_qp *qp);
 /*
  * The first FPDU (ULPDU u) arrived in RTR_WAIT: the connection is
  * established. True if u was the zero-length Send RTR, which is consumed
  * here (no receive WQE, no completion), false if it is for the QP.
  */
-bool rnic_iw_cm_rtr_arrived(struct rnic_dev *d, struct rnic_iw_conn *c,
-                            struct rnic_qp *qp, const uint8_t *u, size_t len);
+bool rne_iw_cm_rtr_arrived(struct rne_dev *d, struct rne_iw_conn *c,
+                           struct rne_qp *qp, const uint8_t *u, size_t len);
 
 /* iw_cm_cmd.c: the CM_* admin commands */
-unsigned rnic_iw_cm_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
-                          struct rnic_admin_cqe *cqe);
+unsigned rne_iw_cm_admin(struct rne_dev *d, const struct rnic_admin_cmd *cmd,
+                         struct rnic_admin_cqe *cqe);
 
 /* iw_nudge.c: wake a siw responder that missed our first FPDUs */
-void rnic_iw_nudge_start(struct rnic_dev *d, struct rnic_iw_conn *c);
-void rnic_iw_nudge_stop(struct rnic_iw_conn *c);
-void rnic_iw_nudge_timer(struct rnic_dev *d, struct rnic_iw_conn *c,
-                         uint64_t now);
+void rne_iw_nudge_start(struct rne_dev *d, struct rne_iw_conn *c);
+void rne_iw_nudge_stop(struct rne_iw_conn *c);
+void rne_iw_nudge_timer(struct rne_dev *d, struct rne_iw_conn *c,
+                        uint64_t now);
 
 /* iw_stream.c: bytes of a connection in RDMA mode, deframed into FPDUs */
-void rnic_iw_rx_stream(struct rnic_dev *d, struct rnic_iw_conn *c,
-                       const uint8_t *data, size_t len);
+void rne_iw_rx_stream(struct rne_dev *d, struct rne_iw_conn *c,
+                      const uint8_t *data, size_t len);
 
 /* iw_tx.c */
 /* Bind qp to c (QP stays in its state); NULL if out of memory. */
-struct rnic_iw_qp *rnic_iw_qp_new(struct rnic_dev *d, struct rnic_qp *qp,
-                                  struct rnic_iw_conn *c);
-void rnic_iw_qp_destroy(struct rnic_dev *d, struct rnic_iw_qp *iq);
+struct rne_iw_qp *rne_iw_qp_new(struct rne_dev *d, struct rne_qp *qp,
+                                struct rne_iw_conn *c);
+void rne_iw_qp_destroy(struct rne_dev *d, struct rne_iw_qp *iq);
 /* The ORQ / IRQ ring of iq, taken on first use; false: no memory. */
-bool rnic_iw_orq_get(struct rnic_dev *d, struct rnic_iw_qp *iq);
-bool rnic_iw_irq_get(struct rnic_dev *d, struct rnic_iw_qp *iq);
+bool rne_iw_orq_get(struct rne_dev *d, struct rne_iw_qp *iq);
+bool rne_iw_irq_get(struct rne_dev *d, struct rne_iw_qp *iq);
 /* Send what the TCP window allows: responses and SQ WQEs, interleaved. */
-void rnic_iw_tx_pump(struct rnic_dev *d, struct rnic_qp *qp);
+void rne_iw_tx_pump(struct rne_dev *d, struct rne_qp *qp);
 /* One FPDU carrying hdr + payload; false if TCP has no room for it. */
-bool rnic_iw_send_fpdu(struct rnic_dev *d, struct rnic_iw_conn *c,
-                       const uint8_t *hdr, size_t hlen,
-                       const uint8_t *payload, size_t plen);
+bool rne_iw_send_fpdu(struct rne_dev *d, struct rne_iw_conn *c,
+                      const uint8_t *hdr, size_t hlen,
+                      const uint8_t *payload, size_t plen);
 /* Mark SQ WQE idx finished and complete every finished WQE in order. */
-void rnic_iw_wc_done(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
-                     unsigned status, uint32_t byte_len);
+void rne_iw_wc_done(struct rne_dev *d, struct rne_qp *qp, uint32_t idx,
+                    unsigned status, uint32_t byte_len);
 /* The P2P RTR (initiator): the first FPDU after the Reply. */
-void rnic_iw_send_rtr(struct rnic_dev *d, struct rnic_qp *qp, uint8_t rtr);
-bool rnic_iw_sq_drained(const struct rnic_qp *qp);
+void rne_iw_send_rtr(struct rne_dev *d, struct rne_qp *qp, uint8_t rtr);
+bool rne_iw_sq_drained(const struct rne_qp *qp);
 
 /* iw_rx.c: one verified ULPDU (DDP segment). */
-void rnic_iw_rx_ulpdu(struct rnic_dev *d, struct rnic_qp *qp,
-                      const uint8_t *ulpdu, size_t len);
+void rne_iw_rx_ulpdu(struct rne_dev *d, struct rne_qp *qp,
+                     const uint8_t *ulpdu, size_t len);
 /* Complete the receive WQE of a message in progress with status. */
-void rnic_iw_rx_abort(struct rnic_dev *d, struct rnic_qp *qp, uint8_t status,
-                      uint8_t vendor);
+void rne_iw_rx_abort(struct rne_dev *d, struct rne_qp *qp, uint8_t status,
+                     uint8_t vendor);
 
 /* iw_term.c */
-void rnic_iw_terminate(struct rnic_dev *d, struct rnic_qp *qp,
-                       struct rnic_term_cause cause, const uint8_t *bad,
-                       size_t bad_len);
+void rne_iw_terminate(struct rne_dev *d, struct rne_qp *qp,
+                      struct rne_term_cause cause, const uint8_t *bad,
+                      size_t bad_len);
 /* The Terminate cause of a failed STag check (tagged: DDP/RDMAP layer). */
-struct rnic_term_cause rnic_iw_mr_cause(enum rnic_mr_err err, bool read_req);
-void rnic_iw_term_received(struct rnic_dev *d, struct rnic_qp *qp,
-                           const struct rnic_rdmap_msg *m);
+struct rne_term_cause rne_iw_mr_cause(enum rne_mr_err err, bool read_req);
+void rne_iw_term_received(struct rne_dev *d, struct rne_qp *qp,
+                          const struct rne_rdmap_msg *m);
 
 #endif

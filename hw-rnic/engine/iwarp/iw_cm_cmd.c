@@ -14,9 +14,9 @@
 
 static uint8_t flags_to_rtr(uint8_t f)
 {
-    return ((f & RNIC_MPA_P2P_WRITE) ? RNIC_MPA_RTR_WRITE : 0) |
-           ((f & RNIC_MPA_P2P_READ) ? RNIC_MPA_RTR_READ : 0) |
-           ((f & RNIC_MPA_P2P_SEND) ? RNIC_MPA_RTR_SEND : 0);
+    return ((f & RNIC_MPA_P2P_WRITE) ? RNE_MPA_RTR_WRITE : 0) |
+           ((f & RNIC_MPA_P2P_READ) ? RNE_MPA_RTR_READ : 0) |
+           ((f & RNIC_MPA_P2P_SEND) ? RNE_MPA_RTR_SEND : 0);
 }
 
 static bool addr_any(const uint8_t *a)
@@ -35,27 +35,27 @@ static bool tci_ok(uint16_t tci)
     return vid && vid != RNIC_VLAN_VID_MASK && !(tci & RNIC_VLAN_DEI);
 }
 
-static unsigned read_pdata(struct rnic_dev *d, uint64_t addr, uint16_t len,
+static unsigned read_pdata(struct rne_dev *d, uint64_t addr, uint16_t len,
                            uint8_t *buf, uint16_t room)
 {
     if (len > room) {
         return RNIC_STS_BAD_PARAM;
     }
-    if (len && rnic_dma_read(&d->host, addr, buf, len)) {
+    if (len && rne_dma_read(&d->host, addr, buf, len)) {
         return RNIC_STS_DMA_ERROR;
     }
     return RNIC_STS_OK;
 }
 
-static unsigned qp_for_bind(struct rnic_dev *d, uint32_t qpn,
-                            struct rnic_qp **out)
+static unsigned qp_for_bind(struct rne_dev *d, uint32_t qpn,
+                            struct rne_qp **out)
 {
-    struct rnic_qp *qp;
+    struct rne_qp *qp;
 
     if (qpn >= d->cfg.max_qp) {
         return RNIC_STS_BAD_INDEX;
     }
-    qp = rnic_qp_get(d, qpn);
+    qp = rne_qp_get(d, qpn);
     if (!qp) {
         return RNIC_STS_NOT_FOUND;
     }
@@ -66,15 +66,15 @@ static unsigned qp_for_bind(struct rnic_dev *d, uint32_t qpn,
     return RNIC_STS_OK;
 }
 
-static unsigned cmd_listen(struct rnic_dev *d,
+static unsigned cmd_listen(struct rne_dev *d,
                            const struct rnic_cmd_cm_listen *c)
 {
-    struct rnic_iw *iw = d->iw;
-    uint32_t id = rnic_le32_to_cpu(c->listen_id), i;
-    uint32_t flags = rnic_le32_to_cpu(c->flags);
-    uint16_t port = rnic_le16_to_cpu(c->port);
-    uint16_t tci = rnic_le16_to_cpu(c->vlan);
-    struct rnic_iw_listener *l;
+    struct rne_iw *iw = d->iw;
+    uint32_t id = rne_le32_to_cpu(c->listen_id), i;
+    uint32_t flags = rne_le32_to_cpu(c->flags);
+    uint16_t port = rne_le16_to_cpu(c->port);
+    uint16_t tci = rne_le16_to_cpu(c->vlan);
+    struct rne_iw_listener *l;
     uint16_t vid;
 
     if (id >= d->cfg.max_listen) {
@@ -102,41 +102,41 @@ static unsigned cmd_listen(struct rnic_dev *d,
             return RNIC_STS_BAD_PARAM;
         }
     }
-    if (rnic_steer_add_listener_vlan(d->steer, id, RNIC_AF_IPV4, c->addr,
-                                     port, vid)) {
+    if (rne_steer_add_listener_vlan(d->steer, id, RNIC_AF_IPV4, c->addr,
+                                    port, vid)) {
         return RNIC_STS_EXISTS;
     }
     memset(l, 0, sizeof(*l));
     memcpy(l->addr, c->addr, 4);
     l->vlan = vid;
     l->port = port;
-    l->backlog = rnic_le32_to_cpu(c->backlog);
+    l->backlog = rne_le32_to_cpu(c->backlog);
     if (l->backlog == 0 || l->backlog > 1024) {
         l->backlog = l->backlog ? 1024 : 1;
     }
     if (!addr_any(l->addr) &&
-        !rnic_iw_eng_get(d, l->addr, vid ? tci : RNIC_NO_VLAN, true)) {
-        rnic_steer_del_listener(d->steer, id);
+        !rne_iw_eng_get(d, l->addr, vid ? tci : RNE_NO_VLAN, true)) {
+        rne_steer_del_listener(d->steer, id);
         return RNIC_STS_NO_RESOURCES;
     }
     for (i = 0; i < iw->neng; i++) {
         if (addr_any(l->addr) || (!memcmp(iw->eng[i].addr, l->addr, 4) &&
                                   iw->eng[i].vlan == vid)) {
-            l->tl[i] = rnic_tcp_listen(iw->eng[i].tcp, port, l->backlog,
-                                       (void *)(uintptr_t)(id + 1));
+            l->tl[i] = rne_tcp_listen(iw->eng[i].tcp, port, l->backlog,
+                                      (void *)(uintptr_t)(id + 1));
             if (l->tl[i] && vid) {
                 /* its connections send with its priority */
-                rnic_tcp_listen_set_tci(l->tl[i], tci);
+                rne_tcp_listen_set_tci(l->tl[i], tci);
             }
             if (!l->tl[i]) {
                 uint32_t j;
 
                 for (j = 0; j < i; j++) {
                     if (l->tl[j]) {
-                        rnic_tcp_unlisten(iw->eng[j].tcp, l->tl[j]);
+                        rne_tcp_unlisten(iw->eng[j].tcp, l->tl[j]);
                     }
                 }
-                rnic_steer_del_listener(d->steer, id);
+                rne_steer_del_listener(d->steer, id);
                 return RNIC_STS_EXISTS;
             }
         }
@@ -145,10 +145,10 @@ static unsigned cmd_listen(struct rnic_dev *d,
     return RNIC_STS_OK;
 }
 
-static unsigned cmd_destroy_listen(struct rnic_dev *d, uint32_t id)
+static unsigned cmd_destroy_listen(struct rne_dev *d, uint32_t id)
 {
-    struct rnic_iw *iw = d->iw;
-    struct rnic_iw_listener *l;
+    struct rne_iw *iw = d->iw;
+    struct rne_iw_listener *l;
     uint32_t i;
 
     if (id >= d->cfg.max_listen) {
@@ -160,15 +160,15 @@ static unsigned cmd_destroy_listen(struct rnic_dev *d, uint32_t id)
     }
     for (i = 0; i < iw->neng; i++) {
         if (l->tl[i]) {
-            rnic_tcp_unlisten(iw->eng[i].tcp, l->tl[i]);
+            rne_tcp_unlisten(iw->eng[i].tcp, l->tl[i]);
         }
     }
-    rnic_steer_del_listener(d->steer, id);
+    rne_steer_del_listener(d->steer, id);
     memset(l, 0, sizeof(*l));
     return RNIC_STS_OK;
 }
 
-static unsigned check_ird_ord(struct rnic_dev *d, uint8_t ird, uint8_t ord,
+static unsigned check_ird_ord(struct rne_dev *d, uint8_t ird, uint8_t ord,
                               uint8_t flags)
 {
     if (ird > d->cfg.max_ird || ord > d->cfg.max_ord ||
@@ -178,27 +178,27 @@ static unsigned check_ird_ord(struct rnic_dev *d, uint8_t ird, uint8_t ord,
     return RNIC_STS_OK;
 }
 
-static unsigned cmd_connect(struct rnic_dev *d,
+static unsigned cmd_connect(struct rne_dev *d,
                             const struct rnic_cmd_cm_connect *cmd,
                             struct rnic_admin_cqe *cqe)
 {
     const struct rnic_tuple *t = &cmd->tuple;
-    uint32_t flags = rnic_le32_to_cpu(cmd->flags);
-    uint16_t pdlen = rnic_le16_to_cpu(cmd->pdata_len);
-    uint16_t mss = rnic_le16_to_cpu(cmd->mss);
-    uint16_t rport = rnic_le16_to_cpu(t->remote_port);
-    uint16_t tci = rnic_le16_to_cpu(cmd->vlan);
-    uint16_t room = RNIC_MPA_PD_MAX - (cmd->mpa_rev == 2 ? RNIC_MPA_V2_LEN : 0);
+    uint32_t flags = rne_le32_to_cpu(cmd->flags);
+    uint16_t pdlen = rne_le16_to_cpu(cmd->pdata_len);
+    uint16_t mss = rne_le16_to_cpu(cmd->mss);
+    uint16_t rport = rne_le16_to_cpu(t->remote_port);
+    uint16_t tci = rne_le16_to_cpu(cmd->vlan);
+    uint16_t room = RNE_MPA_PD_MAX - (cmd->mpa_rev == 2 ? RNE_MPA_V2_LEN : 0);
     bool vlan = flags & RNIC_CONNECT_F_VLAN;
-    struct rnic_iw_conn *c;
-    struct rnic_iw_eng *e;
-    struct rnic_ipaddr ra;
-    struct rnic_qp *qp;
+    struct rne_iw_conn *c;
+    struct rne_iw_eng *e;
+    struct rne_ipaddr ra;
+    struct rne_qp *qp;
     uint16_t lport;
     unsigned sts;
     uint32_t i;
 
-    sts = qp_for_bind(d, rnic_le32_to_cpu(cmd->qpn), &qp);
+    sts = qp_for_bind(d, rne_le32_to_cpu(cmd->qpn), &qp);
     if (sts) {
         return sts;
     }
@@ -221,22 +221,22 @@ static unsigned cmd_connect(struct rnic_dev *d,
     if (sts) {
         return sts;
     }
-    c = rnic_iw_conn_alloc(d);
+    c = rne_iw_conn_alloc(d);
     if (!c) {
         return RNIC_STS_NO_RESOURCES;
     }
-    rnic_trace_conn_state(&d->host, c->id, c->qpn, RNIC_TRACE_NONE,
-                          IWC_SYN_SENT);
-    sts = read_pdata(d, rnic_le64_to_cpu(cmd->pdata_addr), pdlen, c->hs->pdata,
+    rne_trace_conn_state(&d->host, c->id, c->qpn, RNE_TRACE_NONE,
+                         IWC_SYN_SENT);
+    sts = read_pdata(d, rne_le64_to_cpu(cmd->pdata_addr), pdlen, c->hs->pdata,
                      room);
     /* the engine of the address on its VLAN; the PCP is this command's */
-    e = sts ? NULL : rnic_iw_eng_get(d, t->local_addr,
-                                     vlan ? tci : RNIC_NO_VLAN, true);
+    e = sts ? NULL : rne_iw_eng_get(d, t->local_addr,
+                                    vlan ? tci : RNE_NO_VLAN, true);
     if (!sts && !e) {
         sts = RNIC_STS_NO_RESOURCES;
     }
     if (sts) {
-        rnic_iw_conn_free(d, c);
+        rne_iw_conn_free(d, c);
         return sts;
     }
     c->active = true;
@@ -250,49 +250,49 @@ static unsigned cmd_connect(struct rnic_dev *d,
     c->loc.ird = cmd->ird;
     c->loc.ord = cmd->ord;
     c->loc.rfc7306 = cmd->mpa_flags & RNIC_MPA_RFC7306;
-    rnic_mpa_make_request(&c->loc, &c->req);
-    if (!rnic_iw_qp_new(d, qp, c)) {
-        rnic_iw_conn_free(d, c);
+    rne_mpa_make_request(&c->loc, &c->req);
+    if (!rne_iw_qp_new(d, qp, c)) {
+        rne_iw_conn_free(d, c);
         return RNIC_STS_NO_RESOURCES;
     }
     c->tuple = *t;
-    lport = rnic_le16_to_cpu(t->local_port);
-    rnic_ipaddr_v4(&ra, t->remote_addr[0], t->remote_addr[1],
-                   t->remote_addr[2], t->remote_addr[3]);
+    lport = rne_le16_to_cpu(t->local_port);
+    rne_ipaddr_v4(&ra, t->remote_addr[0], t->remote_addr[1],
+                  t->remote_addr[2], t->remote_addr[3]);
     c->state = IWC_SYN_SENT;
-    c->tc = rnic_tcp_connect_tci(e->tcp, &ra, rport, lport,
-                                 cmd->next_hop_mac, vlan ? tci : 0, c,
-                                 rnic_iw_now(d));
+    c->tc = rne_tcp_connect_tci(e->tcp, &ra, rport, lport,
+                                cmd->next_hop_mac, vlan ? tci : 0, c,
+                                rne_iw_now(d));
     if (!c->tc) {
         qp->iw = NULL;
-        c->qpn = RNIC_IW_NO_QP;
-        rnic_iw_conn_free(d, c);
+        c->qpn = RNE_IW_NO_QP;
+        rne_iw_conn_free(d, c);
         return lport ? RNIC_STS_EXISTS : RNIC_STS_NO_RESOURCES;
     }
-    rnic_tcp_get_tuple(c->tc, NULL, &lport, NULL, NULL);
-    c->tuple.local_port = rnic_cpu_to_le16(lport);
+    rne_tcp_get_tuple(c->tc, NULL, &lport, NULL, NULL);
+    c->tuple.local_port = rne_cpu_to_le16(lport);
     c->key.family = RNIC_AF_IPV4;
     c->key.vlan = e->vlan;
     memcpy(c->key.laddr, t->local_addr, 4);
     memcpy(c->key.raddr, t->remote_addr, 4);
     c->key.lport = lport;
     c->key.rport = rport;
-    rnic_iw_steer_conn(d, c, true);
-    rnic_iw_conn_mtu(d, c->tc, mss);
-    cqe->result0 = rnic_cpu_to_le32(c->id);
+    rne_iw_steer_conn(d, c, true);
+    rne_iw_conn_mtu(d, c->tc, mss);
+    cqe->result0 = rne_cpu_to_le32(c->id);
     return RNIC_STS_OK;
 }
 
-static struct rnic_iw_conn *conn_of(struct rnic_dev *d, uint32_t id,
-                                    unsigned *sts)
+static struct rne_iw_conn *conn_of(struct rne_dev *d, uint32_t id,
+                                   unsigned *sts)
 {
-    struct rnic_iw_conn *c;
+    struct rne_iw_conn *c;
 
     if (id >= d->cfg.max_conn) {
         *sts = RNIC_STS_BAD_INDEX;
         return NULL;
     }
-    c = rnic_iw_conn_find(d, id);
+    c = rne_iw_conn_find(d, id);
     if (!c || c->state == IWC_LINGER || (!c->active && !c->req_posted)) {
         *sts = RNIC_STS_NOT_FOUND;
         return NULL;
@@ -301,19 +301,19 @@ static struct rnic_iw_conn *conn_of(struct rnic_dev *d, uint32_t id,
     return c;
 }
 
-static unsigned cmd_accept(struct rnic_dev *d,
+static unsigned cmd_accept(struct rne_dev *d,
                            const struct rnic_cmd_cm_accept *cmd)
 {
-    uint16_t pdlen = rnic_le16_to_cpu(cmd->pdata_len);
-    uint8_t buf[RNIC_MPA_RR_MAX], pd[RNIC_MPA_PD_MAX];
-    struct rnic_mpa_local loc;
-    struct rnic_mpa_rr rep;
-    struct rnic_iw_conn *c;
-    struct rnic_qp *qp;
+    uint16_t pdlen = rne_le16_to_cpu(cmd->pdata_len);
+    uint8_t buf[RNE_MPA_RR_MAX], pd[RNE_MPA_PD_MAX];
+    struct rne_mpa_local loc;
+    struct rne_mpa_rr rep;
+    struct rne_iw_conn *c;
+    struct rne_qp *qp;
     unsigned sts;
     int n;
 
-    c = conn_of(d, rnic_le32_to_cpu(cmd->conn_id), &sts);
+    c = conn_of(d, rne_le32_to_cpu(cmd->conn_id), &sts);
     if (!c) {
         return sts;
     }
@@ -325,12 +325,12 @@ static unsigned cmd_accept(struct rnic_dev *d,
     }
     sts = check_ird_ord(d, cmd->ird, cmd->ord, cmd->mpa_flags);
     if (!sts) {
-        sts = qp_for_bind(d, rnic_le32_to_cpu(cmd->qpn), &qp);
+        sts = qp_for_bind(d, rne_le32_to_cpu(cmd->qpn), &qp);
     }
     if (!sts) {
-        sts = read_pdata(d, rnic_le64_to_cpu(cmd->pdata_addr), pdlen, pd,
-                         RNIC_MPA_PD_MAX - (c->req.enhanced ?
-                                            RNIC_MPA_V2_LEN : 0));
+        sts = read_pdata(d, rne_le64_to_cpu(cmd->pdata_addr), pdlen, pd,
+                         RNE_MPA_PD_MAX - (c->req.enhanced ?
+                                           RNE_MPA_V2_LEN : 0));
     }
     if (sts) {
         return sts;
@@ -345,8 +345,8 @@ static unsigned cmd_accept(struct rnic_dev *d,
      */
     loc.rtr_caps = flags_to_rtr(cmd->mpa_flags);
     if (!loc.rtr_caps) {
-        loc.rtr_caps = RNIC_MPA_RTR_READ | RNIC_MPA_RTR_WRITE |
-                       RNIC_MPA_RTR_SEND;
+        loc.rtr_caps = RNE_MPA_RTR_READ | RNE_MPA_RTR_WRITE |
+                       RNE_MPA_RTR_SEND;
     }
     loc.p2p = true;
     loc.ird = cmd->ird;
@@ -357,55 +357,55 @@ static unsigned cmd_accept(struct rnic_dev *d,
         c->req.ord <= d->cfg.max_ird) {
         loc.ird = c->req.ord;
     }
-    if (rnic_mpa_make_reply(&c->req, &loc, &rep)) {
+    if (rne_mpa_make_reply(&c->req, &loc, &rep)) {
         return RNIC_STS_BAD_PARAM;      /* no common RTR: reject instead */
     }
     rep.pd = pd;
     rep.pd_len = pdlen;
-    n = rnic_mpa_rr_encode(&rep, buf, sizeof(buf));
+    n = rne_mpa_rr_encode(&rep, buf, sizeof(buf));
     if (n <= 0) {
         return RNIC_STS_BAD_PARAM;
     }
-    if (!rnic_iw_qp_new(d, qp, c)) {
+    if (!rne_iw_qp_new(d, qp, c)) {
         return RNIC_STS_NO_RESOURCES;
     }
     c->loc = loc;
-    rnic_mpa_responder_neg(&c->req, &rep, &c->neg);
+    rne_mpa_responder_neg(&c->req, &rep, &c->neg);
     c->iq->rfc7306 = c->neg.rfc7306;    /* as the Reply says, on the wire */
-    rnic_iw_mpa_done(d, c);
-    rnic_iw_conn_full_op(c);
-    rnic_iw_conn_set_ird_ord(c);
-    rnic_iw_trace_mpa(d, c, RNIC_TRACE_MPA_ACCEPTED, 0, c->neg.rev,
-                      c->req.pd_len);
-    if (!c->tc || rnic_tcp_send(c->tc, buf, (size_t)n, rnic_iw_now(d))) {
-        rnic_iw_conn_abort(d, c, RNIC_CM_RESET, RNIC_IW_ST_ECONNRESET);
+    rne_iw_mpa_done(d, c);
+    rne_iw_conn_full_op(c);
+    rne_iw_conn_set_ird_ord(c);
+    rne_iw_trace_mpa(d, c, RNE_TRACE_MPA_ACCEPTED, 0, c->neg.rev,
+                     c->req.pd_len);
+    if (!c->tc || rne_tcp_send(c->tc, buf, (size_t)n, rne_iw_now(d))) {
+        rne_iw_conn_abort(d, c, RNIC_CM_RESET, RNE_IW_ST_ECONNRESET);
         return RNIC_STS_OK;     /* the event tells the driver */
     }
     if (c->neg.rtr) {
-        rnic_iw_trace_state(d, c, IWC_RTR_WAIT);
+        rne_iw_trace_state(d, c, IWC_RTR_WAIT);
         c->state = IWC_RTR_WAIT;
-        c->deadline = rnic_iw_now(d) + RNIC_IW_MPA_REP_NS;
+        c->deadline = rne_iw_now(d) + RNE_IW_MPA_REP_NS;
     } else {
-        rnic_iw_cm_established(d, c, qp);
+        rne_iw_cm_established(d, c, qp);
         /* WQEs posted while the QP was IDLE may go now. */
         if (!c->zombie && qp->iw == c->iq) {
-            rnic_iw_tx_pump(d, qp);
+            rne_iw_tx_pump(d, qp);
         }
     }
     return RNIC_STS_OK;
 }
 
-static unsigned cmd_reject(struct rnic_dev *d,
+static unsigned cmd_reject(struct rne_dev *d,
                            const struct rnic_cmd_cm_reject *cmd)
 {
-    uint16_t pdlen = rnic_le16_to_cpu(cmd->pdata_len);
-    uint8_t buf[RNIC_MPA_RR_MAX], pd[RNIC_MPA_PD_MAX];
-    struct rnic_mpa_rr rep;
-    struct rnic_iw_conn *c;
+    uint16_t pdlen = rne_le16_to_cpu(cmd->pdata_len);
+    uint8_t buf[RNE_MPA_RR_MAX], pd[RNE_MPA_PD_MAX];
+    struct rne_mpa_rr rep;
+    struct rne_iw_conn *c;
     unsigned sts;
     int n;
 
-    c = conn_of(d, rnic_le32_to_cpu(cmd->conn_id), &sts);
+    c = conn_of(d, rne_le32_to_cpu(cmd->conn_id), &sts);
     if (!c) {
         return sts;
     }
@@ -415,8 +415,8 @@ static unsigned cmd_reject(struct rnic_dev *d,
     if (cmd->rsvd) {
         return RNIC_STS_BAD_PARAM;
     }
-    sts = read_pdata(d, rnic_le64_to_cpu(cmd->pdata_addr), pdlen, pd,
-                     RNIC_MPA_PD_MAX - (c->req.enhanced ? RNIC_MPA_V2_LEN : 0));
+    sts = read_pdata(d, rne_le64_to_cpu(cmd->pdata_addr), pdlen, pd,
+                     RNE_MPA_PD_MAX - (c->req.enhanced ? RNE_MPA_V2_LEN : 0));
     if (sts) {
         return sts;
     }
@@ -427,25 +427,25 @@ static unsigned cmd_reject(struct rnic_dev *d,
     rep.enhanced = c->req.enhanced && rep.rev == 2;
     rep.pd = pd;
     rep.pd_len = pdlen;
-    n = rnic_mpa_rr_encode(&rep, buf, sizeof(buf));
+    n = rne_mpa_rr_encode(&rep, buf, sizeof(buf));
     if (n <= 0) {
         return RNIC_STS_BAD_PARAM;
     }
     /* The Reply, then FIN; the connection is no longer the driver's. */
-    rnic_iw_trace_state(d, c, IWC_LINGER);
+    rne_iw_trace_state(d, c, IWC_LINGER);
     c->state = IWC_LINGER;
     if (c->tc) {
-        rnic_tcp_send(c->tc, buf, (size_t)n, rnic_iw_now(d));
-        rnic_tcp_close(c->tc, rnic_iw_now(d));
+        rne_tcp_send(c->tc, buf, (size_t)n, rne_iw_now(d));
+        rne_tcp_close(c->tc, rne_iw_now(d));
     } else {
-        rnic_iw_conn_free(d, c);
+        rne_iw_conn_free(d, c);
     }
     return RNIC_STS_OK;
 }
 
-static unsigned cmd_disconnect(struct rnic_dev *d, uint32_t id)
+static unsigned cmd_disconnect(struct rne_dev *d, uint32_t id)
 {
-    struct rnic_iw_conn *c;
+    struct rne_iw_conn *c;
     unsigned sts;
 
     c = conn_of(d, id, &sts);
@@ -455,7 +455,7 @@ static unsigned cmd_disconnect(struct rnic_dev *d, uint32_t id)
     switch (c->state) {
     case IWC_RTS:
     case IWC_RTR_WAIT:
-        rnic_iw_conn_close(d, c);
+        rne_iw_conn_close(d, c);
         return RNIC_STS_OK;
     case IWC_CLOSING:
         return RNIC_STS_OK;
@@ -464,21 +464,21 @@ static unsigned cmd_disconnect(struct rnic_dev *d, uint32_t id)
     }
 }
 
-static unsigned cmd_abort(struct rnic_dev *d, uint32_t id)
+static unsigned cmd_abort(struct rne_dev *d, uint32_t id)
 {
-    struct rnic_iw_conn *c;
+    struct rne_iw_conn *c;
     unsigned sts;
 
     c = conn_of(d, id, &sts);
     if (!c) {
         return sts;
     }
-    rnic_iw_conn_abort(d, c, RNIC_CM_RESET, RNIC_IW_ST_ECONNABORTED);
+    rne_iw_conn_abort(d, c, RNIC_CM_RESET, RNE_IW_ST_ECONNABORTED);
     return RNIC_STS_OK;
 }
 
-unsigned rnic_iw_cm_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
-                          struct rnic_admin_cqe *cqe)
+unsigned rne_iw_cm_admin(struct rne_dev *d, const struct rnic_admin_cmd *cmd,
+                         struct rnic_admin_cqe *cqe)
 {
     /* Connections report through the CM EQ: none, no new connections. */
     if ((cmd->hdr.opcode == RNIC_CMD_CM_LISTEN ||
@@ -489,7 +489,7 @@ unsigned rnic_iw_cm_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
     case RNIC_CMD_CM_LISTEN:
         return cmd_listen(d, &cmd->u.cm_listen);
     case RNIC_CMD_CM_DESTROY_LISTEN:
-        return cmd_destroy_listen(d, rnic_le32_to_cpu(cmd->u.obj.id));
+        return cmd_destroy_listen(d, rne_le32_to_cpu(cmd->u.obj.id));
     case RNIC_CMD_CM_CONNECT:
         return cmd_connect(d, &cmd->u.cm_connect, cqe);
     case RNIC_CMD_CM_ACCEPT:
@@ -497,9 +497,9 @@ unsigned rnic_iw_cm_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
     case RNIC_CMD_CM_REJECT:
         return cmd_reject(d, &cmd->u.cm_reject);
     case RNIC_CMD_CM_DISCONNECT:
-        return cmd_disconnect(d, rnic_le32_to_cpu(cmd->u.obj.id));
+        return cmd_disconnect(d, rne_le32_to_cpu(cmd->u.obj.id));
     case RNIC_CMD_CM_ABORT:
-        return cmd_abort(d, rnic_le32_to_cpu(cmd->u.obj.id));
+        return cmd_abort(d, rne_le32_to_cpu(cmd->u.obj.id));
     default:
         return RNIC_STS_BAD_OPCODE;
     }

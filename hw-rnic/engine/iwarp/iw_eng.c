@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The offload TCP engines, one per local IPv4 address and VLAN: created on
- * first use, frames in (rnic_iw_receive) and out (the device's egress queue),
- * and what TCP hands up: its events, pulled (rnic_iw_pull).
+ * first use, frames in (rne_iw_receive) and out (the device's egress queue),
+ * and what TCP hands up: its events, pulled (rne_iw_pull).
  */
 #include <string.h>
 #include "iw.h"
@@ -15,45 +15,45 @@
  */
 static void eng_tx(void *opaque, uint8_t *frame, size_t len)
 {
-    struct rnic_iw_eng *e = opaque;
-    struct rnic_dev *d = e->d;
+    struct rne_iw_eng *e = opaque;
+    struct rne_dev *d = e->d;
 
-    if (d->port.link_up && !rnic_dev_send(d, frame, len)) {
+    if (d->port.link_up && !rne_dev_send(d, frame, len)) {
         d->tx_dropped++;
     }
 }
 
 /* The send MSS sizes this connection's FPDUs from now on. */
-static void eng_emss(struct rnic_iw_conn *ic, uint32_t emss)
+static void eng_emss(struct rne_iw_conn *ic, uint32_t emss)
 {
     ic->emss = emss;
-    ic->mulpdu = rnic_mpa_mulpdu(emss, ic->tx.markers);
+    ic->mulpdu = rne_mpa_mulpdu(emss, ic->tx.markers);
 }
 
 /* The offload TCP's kinds are passed on as the trace's. */
-_Static_assert(RNIC_TCP_REXMIT_RTO == (int)RNIC_TRACE_REXMIT_RTO &&
-               RNIC_TCP_REXMIT_SYN == (int)RNIC_TRACE_REXMIT_SYN &&
-               RNIC_TCP_REXMIT_FAST == (int)RNIC_TRACE_REXMIT_FAST &&
-               RNIC_TCP_REXMIT_GIVEUP == (int)RNIC_TRACE_REXMIT_GIVEUP,
+_Static_assert(RNE_TCP_REXMIT_RTO == (int)RNE_TRACE_REXMIT_RTO &&
+               RNE_TCP_REXMIT_SYN == (int)RNE_TRACE_REXMIT_SYN &&
+               RNE_TCP_REXMIT_FAST == (int)RNE_TRACE_REXMIT_FAST &&
+               RNE_TCP_REXMIT_GIVEUP == (int)RNE_TRACE_REXMIT_GIVEUP,
                "rexmit kinds differ");
 
 /* Tracing only: a retransmission of connection user's TCP. */
-static void eng_rexmit(void *opaque, struct rnic_tcp_conn *c, void *user,
+static void eng_rexmit(void *opaque, struct rne_tcp_conn *c, void *user,
                        int kind, uint32_t seq, uint32_t backoff,
                        uint32_t rto_ms)
 {
-    struct rnic_iw_eng *e = opaque;
-    struct rnic_iw_conn *ic = user;
-    struct rnic_trace ev = {
-        .id = RNIC_TRACE_REXMIT,
-        .conn = ic ? ic->id : RNIC_TRACE_NONE,
-        .qpn = ic ? ic->qpn : RNIC_TRACE_NONE,
+    struct rne_iw_eng *e = opaque;
+    struct rne_iw_conn *ic = user;
+    struct rne_trace ev = {
+        .id = RNE_TRACE_REXMIT,
+        .conn = ic ? ic->id : RNE_TRACE_NONE,
+        .qpn = ic ? ic->qpn : RNE_TRACE_NONE,
         .u.rexmit = { .kind = (uint8_t)kind, .seq = seq, .backoff = backoff,
                       .rto_ms = rto_ms },
     };
 
     (void)c;
-    rnic_trace_ev(&e->d->host, &ev);
+    rne_trace_ev(&e->d->host, &ev);
 }
 
 /*
@@ -61,32 +61,32 @@ static void eng_rexmit(void *opaque, struct rnic_tcp_conn *c, void *user,
  * after a gap) and consumed span by span: the MPA handshake or the FPDU
  * loop (iw_stream.c) places or copies all of it, then the window reopens.
  */
-static void eng_readable(struct rnic_dev *d, struct rnic_tcp_conn *tc,
-                         struct rnic_iw_conn *ic)
+static void eng_readable(struct rne_dev *d, struct rne_tcp_conn *tc,
+                         struct rne_iw_conn *ic)
 {
-    struct rnic_iov sp;
+    struct rne_iov sp;
 
     /* a connection this layer let go of leaves the rest to TCP */
-    while (ic->tc == tc && rnic_tcp_peek(tc, &sp, 1)) {
-        rnic_iw_cm_recv(d, ic, sp.base, sp.len);
+    while (ic->tc == tc && rne_tcp_peek(tc, &sp, 1)) {
+        rne_iw_cm_recv(d, ic, sp.base, sp.len);
         if (ic->tc == tc) {
-            rnic_tcp_consume(tc, sp.len, rnic_iw_now(d));
+            rne_tcp_consume(tc, sp.len, rne_iw_now(d));
         }
     }
 }
 
 /* Acknowledged send space: the SQ and responses may go on, then the FIN. */
-static void eng_acked(struct rnic_dev *d, struct rnic_iw_conn *ic)
+static void eng_acked(struct rne_dev *d, struct rne_iw_conn *ic)
 {
-    struct rnic_qp *qp;
+    struct rne_qp *qp;
 
-    if (ic->qpn == RNIC_IW_NO_QP) {
+    if (ic->qpn == RNE_IW_NO_QP) {
         return;
     }
-    qp = rnic_qp_get(d, ic->qpn);
+    qp = rne_qp_get(d, ic->qpn);
     if (qp && qp->iw) {
-        rnic_iw_tx_pump(d, qp);
-        rnic_iw_conn_maybe_fin(d, ic);
+        rne_iw_tx_pump(d, qp);
+        rne_iw_conn_maybe_fin(d, ic);
     }
 }
 
@@ -94,12 +94,12 @@ static void eng_acked(struct rnic_dev *d, struct rnic_iw_conn *ic)
  * A connection's TCP is finished: the event the engine queued, taken after
  * the call into TCP returned.
  */
-static void eng_closed(struct rnic_dev *d, const struct rnic_tcp_event *ev)
+static void eng_closed(struct rne_dev *d, const struct rne_tcp_event *ev)
 {
-    struct rnic_iw_conn *ic = ev->user;
+    struct rne_iw_conn *ic = ev->user;
 
     ic->tc = NULL;
-    rnic_iw_cm_closed(d, ic, ev->err, ev->time_wait);
+    rne_iw_cm_closed(d, ic, ev->err, ev->time_wait);
 }
 
 /*
@@ -107,48 +107,48 @@ static void eng_closed(struct rnic_dev *d, const struct rnic_tcp_event *ev)
  * after each call into TCP (frame, timers, batch end) and at its end, never
  * from inside TCP; what the handlers ask of TCP may queue more, taken here.
  */
-void rnic_iw_pull(struct rnic_dev *d)
+void rne_iw_pull(struct rne_dev *d)
 {
-    struct rnic_iw *iw = d->iw;
-    struct rnic_tcp_event ev;
+    struct rne_iw *iw = d->iw;
+    struct rne_tcp_event ev;
     bool more = true;
     uint32_t i;
 
     while (more) {
         more = false;
         for (i = 0; i < iw->neng; i++) {
-            while (rnic_tcp_pull(iw->eng[i].tcp, &ev)) {
+            while (rne_tcp_pull(iw->eng[i].tcp, &ev)) {
                 more = true;
                 /* a connection request got through TCP's handshake */
-                if (ev.events & RNIC_TCP_EV_ACCEPTED) {
-                    ev.user = rnic_iw_cm_accept(d, &iw->eng[i],
-                                                ev.listen_user, ev.conn);
+                if (ev.events & RNE_TCP_EV_ACCEPTED) {
+                    ev.user = rne_iw_cm_accept(d, &iw->eng[i],
+                                               ev.listen_user, ev.conn);
                     if (!ev.user) {
                         continue;
                     }
                 }
-                if (ev.events & RNIC_TCP_EV_EMSS) {
+                if (ev.events & RNE_TCP_EV_EMSS) {
                     eng_emss(ev.user, ev.emss);
                 }
                 /* the MPA Request, unless it is over already */
-                if ((ev.events & (RNIC_TCP_EV_CONNECTED | RNIC_TCP_EV_CLOSED))
-                    == RNIC_TCP_EV_CONNECTED) {
-                    rnic_iw_cm_connected(d, ev.user);
+                if ((ev.events & (RNE_TCP_EV_CONNECTED | RNE_TCP_EV_CLOSED))
+                    == RNE_TCP_EV_CONNECTED) {
+                    rne_iw_cm_connected(d, ev.user);
                 }
                 /* the stream, then its end */
-                if (ev.events & RNIC_TCP_EV_READABLE) {
+                if (ev.events & RNE_TCP_EV_READABLE) {
                     eng_readable(d, ev.conn, ev.user);
                 }
-                if (ev.events & RNIC_TCP_EV_PEER_CLOSED) {
-                    rnic_iw_cm_peer_closed(d, ev.user);
+                if (ev.events & RNE_TCP_EV_PEER_CLOSED) {
+                    rne_iw_cm_peer_closed(d, ev.user);
                 }
                 /* a finished connection sends nothing more */
-                if (ev.events & RNIC_TCP_EV_CLOSED) {
+                if (ev.events & RNE_TCP_EV_CLOSED) {
                     eng_closed(d, &ev);
                     continue;
                 }
                 /* what the ACK let go */
-                if (ev.events & RNIC_TCP_EV_ACKED) {
+                if (ev.events & RNE_TCP_EV_ACKED) {
                     eng_acked(d, ev.user);
                 }
             }
@@ -157,7 +157,7 @@ void rnic_iw_pull(struct rnic_dev *d)
 }
 
 /* What the TCP engines emit: frames, and retransmissions for tracing. */
-void rnic_iw_eng_ops(struct rnic_tcp_ops *ops)
+void rne_iw_eng_ops(struct rne_tcp_ops *ops)
 {
     ops->tx = eng_tx;
     ops->rexmit = eng_rexmit;
@@ -167,12 +167,12 @@ void rnic_iw_eng_ops(struct rnic_tcp_ops *ops)
  * An engine nothing uses any more (its address departed, or was never the
  * guest's): no connection, no timer, no listener on its address alone.
  */
-static bool eng_idle(struct rnic_dev *d, const struct rnic_iw_eng *e)
+static bool eng_idle(struct rne_dev *d, const struct rne_iw_eng *e)
 {
-    struct rnic_iw *iw = d->iw;
+    struct rne_iw *iw = d->iw;
     uint32_t i;
 
-    if (iw->nzombie || rnic_tcp_next_deadline(e->tcp) != UINT64_MAX) {
+    if (iw->nzombie || rne_tcp_next_deadline(e->tcp) != UINT64_MAX) {
         return false;
     }
     for (i = 0; i < iw->nlive; i++) {
@@ -190,12 +190,12 @@ static bool eng_idle(struct rnic_dev *d, const struct rnic_iw_eng *e)
 }
 
 /* A slot for a new engine: a free one, else an idle engine's; -1: none. */
-static int eng_slot(struct rnic_dev *d)
+static int eng_slot(struct rne_dev *d)
 {
-    struct rnic_iw *iw = d->iw;
+    struct rne_iw *iw = d->iw;
     uint32_t i;
 
-    if (iw->neng < RNIC_IW_MAX_ADDR) {
+    if (iw->neng < RNE_IW_MAX_ADDR) {
         return iw->neng;
     }
     for (i = 0; i < iw->neng; i++) {
@@ -207,36 +207,36 @@ static int eng_slot(struct rnic_dev *d)
 }
 
 /* Free the idle engine in slot i (its wildcard listens go with it). */
-static void eng_evict(struct rnic_dev *d, uint32_t i)
+static void eng_evict(struct rne_dev *d, uint32_t i)
 {
-    struct rnic_iw *iw = d->iw;
+    struct rne_iw *iw = d->iw;
     uint32_t j;
 
     for (j = 0; j < d->cfg.max_listen; j++) {
         if (iw->lis[j].live && iw->lis[j].tl[i]) {
-            rnic_tcp_unlisten(iw->eng[i].tcp, iw->lis[j].tl[i]);
+            rne_tcp_unlisten(iw->eng[i].tcp, iw->lis[j].tl[i]);
             iw->lis[j].tl[i] = NULL;
         }
     }
-    rnic_iw_stats_fold(d, iw->eng[i].tcp);
-    rnic_tcp_free(iw->eng[i].tcp);
+    rne_iw_stats_fold(d, iw->eng[i].tcp);
+    rne_tcp_free(iw->eng[i].tcp);
 }
 
-struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
-                                    int32_t tci, bool create)
+struct rne_iw_eng *rne_iw_eng_get(struct rne_dev *d, const uint8_t *addr,
+                                  int32_t tci, bool create)
 {
-    uint16_t vid = tci == RNIC_NO_VLAN ? 0 : RNIC_VLAN_VID((uint16_t)tci);
-    struct rnic_iw *iw = d->iw;
-    struct rnic_tcp_config cfg;
-    struct rnic_tcp *tcp;
-    struct rnic_iw_eng *e;
+    uint16_t vid = tci == RNE_NO_VLAN ? 0 : RNE_VLAN_VID((uint16_t)tci);
+    struct rne_iw *iw = d->iw;
+    struct rne_tcp_config cfg;
+    struct rne_tcp *tcp;
+    struct rne_iw_eng *e;
     uint32_t i;
     int slot;
 
     for (i = 0; i < iw->neng; i++) {
         if (!memcmp(iw->eng[i].addr, addr, 4) && iw->eng[i].vlan == vid) {
             /* SET_PORT may have given the port a new address since. */
-            rnic_tcp_set_mac(iw->eng[i].tcp, d->port.mac);
+            rne_tcp_set_mac(iw->eng[i].tcp, d->port.mac);
             return &iw->eng[i];
         }
     }
@@ -247,12 +247,12 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
     if (slot < 0) {
         return NULL;
     }
-    rnic_tcp_config_default(&cfg);
+    rne_tcp_config_default(&cfg);
     memcpy(cfg.mac, d->port.mac, sizeof(cfg.mac));
-    rnic_ipaddr_v4(&cfg.addr, addr[0], addr[1], addr[2], addr[3]);
+    rne_ipaddr_v4(&cfg.addr, addr[0], addr[1], addr[2], addr[3]);
     /*
      * The largest MTU the device takes: each connection is then set to the
-     * port MTU of its time (rnic_iw_conn_mtu), so SET_PORT applies to the
+     * port MTU of its time (rne_iw_conn_mtu), so SET_PORT applies to the
      * connections opened after it.
      */
     cfg.mtu = (uint16_t)d->cfg.max_mtu;
@@ -274,7 +274,7 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
     /* RFC 6528: one random secret; the hash covers the local address. */
     memcpy(cfg.isn_secret, iw->isn_key, sizeof(cfg.isn_secret));
     e = &iw->eng[slot];
-    tcp = rnic_tcp_new(&cfg, &iw->ops, e);
+    tcp = rne_tcp_new(&cfg, &iw->ops, e);
     if (!tcp) {
         return NULL;
     }
@@ -289,33 +289,33 @@ struct rnic_iw_eng *rnic_iw_eng_get(struct rnic_dev *d, const uint8_t *addr,
     e->tcp = tcp;
     /* Wildcard listeners listen on every local address. */
     for (i = 0; i < d->cfg.max_listen; i++) {
-        struct rnic_iw_listener *l = &iw->lis[i];
+        struct rne_iw_listener *l = &iw->lis[i];
 
         if (l->live && !(l->addr[0] | l->addr[1] | l->addr[2] | l->addr[3])) {
-            l->tl[slot] = rnic_tcp_listen(e->tcp, l->port, l->backlog,
-                                          (void *)(uintptr_t)(i + 1));
+            l->tl[slot] = rne_tcp_listen(e->tcp, l->port, l->backlog,
+                                         (void *)(uintptr_t)(i + 1));
         }
     }
     return e;
 }
 
-void rnic_iw_conn_mtu(struct rnic_dev *d, struct rnic_tcp_conn *tc,
-                      uint16_t mss)
+void rne_iw_conn_mtu(struct rne_dev *d, struct rne_tcp_conn *tc,
+                     uint16_t mss)
 {
     uint32_t mtu = d->port.mtu;
 
     if (mss && mss + 40u < mtu) {
         mtu = mss + 40u;
     }
-    rnic_tcp_set_mtu(tc, (uint16_t)(mtu < 576 ? 576 : mtu));
+    rne_tcp_set_mtu(tc, (uint16_t)(mtu < 576 ? 576 : mtu));
 }
 
-static bool any_wildcard_listener(struct rnic_dev *d, uint16_t port)
+static bool any_wildcard_listener(struct rne_dev *d, uint16_t port)
 {
     uint32_t i;
 
     for (i = 0; i < d->cfg.max_listen; i++) {
-        struct rnic_iw_listener *l = &d->iw->lis[i];
+        struct rne_iw_listener *l = &d->iw->lis[i];
 
         if (l->live && l->port == port &&
             !(l->addr[0] | l->addr[1] | l->addr[2] | l->addr[3])) {
@@ -325,29 +325,29 @@ static bool any_wildcard_listener(struct rnic_dev *d, uint16_t port)
     return false;
 }
 
-bool rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len,
-                     const struct rnic_flow_key *k)
+bool rne_iw_receive(struct rne_dev *d, const uint8_t *frame, size_t len,
+                    const struct rne_flow_key *k)
 {
-    struct rnic_iw_eng *e;
+    struct rne_iw_eng *e;
 
     if (k->family != RNIC_AF_IPV4) {
         return false;
     }
     /* the listener table is walked only when no engine has the address */
-    e = rnic_iw_eng_get(d, k->laddr, k->vlan ? k->vlan : RNIC_NO_VLAN, false);
+    e = rne_iw_eng_get(d, k->laddr, k->vlan ? k->vlan : RNE_NO_VLAN, false);
     /*
      * Only addresses the guest sent from, on the VLAN it sent from: no
      * engines for made-up ones.
      */
-    if (!e && rnic_l2_addr_owned(d, k->laddr, k->vlan) &&
+    if (!e && rne_l2_addr_owned(d, k->laddr, k->vlan) &&
         any_wildcard_listener(d, k->lport)) {
-        e = rnic_iw_eng_get(d, k->laddr, k->vlan ? k->vlan : RNIC_NO_VLAN,
-                            true);
+        e = rne_iw_eng_get(d, k->laddr, k->vlan ? k->vlan : RNE_NO_VLAN,
+                           true);
     }
     if (!e) {
         return false;
     }
-    rnic_tcp_input(e->tcp, frame, len, rnic_iw_now(d));
-    rnic_iw_pull(d);
+    rne_tcp_input(e->tcp, frame, len, rne_iw_now(d));
+    rne_iw_pull(d);
     return true;
 }

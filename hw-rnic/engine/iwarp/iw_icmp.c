@@ -18,16 +18,16 @@
 #define ICMP_FRAG_NEEDED        4
 
 /* The live connection on this VLAN and 4-tuple (ports in host order). */
-static struct rnic_iw_conn *conn_by_tuple(struct rnic_dev *d, uint16_t vid,
-                                          const uint8_t *laddr,
-                                          const uint8_t *raddr,
-                                          uint16_t lport, uint16_t rport)
+static struct rne_iw_conn *conn_by_tuple(struct rne_dev *d, uint16_t vid,
+                                         const uint8_t *laddr,
+                                         const uint8_t *raddr,
+                                         uint16_t lport, uint16_t rport)
 {
-    struct rnic_iw *iw = d->iw;
+    struct rne_iw *iw = d->iw;
     uint32_t i;
 
     for (i = 0; i < iw->nlive; i++) {
-        struct rnic_iw_conn *c = iw->live[i];
+        struct rne_iw_conn *c = iw->live[i];
 
         /* a freed connection has no TCP any more */
         if (c->tc && c->key.vlan == vid && c->key.lport == lport &&
@@ -39,45 +39,45 @@ static struct rnic_iw_conn *conn_by_tuple(struct rnic_dev *d, uint16_t vid,
     return NULL;
 }
 
-void rnic_iw_icmp(struct rnic_dev *d, const uint8_t *frame, size_t len)
+void rne_iw_icmp(struct rne_dev *d, const uint8_t *frame, size_t len)
 {
-    struct rnic_ip4_pkt ip;
-    struct rnic_iw_conn *c;
+    struct rne_ip4_pkt ip;
+    struct rne_iw_conn *c;
     const uint8_t *icmp, *q;
-    size_t qhl, l2 = RNIC_ETH_HLEN;
+    size_t qhl, l2 = RNE_ETH_HLEN;
 
     /* cheap tests first: this runs for every frame that goes to L2 */
-    if (len >= RNIC_ETH_HLEN + RNIC_VLAN_HLEN &&
-        rnic_ld_be16(frame + 12) == RNIC_ETHERTYPE_VLAN) {
-        l2 += RNIC_VLAN_HLEN;
+    if (len >= RNE_ETH_HLEN + RNE_VLAN_HLEN &&
+        rne_ld_be16(frame + 12) == RNE_ETHERTYPE_VLAN) {
+        l2 += RNE_VLAN_HLEN;
     }
     if (!d->iw || !d->iw->nlive || len < l2 + 20 + 8 + 20 + 8 ||
-        rnic_ld_be16(frame + l2 - 2) != RNIC_ETHERTYPE_IP ||
+        rne_ld_be16(frame + l2 - 2) != RNE_ETHERTYPE_IP ||
         frame[l2 + 9] != IPPROTO_ICMP_) {
         return;
     }
-    if (rnic_ip4_parse(frame, len, &ip) != RNIC_IP4_OK ||
+    if (rne_ip4_parse(frame, len, &ip) != RNE_IP4_OK ||
         ip.l4_len < 8 + 20 + 8) {
         return;
     }
     icmp = ip.l4;
     if (icmp[0] != ICMP_DEST_UNREACH || icmp[1] != ICMP_FRAG_NEEDED ||
-        rnic_csum_fold(rnic_csum_add(0, icmp, ip.l4_len)) != 0) {
+        rne_csum_fold(rne_csum_add(0, icmp, ip.l4_len)) != 0) {
         return;
     }
     /* the quoted datagram: one of ours (from this address), TCP */
     q = icmp + 8;
     qhl = (size_t)(q[0] & 15) * 4;
     if ((q[0] >> 4) != 4 || qhl < 20 || ip.l4_len < 8 + qhl + 8 ||
-        q[9] != RNIC_IPPROTO_TCP || memcmp(q + 12, ip.dst, 4)) {
+        q[9] != RNE_IPPROTO_TCP || memcmp(q + 12, ip.dst, 4)) {
         return;
     }
-    c = conn_by_tuple(d, ip.tagged ? RNIC_VLAN_VID(ip.tci) : 0, q + 12,
-                      q + 16, rnic_ld_be16(q + qhl),
-                      rnic_ld_be16(q + qhl + 2));
+    c = conn_by_tuple(d, ip.tagged ? RNE_VLAN_VID(ip.tci) : 0, q + 12,
+                      q + 16, rne_ld_be16(q + qhl),
+                      rne_ld_be16(q + qhl + 2));
     if (c) {
         /* MTU 0 (RFC 1191 §5: a router too old to say) means the floor */
-        rnic_tcp_icmp_mtu(c->tc, rnic_ld_be32(q + qhl + 4),
-                          rnic_ld_be16(icmp + 6));
+        rne_tcp_icmp_mtu(c->tc, rne_ld_be32(q + qhl + 4),
+                         rne_ld_be16(icmp + 6));
     }
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The initiator's nudge for a Linux siw responder that missed our first
- * FPDUs (see rnic_iw_nudge_start).
+ * FPDUs (see rne_iw_nudge_start).
  */
 #include "iw.h"
 
@@ -17,20 +17,20 @@
  * and place nothing (no STag check, siw's siw_proc_write returns at once);
  * their arrival makes the peer read all that waits in its socket.
  */
-void rnic_iw_nudge_start(struct rnic_dev *d, struct rnic_iw_conn *c)
+void rne_iw_nudge_start(struct rne_dev *d, struct rne_iw_conn *c)
 {
-    struct rnic_tcp_info ti;
-    uint64_t now = rnic_iw_now(d);
+    struct rne_tcp_info ti;
+    uint64_t now = rne_iw_now(d);
 
-    rnic_tcp_get_info(c->tc, &ti);
+    rne_tcp_get_info(c->tc, &ti);
     c->nudge_seq = ti.snd_nxt;
-    c->nudge_gap = RNIC_IW_NUDGE_FIRST_NS;
-    c->nudge_end = now + RNIC_IW_NUDGE_SPAN_NS;
+    c->nudge_gap = RNE_IW_NUDGE_FIRST_NS;
+    c->nudge_end = now + RNE_IW_NUDGE_SPAN_NS;
     c->deadline = now + c->nudge_gap;
 }
 
 /* In RTS the deadline is the nudge's; later states own it. */
-void rnic_iw_nudge_stop(struct rnic_iw_conn *c)
+void rne_iw_nudge_stop(struct rne_iw_conn *c)
 {
     if (c->nudge_end && c->state == IWC_RTS) {
         c->deadline = UINT64_MAX;
@@ -38,26 +38,26 @@ void rnic_iw_nudge_stop(struct rnic_iw_conn *c)
     c->nudge_end = 0;
 }
 
-void rnic_iw_nudge_timer(struct rnic_dev *d, struct rnic_iw_conn *c,
-                         uint64_t now)
+void rne_iw_nudge_timer(struct rne_dev *d, struct rne_iw_conn *c,
+                        uint64_t now)
 {
-    struct rnic_qp *qp = rnic_qp_get(d, c->qpn);
-    struct rnic_tcp_info ti;
+    struct rne_qp *qp = rne_qp_get(d, c->qpn);
+    struct rne_tcp_info ti;
 
     if (!c->nudge_end || !c->tc || c->fin_sent || !qp || !qp->iw ||
         qp->iw != c->iq) {
-        rnic_iw_nudge_stop(c);
+        rne_iw_nudge_stop(c);
         return;
     }
-    rnic_tcp_get_info(c->tc, &ti);
+    rne_tcp_get_info(c->tc, &ti);
     if (ti.snd_una != c->nudge_seq && !ti.unacked && !ti.unsent &&
         !c->iq->cur_active) {
         /* The Write "RTR" is exactly a zero-length Write (STag 1, TO 0). */
-        rnic_iw_send_rtr(d, qp, RNIC_MPA_RTR_WRITE);
+        rne_iw_send_rtr(d, qp, RNE_MPA_RTR_WRITE);
     }
     c->nudge_gap *= 2;
     if (now + c->nudge_gap > c->nudge_end) {
-        rnic_iw_nudge_stop(c);
+        rne_iw_nudge_stop(c);
         return;
     }
     c->deadline = now + c->nudge_gap;

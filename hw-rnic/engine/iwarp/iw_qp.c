@@ -6,58 +6,58 @@
 #include "iw.h"
 #include "wire/le.h"
 
-void rnic_iw_sq_kick(struct rnic_dev *d, struct rnic_qp *qp)
+void rne_iw_sq_kick(struct rne_dev *d, struct rne_qp *qp)
 {
     if (!qp->iw) {
         return;
     }
-    rnic_iw_tx_pump(d, qp);
+    rne_iw_tx_pump(d, qp);
     if (qp->iw) {
-        rnic_iw_conn_maybe_fin(d, qp->iw->conn);
+        rne_iw_conn_maybe_fin(d, qp->iw->conn);
     }
 }
 
-void rnic_iw_qp_error(struct rnic_dev *d, struct rnic_qp *qp)
+void rne_iw_qp_error(struct rne_dev *d, struct rne_qp *qp)
 {
-    struct rnic_iw_conn *c;
+    struct rne_iw_conn *c;
 
     if (!qp->iw) {
         return;
     }
     c = qp->iw->conn;
     qp->iw = NULL;
-    c->qpn = RNIC_IW_NO_QP;
+    c->qpn = RNE_IW_NO_QP;
     if (c->tc) {
-        rnic_tcp_abort(c->tc, rnic_iw_now(d));
+        rne_tcp_abort(c->tc, rne_iw_now(d));
         c->tc = NULL;
     }
     if (c->state != IWC_LINGER) {
-        rnic_iw_cm_event(d, c, RNIC_CM_RESET, RNIC_IW_ST_ECONNABORTED, NULL, 0);
+        rne_iw_cm_event(d, c, RNIC_CM_RESET, RNE_IW_ST_ECONNABORTED, NULL, 0);
     }
-    rnic_iw_conn_free(d, c);
+    rne_iw_conn_free(d, c);
 }
 
-void rnic_iw_qp_close(struct rnic_dev *d, struct rnic_qp *qp)
+void rne_iw_qp_close(struct rne_dev *d, struct rne_qp *qp)
 {
     if (!qp->iw) {
         return;
     }
-    rnic_iw_conn_close(d, qp->iw->conn);
+    rne_iw_conn_close(d, qp->iw->conn);
 }
 
 /* Placeholder from the resources half (QUERY_QP); conn_id stays unset. */
-void rnic_iw_qp_query(struct rnic_dev *d, struct rnic_qp *qp,
-                      struct rnic_qp_attr *attr)
+void rne_iw_qp_query(struct rne_dev *d, struct rne_qp *qp,
+                     struct rnic_qp_attr *attr)
 {
-    struct rnic_iw_conn *c;
-    struct rnic_tcp_info ti;
+    struct rne_iw_conn *c;
+    struct rne_tcp_info ti;
 
     (void)d;
     if (!qp->iw) {
         return;
     }
     c = qp->iw->conn;
-    attr->conn_id = rnic_cpu_to_le32(c->id);
+    attr->conn_id = rne_cpu_to_le32(c->id);
     attr->ird = (uint8_t)qp->iw->ird;
     attr->ord = (uint8_t)qp->iw->ord;
     attr->mpa_rev = c->neg.rev;
@@ -69,16 +69,16 @@ void rnic_iw_qp_query(struct rnic_dev *d, struct rnic_qp *qp,
     if (!c->tc) {
         return;
     }
-    rnic_tcp_get_info(c->tc, &ti);
+    rne_tcp_get_info(c->tc, &ti);
     attr->tcp_state = (uint8_t)ti.state;
-    attr->tcp.snd_una = rnic_cpu_to_le32(ti.snd_una);
-    attr->tcp.snd_nxt = rnic_cpu_to_le32(ti.snd_nxt);
-    attr->tcp.rcv_nxt = rnic_cpu_to_le32(ti.rcv_nxt);
-    attr->tcp.snd_wnd = rnic_cpu_to_le32(ti.snd_wnd);
-    attr->tcp.rcv_wnd = rnic_cpu_to_le32(ti.rcv_wnd);
-    attr->tcp.mss = rnic_cpu_to_le16((uint16_t)ti.emss);
+    attr->tcp.snd_una = rne_cpu_to_le32(ti.snd_una);
+    attr->tcp.snd_nxt = rne_cpu_to_le32(ti.snd_nxt);
+    attr->tcp.rcv_nxt = rne_cpu_to_le32(ti.rcv_nxt);
+    attr->tcp.snd_wnd = rne_cpu_to_le32(ti.snd_wnd);
+    attr->tcp.rcv_wnd = rne_cpu_to_le32(ti.rcv_wnd);
+    attr->tcp.mss = rne_cpu_to_le16((uint16_t)ti.emss);
     attr->tcp.snd_wscale = (uint8_t)ti.snd_wscale;
     attr->tcp.rcv_wscale = (uint8_t)ti.rcv_wscale;
-    attr->tcp.srtt_us = rnic_cpu_to_le32(ti.srtt_us);
-    attr->tcp.retransmits = rnic_cpu_to_le32((uint32_t)ti.rexmits);
+    attr->tcp.srtt_us = rne_cpu_to_le32(ti.srtt_us);
+    attr->tcp.retransmits = rne_cpu_to_le32((uint32_t)ti.rexmits);
 }

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Names of the values in trace events (host.h struct rnic_trace), for the
+ * Names of the values in trace events (host.h struct rne_trace), for the
  * embedder's trace output: kept beside the engine's own enums.
  */
 #include "iw.h"
 
 static const char *name_of(const char *const *names, size_t n, uint32_t v)
 {
-    if (v == RNIC_TRACE_NONE) {
+    if (v == RNE_TRACE_NONE) {
         return "NONE";
     }
     return v < n && names[v] ? names[v] : "?";
@@ -15,7 +15,7 @@ static const char *name_of(const char *const *names, size_t n, uint32_t v)
 
 #define NAME_OF(names, v) name_of(names, sizeof(names) / sizeof(names[0]), v)
 
-const char *rnic_trace_conn_state_name(uint32_t state)
+const char *rne_trace_conn_state_name(uint32_t state)
 {
     static const char *const names[] = {
         [IWC_SYN_SENT] = "SYN_SENT",
@@ -31,7 +31,7 @@ const char *rnic_trace_conn_state_name(uint32_t state)
     return NAME_OF(names, state);
 }
 
-const char *rnic_trace_qp_state_name(uint32_t state)
+const char *rne_trace_qp_state_name(uint32_t state)
 {
     static const char *const names[] = {
         [RNIC_QPS_IDLE] = "IDLE",
@@ -44,7 +44,7 @@ const char *rnic_trace_qp_state_name(uint32_t state)
     return NAME_OF(names, state);
 }
 
-const char *rnic_trace_cm_name(unsigned code)
+const char *rne_trace_cm_name(unsigned code)
 {
     static const char *const names[] = {
         [RNIC_CM_CONNECT_REQUEST] = "CONNECT_REQUEST",
@@ -60,24 +60,24 @@ const char *rnic_trace_cm_name(unsigned code)
     return NAME_OF(names, code);
 }
 
-const char *rnic_trace_layer_name(unsigned layer)
+const char *rne_trace_layer_name(unsigned layer)
 {
     static const char *const names[] = {
-        [RNIC_TERM_LAYER_RDMAP] = "RDMAP",
-        [RNIC_TERM_LAYER_DDP] = "DDP",
-        [RNIC_TERM_LAYER_LLP] = "MPA",
+        [RNE_TERM_LAYER_RDMAP] = "RDMAP",
+        [RNE_TERM_LAYER_DDP] = "DDP",
+        [RNE_TERM_LAYER_LLP] = "MPA",
     };
 
     return NAME_OF(names, layer);
 }
 
-const char *rnic_trace_rexmit_name(unsigned kind)
+const char *rne_trace_rexmit_name(unsigned kind)
 {
     static const char *const names[] = {
-        [RNIC_TRACE_REXMIT_RTO] = "RTO",
-        [RNIC_TRACE_REXMIT_SYN] = "SYN",
-        [RNIC_TRACE_REXMIT_FAST] = "FAST",
-        [RNIC_TRACE_REXMIT_GIVEUP] = "GIVEUP",
+        [RNE_TRACE_REXMIT_RTO] = "RTO",
+        [RNE_TRACE_REXMIT_SYN] = "SYN",
+        [RNE_TRACE_REXMIT_FAST] = "FAST",
+        [RNE_TRACE_REXMIT_GIVEUP] = "GIVEUP",
     };
 
     return NAME_OF(names, kind);

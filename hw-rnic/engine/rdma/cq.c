@@ -21,12 +21,12 @@ static uint32_t log2_of(uint32_t pow2)
     return n;
 }
 
-unsigned rnic_cq_create(struct rnic_dev *d, const struct rnic_cmd_create_cq *c)
+unsigned rne_cq_create(struct rne_dev *d, const struct rnic_cmd_create_cq *c)
 {
-    uint32_t cqn = rnic_le32_to_cpu(c->cqn), eqn = rnic_le32_to_cpu(c->eqn);
-    uint32_t uctx = rnic_le32_to_cpu(c->uctx);
-    uint64_t dbrec = rnic_le64_to_cpu(c->dbrec_addr);
-    struct rnic_cq *cq;
+    uint32_t cqn = rne_le32_to_cpu(c->cqn), eqn = rne_le32_to_cpu(c->eqn);
+    uint32_t uctx = rne_le32_to_cpu(c->uctx);
+    uint64_t dbrec = rne_le64_to_cpu(c->dbrec_addr);
+    struct rne_cq *cq;
     uint32_t probe;
     unsigned sts;
 
@@ -47,15 +47,15 @@ unsigned rnic_cq_create(struct rnic_dev *d, const struct rnic_cmd_create_cq *c)
     if (!d->eq[eqn].live) {
         return RNIC_STS_NOT_FOUND;
     }
-    sts = rnic_rdma_check_uctx(d, uctx);
+    sts = rne_rdma_check_uctx(d, uctx);
     if (sts) {
         return sts;
     }
-    if (rnic_dma_read(&d->host, dbrec, &probe, sizeof(probe))) {
+    if (rne_dma_read(&d->host, dbrec, &probe, sizeof(probe))) {
         return RNIC_STS_DMA_ERROR;
     }
-    sts = rnic_rdma_ring_load(d, &cq->ring, &c->ring, 1u << c->log_depth,
-                              RNIC_CQE_SIZE);
+    sts = rne_rdma_ring_load(d, &cq->ring, &c->ring, 1u << c->log_depth,
+                             RNIC_CQE_SIZE);
     if (sts) {
         return sts;
     }
@@ -70,13 +70,13 @@ unsigned rnic_cq_create(struct rnic_dev *d, const struct rnic_cmd_create_cq *c)
     cq->overflow = false;
     cq->users = 0;
     d->eq[eqn].users++;
-    rnic_rdma_hold(d, UINT32_MAX, uctx);
+    rne_rdma_hold(d, UINT32_MAX, uctx);
     return RNIC_STS_OK;
 }
 
-void rnic_cq_free(struct rnic_dev *d, uint32_t cqn)
+void rne_cq_free(struct rne_dev *d, uint32_t cqn)
 {
-    struct rnic_cq *cq = &d->rdma->cq[cqn];
+    struct rne_cq *cq = &d->rdma->cq[cqn];
 
     if (cq->err_pending) {
         d->rdma->cq_err_pending--;
@@ -84,13 +84,13 @@ void rnic_cq_free(struct rnic_dev *d, uint32_t cqn)
     if (d->eq[cq->eqn].users) {
         d->eq[cq->eqn].users--;
     }
-    rnic_rdma_release(d, UINT32_MAX, cq->uctx);
-    rnic_rdma_unlatch(d, RNIC_DBK_CQ, cqn);
-    rnic_rdma_ring_free(d, &cq->ring);
+    rne_rdma_release(d, UINT32_MAX, cq->uctx);
+    rne_rdma_unlatch(d, RNE_DBK_CQ, cqn);
+    rne_rdma_ring_free(d, &cq->ring);
     memset(cq, 0, sizeof(*cq));
 }
 
-unsigned rnic_cq_destroy(struct rnic_dev *d, uint32_t cqn)
+unsigned rne_cq_destroy(struct rne_dev *d, uint32_t cqn)
 {
     if (cqn >= d->cfg.max_cq) {
         return RNIC_STS_BAD_INDEX;
@@ -101,11 +101,11 @@ unsigned rnic_cq_destroy(struct rnic_dev *d, uint32_t cqn)
     if (d->rdma->cq[cqn].users) {
         return RNIC_STS_BUSY;
     }
-    rnic_cq_free(d, cqn);
+    rne_cq_free(d, cqn);
     return RNIC_STS_OK;
 }
 
-static void cq_event(struct rnic_dev *d, uint32_t cqn, struct rnic_cq *cq)
+static void cq_event(struct rne_dev *d, uint32_t cqn, struct rne_cq *cq)
 {
     struct rnic_eqe e;
 
@@ -113,48 +113,48 @@ static void cq_event(struct rnic_dev *d, uint32_t cqn, struct rnic_cq *cq)
     cq->arm_solicited = false;
     memset(&e, 0, sizeof(e));
     e.type = RNIC_EQE_COMP;
-    e.obj = rnic_cpu_to_le32(cqn);
-    rnic_eq_post(d, cq->eqn, &e);
+    e.obj = rne_cpu_to_le32(cqn);
+    rne_eq_post(d, cq->eqn, &e);
 }
 
-static int cq_fail(struct rnic_dev *d, uint32_t cqn, struct rnic_cq *cq,
+static int cq_fail(struct rne_dev *d, uint32_t cqn, struct rne_cq *cq,
                    const char *what)
 {
-    rnic_guest_error(&d->host, what, cqn, cq->pidx);
+    rne_guest_error(&d->host, what, cqn, cq->pidx);
     cq->overflow = true;
-    rnic_eq_post_async(d, RNIC_ASYNC_CQ_OVERFLOW, cqn, cq->pidx);
+    rne_eq_post_async(d, RNIC_ASYNC_CQ_OVERFLOW, cqn, cq->pidx);
     /*
      * The QPs fail once the dispatch unwinds: the code that posted this CQE
      * may be in the middle of one of them.
      */
     cq->err_pending = true;
     d->rdma->cq_err_pending++;
-    d->deferred |= RNIC_DEFER_CQ_ERROR;
+    d->deferred |= RNE_DEFER_CQ_ERROR;
     return -1;
 }
 
 /* Every QP bound to CQ cqn, as send or receive CQ, not in ERROR yet. */
-static void fail_qps(struct rnic_dev *d, uint32_t cqn)
+static void fail_qps(struct rne_dev *d, uint32_t cqn)
 {
-    struct rnic_rdma *r = d->rdma;
+    struct rne_rdma *r = d->rdma;
     uint32_t i, seen = 0;
 
     for (i = 0; i < d->cfg.max_qp && seen < r->cq[cqn].users; i++) {
-        struct rnic_qp *qp = &r->qp[i];
+        struct rne_qp *qp = &r->qp[i];
 
         if (!qp->live || (qp->send_cqn != cqn && qp->recv_cqn != cqn)) {
             continue;
         }
         seen += (qp->send_cqn == cqn) + (qp->recv_cqn == cqn);
         if (qp->state != RNIC_QPS_ERROR) {
-            rnic_iw_qp_fatal(d, qp);
+            rne_iw_qp_fatal(d, qp);
         }
     }
 }
 
-void rnic_rdma_cq_errors(struct rnic_dev *d)
+void rne_rdma_cq_errors(struct rne_dev *d)
 {
-    struct rnic_rdma *r = d->rdma;
+    struct rne_rdma *r = d->rdma;
     uint32_t cqn;
 
     /* A QP's flush may overrun another CQ: that one is found too. */
@@ -171,17 +171,17 @@ void rnic_rdma_cq_errors(struct rnic_dev *d)
  * Room for one more CQE?  The consumer index the device knows is refreshed
  * from the doorbell record only when the ring looks full.
  */
-static bool cq_has_room(struct rnic_dev *d, struct rnic_cq *cq)
+static bool cq_has_room(struct rne_dev *d, struct rne_cq *cq)
 {
     uint32_t rec;
 
     if (cq->pidx - cq->cidx < cq->ring.depth) {
         return true;
     }
-    if (rnic_dma_read(&d->host, cq->dbrec_addr, &rec, sizeof(rec))) {
+    if (rne_dma_read(&d->host, cq->dbrec_addr, &rec, sizeof(rec))) {
         return false;
     }
-    rec = rnic_le32_to_cpu(rec);
+    rec = rne_le32_to_cpu(rec);
     /* A record beyond what was produced is garbage: treat as no room. */
     if (rec - cq->cidx > cq->pidx - cq->cidx) {
         return false;
@@ -190,9 +190,9 @@ static bool cq_has_room(struct rnic_dev *d, struct rnic_cq *cq)
     return cq->pidx - cq->cidx < cq->ring.depth;
 }
 
-int rnic_cq_post(struct rnic_dev *d, uint32_t cqn, struct rnic_cqe *cqe)
+int rne_cq_post(struct rne_dev *d, uint32_t cqn, struct rnic_cqe *cqe)
 {
-    struct rnic_cq *cq;
+    struct rne_cq *cq;
     bool wake;
 
     if (cqn >= d->cfg.max_cq || !d->rdma->cq[cqn].live) {
@@ -206,8 +206,8 @@ int rnic_cq_post(struct rnic_dev *d, uint32_t cqn, struct rnic_cqe *cqe)
         return cq_fail(d, cqn, cq, "CQ overflow");
     }
     cqe->owner = 0;
-    if (rnic_ring_publish(&cq->ring, &d->host, cq->pidx, cqe,
-                          offsetof(struct rnic_cqe, owner))) {
+    if (rne_ring_publish(&cq->ring, &d->host, cq->pidx, cqe,
+                         offsetof(struct rnic_cqe, owner))) {
         return cq_fail(d, cqn, cq, "CQE DMA failed");
     }
     cq->pidx++;
@@ -220,15 +220,15 @@ int rnic_cq_post(struct rnic_dev *d, uint32_t cqn, struct rnic_cqe *cqe)
     return 0;
 }
 
-void rnic_cq_doorbell(struct rnic_dev *d, uint32_t cqn,
-                      const struct rnic_db_latch *l)
+void rne_cq_doorbell(struct rne_dev *d, uint32_t cqn,
+                     const struct rne_db_latch *l)
 {
-    struct rnic_cq *cq = &d->rdma->cq[cqn];
+    struct rne_cq *cq = &d->rdma->cq[cqn];
 
     /* A consumer index within the last ring's worth of CQEs... */
     if (cq->pidx - l->idx > cq->ring.depth) {
-        rnic_rdma_db_error(d, cqn, RNIC_DB_CQ,
-                           "CQ consumer index out of range");
+        rne_rdma_db_error(d, cqn, RNIC_DB_CQ,
+                          "CQ consumer index out of range");
         return;
     }
     /* ...moves the device's view forward only (dbrec may be newer). */

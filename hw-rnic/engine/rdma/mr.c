@@ -12,7 +12,7 @@
 /* Access bits are known and remote write/atomic come with local write. */
 static bool access_ok(uint32_t access)
 {
-    if (access & ~RNIC_ACCESS_ALL) {
+    if (access & ~RNE_ACCESS_ALL) {
         return false;
     }
     return !(access & (RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_ATOMIC)) ||
@@ -32,59 +32,59 @@ static uint32_t pages_for(uint64_t iova, uint64_t length, uint32_t shift)
         return 0;
     }
     n = ((first + length - 1) >> shift) + 1;
-    return n > RNIC_MR_MAX_PAGES ? 0 : (uint32_t)n;
+    return n > RNE_MR_MAX_PAGES ? 0 : (uint32_t)n;
 }
 
 /*
  * Page-list entries an MR holds against the device-wide budget: its page
  * array, sized npages (REG_MR) or max_pages (ALLOC_MR).
  */
-static uint32_t mr_charge(const struct rnic_mr *mr)
+static uint32_t mr_charge(const struct rne_mr *mr)
 {
     return mr->fast_reg ? mr->max_pages : mr->npages;
 }
 
 /* Entries left in the budget (max-mr-pages) of MRs and rings together. */
-static uint64_t budget_left(struct rnic_dev *d)
+static uint64_t budget_left(struct rne_dev *d)
 {
     return d->cfg.max_mr_pages - d->rdma->pbl_pages;
 }
 
-static bool mr_budget_ok(struct rnic_dev *d, uint32_t n)
+static bool mr_budget_ok(struct rne_dev *d, uint32_t n)
 {
     return n <= budget_left(d);
 }
 
-unsigned rnic_rdma_ring_load(struct rnic_dev *d, struct rnic_ring *r,
-                             const struct rnic_pbl *pbl, uint32_t depth,
-                             uint32_t entry_size)
+unsigned rne_rdma_ring_load(struct rne_dev *d, struct rne_ring *r,
+                            const struct rnic_pbl *pbl, uint32_t depth,
+                            uint32_t entry_size)
 {
     unsigned sts;
 
     /* Loading costs a DMA per entry: it counts toward the pass bound. */
-    d->admq.pass_pages += rnic_ring_pages_needed(depth, entry_size);
-    sts = rnic_ring_load_large(r, &d->host, pbl, depth, entry_size,
-                               budget_left(d));
+    d->admq.pass_pages += rne_ring_pages_needed(depth, entry_size);
+    sts = rne_ring_load_large(r, &d->host, pbl, depth, entry_size,
+                              budget_left(d));
     if (!sts) {
         d->rdma->pbl_pages += r->npages;
     }
     return sts;
 }
 
-void rnic_rdma_ring_free(struct rnic_dev *d, struct rnic_ring *r)
+void rne_rdma_ring_free(struct rne_dev *d, struct rne_ring *r)
 {
     d->rdma->pbl_pages -= r->npages;
-    rnic_ring_free(r);
+    rne_ring_free(r);
 }
 
 static bool page_shift_ok(uint32_t shift)
 {
-    return shift < 32 && (RNIC_MR_PAGE_SIZES & (1u << shift));
+    return shift < 32 && (RNE_MR_PAGE_SIZES & (1u << shift));
 }
 
 /* Lookup for commands: index in range, in use. */
-static unsigned mr_lookup(struct rnic_dev *d, uint32_t stag,
-                          struct rnic_mr **out)
+static unsigned mr_lookup(struct rne_dev *d, uint32_t stag,
+                          struct rne_mr **out)
 {
     uint32_t index = RNIC_STAG_INDEX(stag);
 
@@ -92,10 +92,10 @@ static unsigned mr_lookup(struct rnic_dev *d, uint32_t stag,
         return RNIC_STS_BAD_INDEX;
     }
     *out = &d->rdma->mr[index];
-    return (*out)->state == RNIC_MR_FREE ? RNIC_STS_NOT_FOUND : RNIC_STS_OK;
+    return (*out)->state == RNE_MR_FREE ? RNIC_STS_NOT_FOUND : RNIC_STS_OK;
 }
 
-static unsigned mr_pd(struct rnic_dev *d, uint32_t pdn, uint32_t *uctx)
+static unsigned mr_pd(struct rne_dev *d, uint32_t pdn, uint32_t *uctx)
 {
     if (pdn >= d->cfg.max_pd) {
         return RNIC_STS_BAD_INDEX;
@@ -107,23 +107,23 @@ static unsigned mr_pd(struct rnic_dev *d, uint32_t pdn, uint32_t *uctx)
     return RNIC_STS_OK;
 }
 
-unsigned rnic_mr_reg(struct rnic_dev *d, const struct rnic_cmd_reg_mr *c)
+unsigned rne_mr_reg(struct rne_dev *d, const struct rnic_cmd_reg_mr *c)
 {
-    uint32_t stag = rnic_le32_to_cpu(c->stag), pdn = rnic_le32_to_cpu(c->pdn);
-    uint32_t access = rnic_le32_to_cpu(c->access);
-    uint32_t flags = rnic_le32_to_cpu(c->flags);
-    uint64_t iova = rnic_le64_to_cpu(c->iova);
-    uint64_t length = rnic_le64_to_cpu(c->length);
+    uint32_t stag = rne_le32_to_cpu(c->stag), pdn = rne_le32_to_cpu(c->pdn);
+    uint32_t access = rne_le32_to_cpu(c->access);
+    uint32_t flags = rne_le32_to_cpu(c->flags);
+    uint64_t iova = rne_le64_to_cpu(c->iova);
+    uint64_t length = rne_le64_to_cpu(c->length);
     uint32_t index = RNIC_STAG_INDEX(stag), uctx, npages = 0;
     uint64_t *pages = NULL;
-    struct rnic_mr *mr;
+    struct rne_mr *mr;
     unsigned sts;
 
     if (index >= d->cfg.max_mr) {
         return RNIC_STS_BAD_INDEX;
     }
     mr = &d->rdma->mr[index];
-    if (mr->state != RNIC_MR_FREE) {
+    if (mr->state != RNE_MR_FREE) {
         return RNIC_STS_EXISTS;
     }
     sts = mr_pd(d, pdn, &uctx);
@@ -136,17 +136,17 @@ unsigned rnic_mr_reg(struct rnic_dev *d, const struct rnic_cmd_reg_mr *c)
     }
     if (flags & RNIC_MR_F_PHYS) {
         /* Guest-physical addressing bypasses pinning: kernel only. */
-        if (uctx || !rnic_pbl_is_zero(&c->pages)) {
+        if (uctx || !rne_pbl_is_zero(&c->pages)) {
             return RNIC_STS_BAD_PARAM;
         }
     } else {
         if (!page_shift_ok(c->pages.page_shift) ||
-            length > RNIC_MR_MAX_SIZE) {
+            length > RNE_MR_MAX_SIZE) {
             return RNIC_STS_BAD_PARAM;
         }
         npages = pages_for(iova, length, c->pages.page_shift);
         if ((length && !npages) ||
-            rnic_le32_to_cpu(c->pages.nentries) != npages) {
+            rne_le32_to_cpu(c->pages.nentries) != npages) {
             return RNIC_STS_BAD_PARAM;
         }
         if (!mr_budget_ok(d, npages)) {
@@ -157,14 +157,14 @@ unsigned rnic_mr_reg(struct rnic_dev *d, const struct rnic_cmd_reg_mr *c)
             return RNIC_STS_NO_RESOURCES;
         }
         d->admq.pass_pages += npages;
-        sts = rnic_pbl_load(&d->host, &c->pages, npages, pages);
+        sts = rne_pbl_load(&d->host, &c->pages, npages, pages);
         if (sts) {
             free(pages);
             return sts;
         }
     }
     memset(mr, 0, sizeof(*mr));
-    mr->state = RNIC_MR_VALID;
+    mr->state = RNE_MR_VALID;
     mr->key = (uint8_t)RNIC_STAG_KEY(stag);
     mr->phys = flags & RNIC_MR_F_PHYS;
     mr->pdn = pdn;
@@ -176,16 +176,16 @@ unsigned rnic_mr_reg(struct rnic_dev *d, const struct rnic_cmd_reg_mr *c)
     mr->npages = npages;
     mr->pages = pages;
     d->rdma->pbl_pages += npages;
-    rnic_rdma_hold(d, pdn, uctx);
+    rne_rdma_hold(d, pdn, uctx);
     return RNIC_STS_OK;
 }
 
-unsigned rnic_mr_alloc(struct rnic_dev *d, const struct rnic_cmd_alloc_mr *c)
+unsigned rne_mr_alloc(struct rne_dev *d, const struct rnic_cmd_alloc_mr *c)
 {
-    uint32_t stag = rnic_le32_to_cpu(c->stag), pdn = rnic_le32_to_cpu(c->pdn);
-    uint32_t max_pages = rnic_le32_to_cpu(c->max_pages);
+    uint32_t stag = rne_le32_to_cpu(c->stag), pdn = rne_le32_to_cpu(c->pdn);
+    uint32_t max_pages = rne_le32_to_cpu(c->max_pages);
     uint32_t index = RNIC_STAG_INDEX(stag), uctx;
-    struct rnic_mr *mr;
+    struct rne_mr *mr;
     uint64_t *pages;
     unsigned sts;
 
@@ -193,7 +193,7 @@ unsigned rnic_mr_alloc(struct rnic_dev *d, const struct rnic_cmd_alloc_mr *c)
         return RNIC_STS_BAD_INDEX;
     }
     mr = &d->rdma->mr[index];
-    if (mr->state != RNIC_MR_FREE) {
+    if (mr->state != RNE_MR_FREE) {
         return RNIC_STS_EXISTS;
     }
     sts = mr_pd(d, pdn, &uctx);
@@ -201,7 +201,7 @@ unsigned rnic_mr_alloc(struct rnic_dev *d, const struct rnic_cmd_alloc_mr *c)
         return sts;
     }
     /* Fast-register binds guest-physical pages, like PHYS: kernel only. */
-    if (uctx || c->rsvd || max_pages == 0 || max_pages > RNIC_MR_MAX_PAGES) {
+    if (uctx || c->rsvd || max_pages == 0 || max_pages > RNE_MR_MAX_PAGES) {
         return RNIC_STS_BAD_PARAM;
     }
     if (!mr_budget_ok(d, max_pages)) {
@@ -212,7 +212,7 @@ unsigned rnic_mr_alloc(struct rnic_dev *d, const struct rnic_cmd_alloc_mr *c)
         return RNIC_STS_NO_RESOURCES;
     }
     memset(mr, 0, sizeof(*mr));
-    mr->state = RNIC_MR_INVALID;
+    mr->state = RNE_MR_INVALID;
     mr->key = (uint8_t)RNIC_STAG_KEY(stag);
     mr->fast_reg = true;
     mr->pdn = pdn;
@@ -220,49 +220,49 @@ unsigned rnic_mr_alloc(struct rnic_dev *d, const struct rnic_cmd_alloc_mr *c)
     mr->max_pages = max_pages;
     mr->pages = pages;
     d->rdma->pbl_pages += max_pages;
-    rnic_rdma_hold(d, pdn, uctx);
+    rne_rdma_hold(d, pdn, uctx);
     return RNIC_STS_OK;
 }
 
-void rnic_mr_free(struct rnic_dev *d, uint32_t index)
+void rne_mr_free(struct rne_dev *d, uint32_t index)
 {
-    struct rnic_mr *mr = &d->rdma->mr[index];
+    struct rne_mr *mr = &d->rdma->mr[index];
 
-    rnic_rdma_release(d, mr->pdn, mr->uctx);
+    rne_rdma_release(d, mr->pdn, mr->uctx);
     d->rdma->pbl_pages -= mr_charge(mr);
     free(mr->pages);
     memset(mr, 0, sizeof(*mr));
 }
 
 /* By index: the key of a fast-register MR moves with each REG_MR WQE. */
-unsigned rnic_mr_dereg(struct rnic_dev *d, uint32_t stag)
+unsigned rne_mr_dereg(struct rne_dev *d, uint32_t stag)
 {
-    struct rnic_mr *mr;
+    struct rne_mr *mr;
     unsigned sts = mr_lookup(d, stag, &mr);
 
     if (sts) {
         return sts;
     }
-    rnic_mr_free(d, RNIC_STAG_INDEX(stag));
+    rne_mr_free(d, RNIC_STAG_INDEX(stag));
     return RNIC_STS_OK;
 }
 
-unsigned rnic_mr_fast_reg(struct rnic_dev *d, struct rnic_qp *qp,
-                          const struct rnic_wqe_reg_mr *w)
+unsigned rne_mr_fast_reg(struct rne_dev *d, struct rne_qp *qp,
+                         const struct rnic_wqe_reg_mr *w)
 {
-    uint32_t stag = rnic_le32_to_cpu(w->stag);
-    uint32_t access = rnic_le32_to_cpu(w->access);
-    uint64_t iova = rnic_le64_to_cpu(w->iova);
-    uint64_t length = rnic_le64_to_cpu(w->length);
+    uint32_t stag = rne_le32_to_cpu(w->stag);
+    uint32_t access = rne_le32_to_cpu(w->access);
+    uint64_t iova = rne_le64_to_cpu(w->iova);
+    uint64_t length = rne_le64_to_cpu(w->length);
     uint32_t index = RNIC_STAG_INDEX(stag), npages;
-    struct rnic_mr *mr;
+    struct rne_mr *mr;
 
     if (index >= d->cfg.max_mr) {
         return RNIC_WC_LOC_PROT_ERR;
     }
     mr = &d->rdma->mr[index];
     /* Only an invalid fast-register MR of the QP's PD can be bound. */
-    if (mr->state != RNIC_MR_INVALID || !mr->fast_reg ||
+    if (mr->state != RNE_MR_INVALID || !mr->fast_reg ||
         mr->pdn != qp->pdn) {
         return RNIC_WC_LOC_PROT_ERR;
     }
@@ -271,12 +271,12 @@ unsigned rnic_mr_fast_reg(struct rnic_dev *d, struct rnic_qp *qp,
         return RNIC_WC_LOC_QP_OP_ERR;
     }
     npages = pages_for(iova, length, w->pages.page_shift);
-    if (length > RNIC_MR_MAX_SIZE || (length && !npages) ||
+    if (length > RNE_MR_MAX_SIZE || (length && !npages) ||
         npages > mr->max_pages) {
         return RNIC_WC_LOC_LEN_ERR;
     }
     /* The MR stays INVALID whatever this leaves in its page array. */
-    if (rnic_pbl_load(&d->host, &w->pages, npages, mr->pages)) {
+    if (rne_pbl_load(&d->host, &w->pages, npages, mr->pages)) {
         return RNIC_WC_LOC_QP_OP_ERR;
     }
     mr->key = (uint8_t)RNIC_STAG_KEY(stag);
@@ -285,71 +285,71 @@ unsigned rnic_mr_fast_reg(struct rnic_dev *d, struct rnic_qp *qp,
     mr->length = length;
     mr->page_shift = w->pages.page_shift;
     mr->npages = npages;
-    mr->state = RNIC_MR_VALID;
+    mr->state = RNE_MR_VALID;
     return RNIC_WC_SUCCESS;
 }
 
-enum rnic_mr_err rnic_mr_invalidate(struct rnic_dev *d, uint32_t stag,
-                                    uint32_t pdn)
+enum rne_mr_err rne_mr_invalidate(struct rne_dev *d, uint32_t stag,
+                                  uint32_t pdn)
 {
     uint32_t index = RNIC_STAG_INDEX(stag);
-    struct rnic_mr *mr;
+    struct rne_mr *mr;
 
     if (index >= d->cfg.max_mr) {
-        return RNIC_MR_E_STAG;
+        return RNE_MR_E_STAG;
     }
     mr = &d->rdma->mr[index];
-    if (mr->state == RNIC_MR_FREE || mr->key != RNIC_STAG_KEY(stag)) {
-        return RNIC_MR_E_STAG;
+    if (mr->state == RNE_MR_FREE || mr->key != RNIC_STAG_KEY(stag)) {
+        return RNE_MR_E_STAG;
     }
     if (mr->pdn != pdn) {
-        return RNIC_MR_E_PD;
+        return RNE_MR_E_PD;
     }
     if (!mr->fast_reg) {
-        return RNIC_MR_E_ACCESS;
+        return RNE_MR_E_ACCESS;
     }
-    mr->state = RNIC_MR_INVALID;
-    return RNIC_MR_OK;
+    mr->state = RNE_MR_INVALID;
+    return RNE_MR_OK;
 }
 
 /* The MR for an access, or NULL with *err set. */
-static struct rnic_mr *mr_find(struct rnic_dev *d, uint32_t stag,
-                               uint32_t pdn, uint32_t access, uint64_t va,
-                               uint64_t len, enum rnic_mr_err *err)
+static struct rne_mr *mr_find(struct rne_dev *d, uint32_t stag,
+                              uint32_t pdn, uint32_t access, uint64_t va,
+                              uint64_t len, enum rne_mr_err *err)
 {
     uint32_t index = RNIC_STAG_INDEX(stag);
-    struct rnic_mr *mr;
+    struct rne_mr *mr;
 
-    *err = RNIC_MR_E_STAG;
+    *err = RNE_MR_E_STAG;
     if (index >= d->cfg.max_mr) {
         return NULL;
     }
     mr = &d->rdma->mr[index];
-    if (mr->state != RNIC_MR_VALID || mr->key != RNIC_STAG_KEY(stag)) {
+    if (mr->state != RNE_MR_VALID || mr->key != RNIC_STAG_KEY(stag)) {
         return NULL;
     }
-    *err = RNIC_MR_E_PD;
+    *err = RNE_MR_E_PD;
     if (mr->pdn != pdn) {
         return NULL;
     }
-    *err = RNIC_MR_E_ACCESS;
+    *err = RNE_MR_E_ACCESS;
     if (access & ~mr->access) {
         return NULL;
     }
     /* [va, va + len) inside [iova, iova + length), without overflow. */
-    *err = RNIC_MR_E_BOUNDS;
+    *err = RNE_MR_E_BOUNDS;
     if (va < mr->iova || len > mr->length || va - mr->iova > mr->length - len) {
         return NULL;
     }
-    *err = RNIC_MR_OK;
+    *err = RNE_MR_OK;
     return mr;
 }
 
-enum rnic_mr_err rnic_mr_check(struct rnic_dev *d, uint32_t stag,
-                               uint32_t pdn, uint32_t access, uint64_t va,
-                               uint64_t len)
+enum rne_mr_err rne_mr_check(struct rne_dev *d, uint32_t stag,
+                             uint32_t pdn, uint32_t access, uint64_t va,
+                             uint64_t len)
 {
-    enum rnic_mr_err err;
+    enum rne_mr_err err;
 
     mr_find(d, stag, pdn, access, va, len, &err);
     return err;
@@ -359,20 +359,20 @@ enum rnic_mr_err rnic_mr_check(struct rnic_dev *d, uint32_t stag,
  * Copy MR bytes [va, va + len) to rbuf, or from wbuf into them, one MR
  * page at a time (exactly one of rbuf/wbuf is set).
  */
-static enum rnic_mr_err mr_copy(struct rnic_dev *d, const struct rnic_mr *mr,
-                                uint64_t va, uint8_t *rbuf,
-                                const uint8_t *wbuf, size_t len)
+static enum rne_mr_err mr_copy(struct rne_dev *d, const struct rne_mr *mr,
+                               uint64_t va, uint8_t *rbuf,
+                               const uint8_t *wbuf, size_t len)
 {
     uint64_t off, page_mask;
 
     if (!len) {
-        return RNIC_MR_OK;
+        return RNE_MR_OK;
     }
     if (mr->phys) {
-        int rc = wbuf ? rnic_dma_write(&d->host, va, wbuf, len) :
-                        rnic_dma_read(&d->host, va, rbuf, len);
+        int rc = wbuf ? rne_dma_write(&d->host, va, wbuf, len) :
+                        rne_dma_read(&d->host, va, rbuf, len);
 
-        return rc ? RNIC_MR_E_DMA : RNIC_MR_OK;
+        return rc ? RNE_MR_E_DMA : RNE_MR_OK;
     }
     page_mask = (1ull << mr->page_shift) - 1;
     /* Byte offset from the start of the first page. */
@@ -385,31 +385,31 @@ static enum rnic_mr_err mr_copy(struct rnic_dev *d, const struct rnic_mr *mr,
         int rc;
 
         if (pg >= mr->npages) {
-            return RNIC_MR_E_BOUNDS;    /* unreachable after mr_find */
+            return RNE_MR_E_BOUNDS;     /* unreachable after mr_find */
         }
         addr = mr->pages[pg] + in;
         if (wbuf) {
-            rc = rnic_dma_write(&d->host, addr, wbuf, n);
+            rc = rne_dma_write(&d->host, addr, wbuf, n);
             wbuf += n;
         } else {
-            rc = rnic_dma_read(&d->host, addr, rbuf, n);
+            rc = rne_dma_read(&d->host, addr, rbuf, n);
             rbuf += n;
         }
         if (rc) {
-            return RNIC_MR_E_DMA;
+            return RNE_MR_E_DMA;
         }
         len -= n;
         off += n;
     }
-    return RNIC_MR_OK;
+    return RNE_MR_OK;
 }
 
-enum rnic_mr_err rnic_mr_write(struct rnic_dev *d, uint32_t stag,
-                               uint32_t pdn, uint32_t access, uint64_t va,
-                               const void *buf, size_t len)
+enum rne_mr_err rne_mr_write(struct rne_dev *d, uint32_t stag,
+                             uint32_t pdn, uint32_t access, uint64_t va,
+                             const void *buf, size_t len)
 {
-    enum rnic_mr_err err;
-    struct rnic_mr *mr = mr_find(d, stag, pdn, access, va, len, &err);
+    enum rne_mr_err err;
+    struct rne_mr *mr = mr_find(d, stag, pdn, access, va, len, &err);
 
     if (!mr) {
         return err;
@@ -417,12 +417,12 @@ enum rnic_mr_err rnic_mr_write(struct rnic_dev *d, uint32_t stag,
     return mr_copy(d, mr, va, NULL, buf, len);
 }
 
-enum rnic_mr_err rnic_mr_read(struct rnic_dev *d, uint32_t stag,
-                              uint32_t pdn, uint32_t access, uint64_t va,
-                              void *buf, size_t len)
+enum rne_mr_err rne_mr_read(struct rne_dev *d, uint32_t stag,
+                            uint32_t pdn, uint32_t access, uint64_t va,
+                            void *buf, size_t len)
 {
-    enum rnic_mr_err err;
-    struct rnic_mr *mr = mr_find(d, stag, pdn, access, va, len, &err);
+    enum rne_mr_err err;
+    struct rne_mr *mr = mr_find(d, stag, pdn, access, va, len, &err);
 
     if (!mr) {
         return err;

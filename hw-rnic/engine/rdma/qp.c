@@ -6,7 +6,7 @@
 #include "rdma_int.h"
 #include "wire/le.h"
 
-struct rnic_qp *rnic_qp_get(struct rnic_dev *d, uint32_t qpn)
+struct rne_qp *rne_qp_get(struct rne_dev *d, uint32_t qpn)
 {
     if (qpn >= d->cfg.max_qp || !d->rdma->qp[qpn].live) {
         return NULL;
@@ -14,8 +14,8 @@ struct rnic_qp *rnic_qp_get(struct rnic_dev *d, uint32_t qpn)
     return &d->rdma->qp[qpn];
 }
 
-/* The host copies of the SQ's and RQ's page lists (rnic_ring_load_large). */
-static size_t qp_ring_bytes(const struct rnic_qp *qp)
+/* The host copies of the SQ's and RQ's page lists (rne_ring_load_large). */
+static size_t qp_ring_bytes(const struct rne_qp *qp)
 {
     return ((size_t)qp->sq.ring.npages + qp->rq.ring.npages) *
            sizeof(qp->sq.ring.pages[0]);
@@ -25,7 +25,7 @@ static size_t qp_ring_bytes(const struct rnic_qp *qp)
  * A CQ the context may bind: live, created for the same context, and not
  * in error (its completions would be lost).
  */
-static unsigned check_cq(struct rnic_dev *d, uint32_t cqn, uint32_t uctx)
+static unsigned check_cq(struct rne_dev *d, uint32_t cqn, uint32_t uctx)
 {
     if (cqn >= d->cfg.max_cq) {
         return RNIC_STS_BAD_INDEX;
@@ -42,32 +42,32 @@ static bool log_depth_ok(uint8_t log, uint32_t max)
 }
 
 /* Field ranges that need no table lookup. */
-static unsigned check_shape(struct rnic_dev *d,
+static unsigned check_shape(struct rne_dev *d,
                             const struct rnic_cmd_create_qp *c, bool srq)
 {
-    if ((rnic_le16_to_cpu(c->flags) & ~RNIC_QP_F_SQ_SIG_ALL) ||
+    if ((rne_le16_to_cpu(c->flags) & ~RNIC_QP_F_SQ_SIG_ALL) ||
         !log_depth_ok(c->sq_log_depth, d->cfg.max_qp_wr) ||
         c->max_send_sge > RNIC_SQ_MAX_SGE ||
         c->max_recv_sge > RNIC_RQ_MAX_SGE ||
-        rnic_le16_to_cpu(c->max_inline) > RNIC_SQ_MAX_INLINE) {
+        rne_le16_to_cpu(c->max_inline) > RNIC_SQ_MAX_INLINE) {
         return RNIC_STS_BAD_PARAM;
     }
-    if (srq ? (c->rq_log_depth || !rnic_pbl_is_zero(&c->rq)) :
+    if (srq ? (c->rq_log_depth || !rne_pbl_is_zero(&c->rq)) :
               !log_depth_ok(c->rq_log_depth, d->cfg.max_qp_wr)) {
         return RNIC_STS_BAD_PARAM;
     }
     return RNIC_STS_OK;
 }
 
-unsigned rnic_qp_create(struct rnic_dev *d, const struct rnic_cmd_create_qp *c)
+unsigned rne_qp_create(struct rne_dev *d, const struct rnic_cmd_create_qp *c)
 {
-    uint32_t qpn = rnic_le32_to_cpu(c->qpn), pdn = rnic_le32_to_cpu(c->pdn);
-    uint32_t uctx = rnic_le32_to_cpu(c->uctx), srqn = rnic_le32_to_cpu(c->srqn);
-    uint32_t scqn = rnic_le32_to_cpu(c->send_cqn);
-    uint32_t rcqn = rnic_le32_to_cpu(c->recv_cqn);
+    uint32_t qpn = rne_le32_to_cpu(c->qpn), pdn = rne_le32_to_cpu(c->pdn);
+    uint32_t uctx = rne_le32_to_cpu(c->uctx), srqn = rne_le32_to_cpu(c->srqn);
+    uint32_t scqn = rne_le32_to_cpu(c->send_cqn);
+    uint32_t rcqn = rne_le32_to_cpu(c->recv_cqn);
     bool has_srq = srqn != RNIC_NO_SRQ;
-    struct rnic_rdma *r = d->rdma;
-    struct rnic_qp q;
+    struct rne_rdma *r = d->rdma;
+    struct rne_qp q;
     unsigned sts;
 
     if (qpn >= d->cfg.max_qp) {
@@ -78,10 +78,10 @@ unsigned rnic_qp_create(struct rnic_dev *d, const struct rnic_cmd_create_qp *c)
     }
     sts = check_shape(d, c, has_srq);
     if (!sts) {
-        sts = rnic_rdma_check_uctx(d, uctx);
+        sts = rne_rdma_check_uctx(d, uctx);
     }
     if (!sts) {
-        sts = rnic_rdma_check_pd(d, pdn, uctx);
+        sts = rne_rdma_check_pd(d, pdn, uctx);
     }
     if (!sts) {
         sts = check_cq(d, scqn, uctx);
@@ -105,20 +105,20 @@ unsigned rnic_qp_create(struct rnic_dev *d, const struct rnic_cmd_create_qp *c)
         }
     }
     memset(&q, 0, sizeof(q));
-    sts = rnic_rdma_ring_load(d, &q.sq.ring, &c->sq, 1u << c->sq_log_depth,
-                              RNIC_SQ_WQE_SIZE);
+    sts = rne_rdma_ring_load(d, &q.sq.ring, &c->sq, 1u << c->sq_log_depth,
+                             RNIC_SQ_WQE_SIZE);
     if (sts) {
         return sts;
     }
     if (!has_srq) {
-        sts = rnic_rdma_ring_load(d, &q.rq.ring, &c->rq,
-                                  1u << c->rq_log_depth, RNIC_RQ_WQE_SIZE);
+        sts = rne_rdma_ring_load(d, &q.rq.ring, &c->rq,
+                                 1u << c->rq_log_depth, RNIC_RQ_WQE_SIZE);
         if (sts) {
-            rnic_rdma_ring_free(d, &q.sq.ring);
+            rne_rdma_ring_free(d, &q.sq.ring);
             return sts;
         }
     }
-    rnic_mem_count(&d->mem, RNIC_MEM_QP_RING, qp_ring_bytes(&q), 1);
+    rne_mem_count(&d->mem, RNE_MEM_QP_RING, qp_ring_bytes(&q), 1);
     q.live = true;
     q.state = RNIC_QPS_IDLE;
     q.qpn = qpn;
@@ -129,28 +129,28 @@ unsigned rnic_qp_create(struct rnic_dev *d, const struct rnic_cmd_create_qp *c)
     q.srqn = srqn;
     q.max_send_sge = c->max_send_sge;
     q.max_recv_sge = c->max_recv_sge;
-    q.max_inline = rnic_le16_to_cpu(c->max_inline);
-    q.flags = rnic_le16_to_cpu(c->flags);
+    q.max_inline = rne_le16_to_cpu(c->max_inline);
+    q.flags = rne_le16_to_cpu(c->flags);
     r->qp[qpn] = q;
     r->cq[scqn].users++;
     r->cq[rcqn].users++;
     if (has_srq) {
         r->srq[srqn].users++;
     }
-    rnic_rdma_hold(d, pdn, uctx);
+    rne_rdma_hold(d, pdn, uctx);
     return RNIC_STS_OK;
 }
 
-unsigned rnic_qp_modify(struct rnic_dev *d, const struct rnic_cmd_modify_qp *c)
+unsigned rne_qp_modify(struct rne_dev *d, const struct rnic_cmd_modify_qp *c)
 {
-    uint32_t mask = rnic_le32_to_cpu(c->attr_mask);
-    uint32_t access = rnic_le32_to_cpu(c->access);
-    struct rnic_qp *qp;
+    uint32_t mask = rne_le32_to_cpu(c->attr_mask);
+    uint32_t access = rne_le32_to_cpu(c->access);
+    struct rne_qp *qp;
 
-    if (rnic_le32_to_cpu(c->qpn) >= d->cfg.max_qp) {
+    if (rne_le32_to_cpu(c->qpn) >= d->cfg.max_qp) {
         return RNIC_STS_BAD_INDEX;
     }
-    qp = rnic_qp_get(d, rnic_le32_to_cpu(c->qpn));
+    qp = rne_qp_get(d, rne_le32_to_cpu(c->qpn));
     if (!qp) {
         return RNIC_STS_NOT_FOUND;
     }
@@ -158,7 +158,7 @@ unsigned rnic_qp_modify(struct rnic_dev *d, const struct rnic_cmd_modify_qp *c)
                              RNIC_QP_ATTR_IRD | RNIC_QP_ATTR_ORD))) {
         return RNIC_STS_BAD_PARAM;
     }
-    if ((mask & RNIC_QP_ATTR_ACCESS) && (access & ~RNIC_ACCESS_ALL)) {
+    if ((mask & RNIC_QP_ATTR_ACCESS) && (access & ~RNE_ACCESS_ALL)) {
         return RNIC_STS_BAD_PARAM;
     }
     if (((mask & RNIC_QP_ATTR_IRD) && c->ird > d->cfg.max_ird) ||
@@ -191,110 +191,110 @@ unsigned rnic_qp_modify(struct rnic_dev *d, const struct rnic_cmd_modify_qp *c)
     }
     if (mask & RNIC_QP_ATTR_STATE) {
         if (c->state == RNIC_QPS_ERROR) {
-            rnic_qp_to_error(d, qp, 0);
+            rne_qp_to_error(d, qp, 0);
         } else if (qp->state == RNIC_QPS_RTS) {
-            rnic_trace_qp_state(&d->host, qp->qpn, qp->state,
-                                RNIC_QPS_CLOSING);
+            rne_trace_qp_state(&d->host, qp->qpn, qp->state,
+                               RNIC_QPS_CLOSING);
             qp->state = RNIC_QPS_CLOSING;
-            rnic_iw_qp_close(d, qp);
+            rne_iw_qp_close(d, qp);
         }
     }
     return RNIC_STS_OK;
 }
 
-unsigned rnic_qp_query(struct rnic_dev *d, const struct rnic_cmd_query_qp *c)
+unsigned rne_qp_query(struct rne_dev *d, const struct rnic_cmd_query_qp *c)
 {
     struct rnic_qp_attr a;
-    struct rnic_qp *qp;
+    struct rne_qp *qp;
 
-    if (rnic_le32_to_cpu(c->qpn) >= d->cfg.max_qp) {
+    if (rne_le32_to_cpu(c->qpn) >= d->cfg.max_qp) {
         return RNIC_STS_BAD_INDEX;
     }
-    qp = rnic_qp_get(d, rnic_le32_to_cpu(c->qpn));
+    qp = rne_qp_get(d, rne_le32_to_cpu(c->qpn));
     if (!qp) {
         return RNIC_STS_NOT_FOUND;
     }
-    if (rnic_le32_to_cpu(c->buf_len) < sizeof(a)) {
+    if (rne_le32_to_cpu(c->buf_len) < sizeof(a)) {
         return RNIC_STS_BAD_PARAM;
     }
     memset(&a, 0, sizeof(a));
     a.state = qp->state;
     a.ird = qp->ird;
     a.ord = qp->ord;
-    a.access = rnic_cpu_to_le32(qp->access);
-    a.conn_id = rnic_cpu_to_le32(0xffffffffu);
+    a.access = rne_cpu_to_le32(qp->access);
+    a.conn_id = rne_cpu_to_le32(0xffffffffu);
     /* Slots are free again once completed, not merely fetched. */
-    a.sq_cons = rnic_cpu_to_le32(qp->sq_done);
-    a.rq_cons = rnic_cpu_to_le32(qp->rq.cidx);
-    rnic_iw_qp_query(d, qp, &a);
-    if (rnic_dma_write(&d->host, rnic_le64_to_cpu(c->buf_addr), &a,
-                       sizeof(a))) {
+    a.sq_cons = rne_cpu_to_le32(qp->sq_done);
+    a.rq_cons = rne_cpu_to_le32(qp->rq.cidx);
+    rne_iw_qp_query(d, qp, &a);
+    if (rne_dma_write(&d->host, rne_le64_to_cpu(c->buf_addr), &a,
+                      sizeof(a))) {
         return RNIC_STS_DMA_ERROR;
     }
     return RNIC_STS_OK;
 }
 
-void rnic_qp_free(struct rnic_dev *d, uint32_t qpn)
+void rne_qp_free(struct rne_dev *d, uint32_t qpn)
 {
-    struct rnic_rdma *r = d->rdma;
-    struct rnic_qp *qp = &r->qp[qpn];
+    struct rne_rdma *r = d->rdma;
+    struct rne_qp *qp = &r->qp[qpn];
 
     r->cq[qp->send_cqn].users--;
     r->cq[qp->recv_cqn].users--;
     if (qp->srqn != RNIC_NO_SRQ) {
         r->srq[qp->srqn].users--;
     }
-    rnic_rdma_release(d, qp->pdn, qp->uctx);
-    rnic_rdma_unlatch(d, RNIC_DBK_SQ, qpn);
-    rnic_rdma_unlatch(d, RNIC_DBK_RQ, qpn);
-    rnic_mem_count(&d->mem, RNIC_MEM_QP_RING, qp_ring_bytes(qp), -1);
-    rnic_rdma_ring_free(d, &qp->sq.ring);
-    rnic_rdma_ring_free(d, &qp->rq.ring);
+    rne_rdma_release(d, qp->pdn, qp->uctx);
+    rne_rdma_unlatch(d, RNE_DBK_SQ, qpn);
+    rne_rdma_unlatch(d, RNE_DBK_RQ, qpn);
+    rne_mem_count(&d->mem, RNE_MEM_QP_RING, qp_ring_bytes(qp), -1);
+    rne_rdma_ring_free(d, &qp->sq.ring);
+    rne_rdma_ring_free(d, &qp->rq.ring);
     memset(qp, 0, sizeof(*qp));
 }
 
-unsigned rnic_qp_destroy(struct rnic_dev *d, uint32_t qpn)
+unsigned rne_qp_destroy(struct rne_dev *d, uint32_t qpn)
 {
-    struct rnic_qp *qp;
+    struct rne_qp *qp;
 
     if (qpn >= d->cfg.max_qp) {
         return RNIC_STS_BAD_INDEX;
     }
-    qp = rnic_qp_get(d, qpn);
+    qp = rne_qp_get(d, qpn);
     if (!qp) {
         return RNIC_STS_NOT_FOUND;
     }
     /* Abort the connection; the WQEs go away without CQEs. */
-    rnic_iw_qp_error(d, qp);
-    rnic_qp_free(d, qpn);
+    rne_iw_qp_error(d, qp);
+    rne_qp_free(d, qpn);
     return RNIC_STS_OK;
 }
 
-void rnic_sq_doorbell(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx)
+void rne_sq_doorbell(struct rne_dev *d, struct rne_qp *qp, uint32_t idx)
 {
-    if (!rnic_prod_ok(idx, qp->sq.pidx, qp->sq_done, qp->sq.ring.depth)) {
-        rnic_rdma_db_error(d, qp->qpn, RNIC_DB_SQ,
-                           "SQ producer index out of range");
+    if (!rne_prod_ok(idx, qp->sq.pidx, qp->sq_done, qp->sq.ring.depth)) {
+        rne_rdma_db_error(d, qp->qpn, RNIC_DB_SQ,
+                          "SQ producer index out of range");
         return;
     }
     qp->sq.pidx = idx;
     /* CLOSING still drains the SQ before the FIN: the kick decides. */
     if (qp->state == RNIC_QPS_RTS || qp->state == RNIC_QPS_CLOSING) {
-        rnic_iw_sq_kick(d, qp);
+        rne_iw_sq_kick(d, qp);
     } else if (qp->state == RNIC_QPS_ERROR) {
-        rnic_qp_to_error(d, qp, 0);
+        rne_qp_to_error(d, qp, 0);
     }
 }
 
-void rnic_rq_doorbell(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx)
+void rne_rq_doorbell(struct rne_dev *d, struct rne_qp *qp, uint32_t idx)
 {
-    if (!rnic_prod_ok(idx, qp->rq.pidx, qp->rq.cidx, qp->rq.ring.depth)) {
-        rnic_rdma_db_error(d, qp->qpn, RNIC_DB_RQ,
-                           "RQ producer index out of range");
+    if (!rne_prod_ok(idx, qp->rq.pidx, qp->rq.cidx, qp->rq.ring.depth)) {
+        rne_rdma_db_error(d, qp->qpn, RNIC_DB_RQ,
+                          "RQ producer index out of range");
         return;
     }
     qp->rq.pidx = idx;
     if (qp->state == RNIC_QPS_ERROR) {
-        rnic_qp_to_error(d, qp, 0);
+        rne_qp_to_error(d, qp, 0);
     }
 }

@@ -13,13 +13,13 @@
  *   QP data path (SQ WQEs to FPDUs, FPDUs to placement and completions,
  *   Read responses, Terminate).
  *
- * Everything runs in rnic_dev_process()/rnic_dev_receive()/rnic_dev_timer()
+ * Everything runs in rne_dev_process()/rne_dev_receive()/rne_dev_timer()
  * context; nothing here blocks or sleeps.  Guest memory is reached only
- * through struct rnic_host with addresses the device computed itself from
+ * through struct rne_host with addresses the device computed itself from
  * page lists it copied at creation time (never re-read from the guest).
  */
-#ifndef RNIC_ENGINE_RDMA_H
-#define RNIC_ENGINE_RDMA_H
+#ifndef RNE_ENGINE_RDMA_H
+#define RNE_ENGINE_RDMA_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,23 +28,23 @@
 #include "core/host.h"
 #include "core/ring.h"
 
-struct rnic_dev;
-struct rnic_iw_qp;              /* iWARP per-QP protocol state (iw.h) */
+struct rne_dev;
+struct rne_iw_qp;               /* iWARP per-QP protocol state (iw.h) */
 
 /* ------------------------------------------------------------------ */
 /* Work queues (SQ, RQ, SRQ) and CQs: rings in guest memory            */
 /* ------------------------------------------------------------------ */
 
-struct rnic_wq {
-    struct rnic_ring ring;
+struct rne_wq {
+    struct rne_ring ring;
     uint32_t pidx;              /* producer from the last valid doorbell */
     uint32_t cidx;              /* device consumer (free-running) */
 };
 
-struct rnic_cq {
+struct rne_cq {
     bool live;
     uint32_t eqn, uctx;
-    struct rnic_ring ring;
+    struct rne_ring ring;
     uint64_t dbrec_addr;        /* consumer's free-running index (LE u32) */
     uint32_t pidx;              /* next CQE slot (free-running) */
     uint32_t cidx;              /* consumer index last seen (doorbell/dbrec) */
@@ -54,10 +54,10 @@ struct rnic_cq {
     uint32_t users;             /* QPs bound to it */
 };
 
-struct rnic_srq {
+struct rne_srq {
     bool live;
     uint32_t pdn, uctx, max_sge, limit;
-    struct rnic_wq wq;
+    struct rne_wq wq;
     uint32_t users;
 };
 
@@ -65,14 +65,14 @@ struct rnic_srq {
 /* Memory regions                                                      */
 /* ------------------------------------------------------------------ */
 
-enum rnic_mr_state {
-    RNIC_MR_FREE = 0,           /* index not allocated */
-    RNIC_MR_INVALID,            /* allocated (ALLOC_MR or invalidated) */
-    RNIC_MR_VALID,
+enum rne_mr_state {
+    RNE_MR_FREE = 0,            /* index not allocated */
+    RNE_MR_INVALID,             /* allocated (ALLOC_MR or invalidated) */
+    RNE_MR_VALID,
 };
 
-struct rnic_mr {
-    uint8_t state;              /* enum rnic_mr_state */
+struct rne_mr {
+    uint8_t state;              /* enum rne_mr_state */
     uint8_t key;                /* low 8 bits of the current STag */
     bool fast_reg;              /* ALLOC_MR: REG_MR WQEs may bind it */
     bool phys;                  /* RNIC_MR_F_PHYS: iova is guest-physical */
@@ -89,13 +89,13 @@ struct rnic_mr {
  * Terminate codes (tagged: RFC 5041 7.2 / RFC 5040 7.2), the SQ processing
  * to CQE statuses.
  */
-enum rnic_mr_err {
-    RNIC_MR_OK = 0,
-    RNIC_MR_E_STAG,             /* no such index, wrong key, or not VALID */
-    RNIC_MR_E_PD,               /* MR in another PD than the QP */
-    RNIC_MR_E_ACCESS,           /* missing access rights */
-    RNIC_MR_E_BOUNDS,           /* [va, va + len) not inside the MR */
-    RNIC_MR_E_DMA,              /* guest memory not reachable */
+enum rne_mr_err {
+    RNE_MR_OK = 0,
+    RNE_MR_E_STAG,              /* no such index, wrong key, or not VALID */
+    RNE_MR_E_PD,                /* MR in another PD than the QP */
+    RNE_MR_E_ACCESS,            /* missing access rights */
+    RNE_MR_E_BOUNDS,            /* [va, va + len) not inside the MR */
+    RNE_MR_E_DMA,               /* guest memory not reachable */
 };
 
 /*
@@ -103,27 +103,27 @@ enum rnic_mr_err {
  * rights in access, then copy between it and buf.  len 0 checks only the
  * STag/PD/rights (zero-length operations).  The copy goes page by page
  * through the copied page list; a page the host cannot reach gives
- * RNIC_MR_E_DMA after writing nothing beyond what was reachable.
+ * RNE_MR_E_DMA after writing nothing beyond what was reachable.
  */
-enum rnic_mr_err rnic_mr_check(struct rnic_dev *d, uint32_t stag,
-                               uint32_t pdn, uint32_t access, uint64_t va,
-                               uint64_t len);
-enum rnic_mr_err rnic_mr_write(struct rnic_dev *d, uint32_t stag,
-                               uint32_t pdn, uint32_t access, uint64_t va,
-                               const void *buf, size_t len);
-enum rnic_mr_err rnic_mr_read(struct rnic_dev *d, uint32_t stag,
-                              uint32_t pdn, uint32_t access, uint64_t va,
-                              void *buf, size_t len);
+enum rne_mr_err rne_mr_check(struct rne_dev *d, uint32_t stag,
+                             uint32_t pdn, uint32_t access, uint64_t va,
+                             uint64_t len);
+enum rne_mr_err rne_mr_write(struct rne_dev *d, uint32_t stag,
+                             uint32_t pdn, uint32_t access, uint64_t va,
+                             const void *buf, size_t len);
+enum rne_mr_err rne_mr_read(struct rne_dev *d, uint32_t stag,
+                            uint32_t pdn, uint32_t access, uint64_t va,
+                            void *buf, size_t len);
 
 /*
  * Remote invalidate (Send with Invalidate) or local invalidate: only
  * fast-register MRs of the same PD may be invalidated.
  */
-enum rnic_mr_err rnic_mr_invalidate(struct rnic_dev *d, uint32_t stag,
-                                    uint32_t pdn);
+enum rne_mr_err rne_mr_invalidate(struct rne_dev *d, uint32_t stag,
+                                  uint32_t pdn);
 
 /* A scatter/gather list read from a WQE, already checked against the MRs. */
-struct rnic_sgl {
+struct rne_sgl {
     uint32_t n;
     uint64_t total;             /* sum of lengths */
     struct rnic_sge sge[RNIC_SQ_MAX_SGE];       /* host byte order values */
@@ -131,20 +131,20 @@ struct rnic_sgl {
 
 /*
  * Copy len bytes at byte offset off of the SGL to/from buf (local access:
- * lkey, LOCAL_WRITE needed for writes).  Returns RNIC_MR_OK or the error.
+ * lkey, LOCAL_WRITE needed for writes).  Returns RNE_MR_OK or the error.
  */
-enum rnic_mr_err rnic_sgl_write(struct rnic_dev *d, uint32_t pdn,
-                                const struct rnic_sgl *sgl, uint64_t off,
-                                const void *buf, size_t len);
-enum rnic_mr_err rnic_sgl_read(struct rnic_dev *d, uint32_t pdn,
-                               const struct rnic_sgl *sgl, uint64_t off,
-                               void *buf, size_t len);
+enum rne_mr_err rne_sgl_write(struct rne_dev *d, uint32_t pdn,
+                              const struct rne_sgl *sgl, uint64_t off,
+                              const void *buf, size_t len);
+enum rne_mr_err rne_sgl_read(struct rne_dev *d, uint32_t pdn,
+                             const struct rne_sgl *sgl, uint64_t off,
+                             void *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Queue pairs                                                         */
 /* ------------------------------------------------------------------ */
 
-struct rnic_qp {
+struct rne_qp {
     bool live;
     uint8_t state;              /* enum rnic_qp_state (hw.h) */
     uint32_t qpn, pdn, uctx;
@@ -154,13 +154,13 @@ struct rnic_qp {
     uint32_t flags;             /* RNIC_QP_F_* */
     uint32_t access;            /* remote access allowed (MODIFY_QP) */
     uint8_t ird, ord;           /* requested; negotiated values in iw */
-    struct rnic_wq sq, rq;
+    struct rne_wq sq, rq;
     uint32_t sq_done;           /* SQ WQEs completed (free-running) */
-    struct rnic_iw_qp *iw;      /* protocol state while connected */
+    struct rne_iw_qp *iw;       /* protocol state while connected */
 };
 
 /* Live QP by number, or NULL. */
-struct rnic_qp *rnic_qp_get(struct rnic_dev *d, uint32_t qpn);
+struct rne_qp *rne_qp_get(struct rne_dev *d, uint32_t qpn);
 
 /*
  * Read the SQ WQE at free-running index idx, validated: known opcode, count
@@ -169,17 +169,17 @@ struct rnic_qp *rnic_qp_get(struct rnic_dev *d, uint32_t qpn);
  * RNIC_WC_* status (never a device error) and the WQE must be completed
  * with it.  wqe receives the raw little-endian WQE; sgl host-order SGEs.
  */
-unsigned rnic_sq_fetch(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
-                       struct rnic_sq_wqe *wqe, struct rnic_sgl *sgl);
+unsigned rne_sq_fetch(struct rne_dev *d, struct rne_qp *qp, uint32_t idx,
+                      struct rnic_sq_wqe *wqe, struct rne_sgl *sgl);
 
 /*
  * Take the next receive WQE (the QP's RQ or its SRQ), validated like
- * rnic_sq_fetch (LOCAL_WRITE).  Returns 0 and advances the consumer, or -1
+ * rne_sq_fetch (LOCAL_WRITE).   Returns 0 and advances the consumer, or -1
  * if none is posted (the iWARP layer answers with a Terminate).
  * *wqe_idx receives the slot for the CQE.
  */
-int rnic_rq_take(struct rnic_dev *d, struct rnic_qp *qp, uint64_t *wr_id,
-                 struct rnic_sgl *sgl, uint16_t *wqe_idx, unsigned *status);
+int rne_rq_take(struct rne_dev *d, struct rne_qp *qp, uint64_t *wr_id,
+                struct rne_sgl *sgl, uint16_t *wqe_idx, unsigned *status);
 
 /*
  * Write one CQE (all fields but owner filled by the caller, little-endian)
@@ -187,32 +187,32 @@ int rnic_rq_take(struct rnic_dev *d, struct rnic_qp *qp, uint64_t *wr_id,
  * (solicited: only CQEs with RNIC_CQE_F_SOLICITED or an error status).
  * Returns 0, or -1 if the CQ is in error: it overflowed (or its CQE could
  * not be written) now, which raised CQ_OVERFLOW and fails every QP bound
- * to it at the end of the dispatch (rnic_rdma_cq_errors), or earlier.
+ * to it at the end of the dispatch (rne_rdma_cq_errors), or earlier.
  */
-int rnic_cq_post(struct rnic_dev *d, uint32_t cqn, struct rnic_cqe *cqe);
+int rne_cq_post(struct rne_dev *d, uint32_t cqn, struct rnic_cqe *cqe);
 
 /*
  * Execute a local SQ work request (REG_MR, LOCAL_INV) in order; returns the
  * RNIC_WC_* status.
  */
-unsigned rnic_sq_local_wr(struct rnic_dev *d, struct rnic_qp *qp,
-                          const struct rnic_sq_wqe *wqe);
+unsigned rne_sq_local_wr(struct rne_dev *d, struct rne_qp *qp,
+                         const struct rnic_sq_wqe *wqe);
 
 /*
  * Complete SQ WQE idx (signaled or error) and advance sq_done.  Unsignaled
  * successful WQEs write no CQE but still advance.
  */
-void rnic_sq_complete(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
-                      const struct rnic_sq_wqe *wqe, unsigned status,
-                      uint32_t byte_len);
+void rne_sq_complete(struct rne_dev *d, struct rne_qp *qp, uint32_t idx,
+                     const struct rnic_sq_wqe *wqe, unsigned status,
+                     uint32_t byte_len);
 
 /*
  * Move the QP to ERROR: every posted SQ WQE not yet completed and every RQ
  * WQE is completed with RNIC_WC_WR_FLUSH_ERR; later doorbells flush at once.
- * Raises the async event code (0: none).  Calls rnic_iw_qp_error() first.
+ * Raises the async event code (0: none).  Calls rne_iw_qp_error() first.
  */
-void rnic_qp_to_error(struct rnic_dev *d, struct rnic_qp *qp,
-                      uint8_t async_code);
+void rne_qp_to_error(struct rne_dev *d, struct rne_qp *qp,
+                     uint8_t async_code);
 
 /* ------------------------------------------------------------------ */
 /* Calls from the resources into the iWARP layer (implemented in iw_*)  */
@@ -222,90 +222,90 @@ void rnic_qp_to_error(struct rnic_dev *d, struct rnic_qp *qp,
  * The SQ doorbell advanced qp->sq.pidx (QP in RTS or CLOSING): send what
  * the window allows.
  */
-void rnic_iw_sq_kick(struct rnic_dev *d, struct rnic_qp *qp);
+void rne_iw_sq_kick(struct rne_dev *d, struct rne_qp *qp);
 /*
  * The QP leaves RTS for ERROR (MODIFY_QP, destroy, fatal): abort the
  * connection (RST) if any, drop protocol state.  Called once per entry to
  * ERROR (and by DESTROY_QP), before the flush; it must not call
- * rnic_qp_to_error() itself.
+ * rne_qp_to_error() itself.
  */
-void rnic_iw_qp_error(struct rnic_dev *d, struct rnic_qp *qp);
+void rne_iw_qp_error(struct rne_dev *d, struct rne_qp *qp);
 /*
  * A local catastrophic error outside the stream (its CQ is in error): a QP
  * in RTS or CLOSING sends a Terminate (RDMAP, Local Catastrophic) if it
  * still can and closes, one still negotiating MPA aborts its connection;
  * any QP then goes to ERROR with QP_FATAL.
  */
-void rnic_iw_qp_fatal(struct rnic_dev *d, struct rnic_qp *qp);
+void rne_iw_qp_fatal(struct rne_dev *d, struct rne_qp *qp);
 /*
  * MODIFY_QP to CLOSING (qp->state is already CLOSING): graceful close
  * after the SQ drains.
  */
-void rnic_iw_qp_close(struct rnic_dev *d, struct rnic_qp *qp);
+void rne_iw_qp_close(struct rne_dev *d, struct rne_qp *qp);
 /*
  * QUERY_QP: fill the connection part of *attr (conn_id, MPA, tuple, TCP);
  * the resources filled the rest and conn_id 0xffffffff.
  */
-void rnic_iw_qp_query(struct rnic_dev *d, struct rnic_qp *qp,
-                      struct rnic_qp_attr *attr);
+void rne_iw_qp_query(struct rne_dev *d, struct rne_qp *qp,
+                     struct rnic_qp_attr *attr);
 
 /* ------------------------------------------------------------------ */
 /* Device entry points (called from dev.c / admin.c)                   */
 /* ------------------------------------------------------------------ */
 
 /* Resources (rdma_*.c): object tables sized from d->cfg. 0 or -1 (ENOMEM). */
-int rnic_rdma_init(struct rnic_dev *d);
-void rnic_rdma_fini(struct rnic_dev *d);
+int rne_rdma_init(struct rne_dev *d);
+void rne_rdma_fini(struct rne_dev *d);
 /* Device reset: forget every object (iWARP state is already gone). */
-void rnic_rdma_reset(struct rnic_dev *d);
+void rne_rdma_reset(struct rne_dev *d);
 /* PD/CQ/SRQ/QP/MR admin commands; returns RNIC_STS_*. */
-unsigned rnic_rdma_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
-                         struct rnic_admin_cqe *cqe);
+unsigned rne_rdma_admin(struct rne_dev *d, const struct rnic_admin_cmd *cmd,
+                        struct rnic_admin_cqe *cqe);
 /* DESTROY_PD / FREE_UCTX: BUSY while RDMA objects still use them. */
-bool rnic_rdma_pd_busy(struct rnic_dev *d, uint32_t pdn);
-bool rnic_rdma_uctx_busy(struct rnic_dev *d, uint32_t uctx);
+bool rne_rdma_pd_busy(struct rne_dev *d, uint32_t pdn);
+bool rne_rdma_uctx_busy(struct rne_dev *d, uint32_t uctx);
 /* SQ/RQ/SRQ/CQ doorbell (MMIO context: latch only). true if work latched. */
-bool rnic_rdma_doorbell(struct rnic_dev *d, uint32_t page, uint32_t off,
-                        uint64_t val);
-/* Run latched RDMA doorbells (rnic_dev_process context). */
-void rnic_rdma_run(struct rnic_dev *d);
+bool rne_rdma_doorbell(struct rne_dev *d, uint32_t page, uint32_t off,
+                       uint64_t val);
+/* Run latched RDMA doorbells (rne_dev_process context). */
+void rne_rdma_run(struct rne_dev *d);
 /*
  * CQs that went into error during the dispatch: fail the QPs bound to them
- * (rnic_iw_qp_fatal), now that no QP's protocol code is on the stack.
+ * (rne_iw_qp_fatal), now that no QP's protocol code is on the stack.
  */
-void rnic_rdma_cq_errors(struct rnic_dev *d);
+void rne_rdma_cq_errors(struct rne_dev *d);
 
 /* iWARP (iw_*.c): offload TCP, CM and data path. */
-int rnic_iw_init(struct rnic_dev *d);
-void rnic_iw_fini(struct rnic_dev *d);
+int rne_iw_init(struct rne_dev *d);
+void rne_iw_fini(struct rne_dev *d);
 /* Device reset: drop every connection and listener without a frame. */
-void rnic_iw_reset(struct rnic_dev *d);
-/* Device reset, before rnic_iw_reset: a RST to every connected peer. */
-void rnic_iw_reset_peers(struct rnic_dev *d);
+void rne_iw_reset(struct rne_dev *d);
+/* Device reset, before rne_iw_reset: a RST to every connected peer. */
+void rne_iw_reset_peers(struct rne_dev *d);
 /* CM_* admin commands; returns RNIC_STS_*. */
-unsigned rnic_iw_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
-                       struct rnic_admin_cqe *cqe);
+unsigned rne_iw_admin(struct rne_dev *d, const struct rnic_admin_cmd *cmd,
+                      struct rnic_admin_cqe *cqe);
 /*
  * A frame the classifier steered to the engine, with its flow key; false
  * when no engine serves its address on its VLAN (a wildcard listener's
  * port on an address or VLAN the guest never sent from): the guest's L2
  * then judges it.
  */
-struct rnic_flow_key;
-bool rnic_iw_receive(struct rnic_dev *d, const uint8_t *frame, size_t len,
-                     const struct rnic_flow_key *k);
+struct rne_flow_key;
+bool rne_iw_receive(struct rne_dev *d, const uint8_t *frame, size_t len,
+                    const struct rne_flow_key *k);
 /* A frame for the guest's L2: an ICMP may lower a connection's path MTU. */
-void rnic_iw_icmp(struct rnic_dev *d, const uint8_t *frame, size_t len);
-/* Time passed: run expired TCP/MPA timers (rnic_dev_timer). */
-void rnic_iw_timer(struct rnic_dev *d);
+void rne_iw_icmp(struct rne_dev *d, const uint8_t *frame, size_t len);
+/* Time passed: run expired TCP/MPA timers (rne_dev_timer). */
+void rne_iw_timer(struct rne_dev *d);
 /* The host timer fired, whether or not it ran: the next rearm asks again. */
-void rnic_iw_timer_fired(struct rnic_dev *d);
+void rne_iw_timer_fired(struct rne_dev *d);
 /*
  * The device's dispatch is ending: release the connections freed during it
  * (code up the stack may have held them) and ask for the next deadline.
  */
-void rnic_iw_dispatch_end(struct rnic_dev *d);
+void rne_iw_dispatch_end(struct rne_dev *d);
 /* Bytes the offload TCP engines hold for connections and for themselves. */
-void rnic_iw_mem_usage(struct rnic_dev *d, uint64_t *conn, uint64_t *engine);
+void rne_iw_mem_usage(struct rne_dev *d, uint64_t *conn, uint64_t *engine);
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * RDMA resources: the object tables, their life cycle with the device,
  * admin command dispatch and the SQ/RQ/SRQ/CQ doorbells (latched in MMIO
- * context, applied in rnic_dev_process context).
+ * context, applied in rne_dev_process context).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,20 +10,20 @@
 #include "core/eq.h"
 #include "wire/le.h"
 
-int rnic_rdma_init(struct rnic_dev *d)
+int rne_rdma_init(struct rne_dev *d)
 {
-    const struct rnic_dev_config *c = &d->cfg;
-    struct rnic_rdma *r = calloc(1, sizeof(*r));
+    const struct rne_dev_config *c = &d->cfg;
+    struct rne_rdma *r = calloc(1, sizeof(*r));
     int k;
 
     d->rdma = r;
     if (!r) {
         return -1;
     }
-    r->nobj[RNIC_DBK_SQ] = c->max_qp;
-    r->nobj[RNIC_DBK_RQ] = c->max_qp;
-    r->nobj[RNIC_DBK_SRQ] = c->max_srq;
-    r->nobj[RNIC_DBK_CQ] = c->max_cq;
+    r->nobj[RNE_DBK_SQ] = c->max_qp;
+    r->nobj[RNE_DBK_RQ] = c->max_qp;
+    r->nobj[RNE_DBK_SRQ] = c->max_srq;
+    r->nobj[RNE_DBK_CQ] = c->max_cq;
     r->cq = calloc(c->max_cq, sizeof(*r->cq));
     r->srq = calloc(c->max_srq ? c->max_srq : 1, sizeof(*r->srq));
     r->qp = calloc(c->max_qp, sizeof(*r->qp));
@@ -31,7 +31,7 @@ int rnic_rdma_init(struct rnic_dev *d)
     r->pd_users = calloc(c->max_pd, sizeof(*r->pd_users));
     r->uctx_users = calloc(c->max_uctx + 1, sizeof(*r->uctx_users));
     r->db_cap = 0;
-    for (k = 0; k < RNIC_DBK_NUM; k++) {
+    for (k = 0; k < RNE_DBK_NUM; k++) {
         r->latch[k] = calloc(r->nobj[k] ? r->nobj[k] : 1,
                              sizeof(*r->latch[k]));
         if (!r->latch[k]) {
@@ -49,36 +49,36 @@ int rnic_rdma_init(struct rnic_dev *d)
 }
 
 /* Free every object's device memory (page lists); tables stay. */
-static void free_objects(struct rnic_dev *d)
+static void free_objects(struct rne_dev *d)
 {
-    struct rnic_rdma *r = d->rdma;
+    struct rne_rdma *r = d->rdma;
     uint32_t i;
 
     for (i = 0; i < d->cfg.max_qp; i++) {
         if (r->qp[i].live) {
-            rnic_qp_free(d, i);
+            rne_qp_free(d, i);
         }
     }
     for (i = 0; i < d->cfg.max_srq; i++) {
         if (r->srq[i].live) {
-            rnic_srq_free(d, i);
+            rne_srq_free(d, i);
         }
     }
     for (i = 0; i < d->cfg.max_cq; i++) {
         if (r->cq[i].live) {
-            rnic_cq_free(d, i);
+            rne_cq_free(d, i);
         }
     }
     for (i = 0; i < d->cfg.max_mr; i++) {
-        if (r->mr[i].state != RNIC_MR_FREE) {
-            rnic_mr_free(d, i);
+        if (r->mr[i].state != RNE_MR_FREE) {
+            rne_mr_free(d, i);
         }
     }
 }
 
-void rnic_rdma_fini(struct rnic_dev *d)
+void rne_rdma_fini(struct rne_dev *d)
 {
-    struct rnic_rdma *r = d->rdma;
+    struct rne_rdma *r = d->rdma;
     int k;
 
     if (!r) {
@@ -93,7 +93,7 @@ void rnic_rdma_fini(struct rnic_dev *d)
     free(r->mr);
     free(r->pd_users);
     free(r->uctx_users);
-    for (k = 0; k < RNIC_DBK_NUM; k++) {
+    for (k = 0; k < RNE_DBK_NUM; k++) {
         free(r->latch[k]);
     }
     free(r->db_list);
@@ -101,32 +101,32 @@ void rnic_rdma_fini(struct rnic_dev *d)
     d->rdma = NULL;
 }
 
-void rnic_rdma_reset(struct rnic_dev *d)
+void rne_rdma_reset(struct rne_dev *d)
 {
-    struct rnic_rdma *r = d->rdma;
+    struct rne_rdma *r = d->rdma;
     int k;
 
     free_objects(d);
     memset(r->pd_users, 0, d->cfg.max_pd * sizeof(*r->pd_users));
     memset(r->uctx_users, 0, (d->cfg.max_uctx + 1) * sizeof(*r->uctx_users));
-    for (k = 0; k < RNIC_DBK_NUM; k++) {
+    for (k = 0; k < RNE_DBK_NUM; k++) {
         memset(r->latch[k], 0, r->nobj[k] * sizeof(*r->latch[k]));
     }
     r->db_head = 0;
     r->db_count = 0;
 }
 
-bool rnic_rdma_pd_busy(struct rnic_dev *d, uint32_t pdn)
+bool rne_rdma_pd_busy(struct rne_dev *d, uint32_t pdn)
 {
     return pdn < d->cfg.max_pd && d->rdma->pd_users[pdn];
 }
 
-bool rnic_rdma_uctx_busy(struct rnic_dev *d, uint32_t uctx)
+bool rne_rdma_uctx_busy(struct rne_dev *d, uint32_t uctx)
 {
     return uctx <= d->cfg.max_uctx && d->rdma->uctx_users[uctx];
 }
 
-unsigned rnic_rdma_check_uctx(struct rnic_dev *d, uint32_t uctx)
+unsigned rne_rdma_check_uctx(struct rne_dev *d, uint32_t uctx)
 {
     if (uctx > d->cfg.max_uctx) {
         return RNIC_STS_BAD_INDEX;
@@ -138,7 +138,7 @@ unsigned rnic_rdma_check_uctx(struct rnic_dev *d, uint32_t uctx)
 }
 
 /* A PD a context may use: live and created for the same context. */
-unsigned rnic_rdma_check_pd(struct rnic_dev *d, uint32_t pdn, uint32_t uctx)
+unsigned rne_rdma_check_pd(struct rne_dev *d, uint32_t pdn, uint32_t uctx)
 {
     if (pdn >= d->cfg.max_pd) {
         return RNIC_STS_BAD_INDEX;
@@ -150,7 +150,7 @@ unsigned rnic_rdma_check_pd(struct rnic_dev *d, uint32_t pdn, uint32_t uctx)
 }
 
 /* pdn UINT32_MAX: the object has no PD (CQ). */
-void rnic_rdma_hold(struct rnic_dev *d, uint32_t pdn, uint32_t uctx)
+void rne_rdma_hold(struct rne_dev *d, uint32_t pdn, uint32_t uctx)
 {
     if (pdn != UINT32_MAX) {
         d->rdma->pd_users[pdn]++;
@@ -158,7 +158,7 @@ void rnic_rdma_hold(struct rnic_dev *d, uint32_t pdn, uint32_t uctx)
     d->rdma->uctx_users[uctx]++;
 }
 
-void rnic_rdma_release(struct rnic_dev *d, uint32_t pdn, uint32_t uctx)
+void rne_rdma_release(struct rne_dev *d, uint32_t pdn, uint32_t uctx)
 {
     if (pdn != UINT32_MAX) {
         d->rdma->pd_users[pdn]--;
@@ -166,30 +166,30 @@ void rnic_rdma_release(struct rnic_dev *d, uint32_t pdn, uint32_t uctx)
     d->rdma->uctx_users[uctx]--;
 }
 
-unsigned rnic_rdma_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
-                         struct rnic_admin_cqe *cqe)
+unsigned rne_rdma_admin(struct rne_dev *d, const struct rnic_admin_cmd *cmd,
+                        struct rnic_admin_cqe *cqe)
 {
     const struct rnic_cmd_obj *obj = &cmd->u.obj;
-    uint32_t id = rnic_le32_to_cpu(obj->id);
+    uint32_t id = rne_le32_to_cpu(obj->id);
 
     (void)cqe;
     switch (cmd->hdr.opcode) {
     case RNIC_CMD_CREATE_CQ:
-        return rnic_cq_create(d, &cmd->u.create_cq);
+        return rne_cq_create(d, &cmd->u.create_cq);
     case RNIC_CMD_CREATE_SRQ:
-        return rnic_srq_create(d, &cmd->u.create_srq);
+        return rne_srq_create(d, &cmd->u.create_srq);
     case RNIC_CMD_MODIFY_SRQ:
-        return rnic_srq_modify(d, &cmd->u.modify_srq);
+        return rne_srq_modify(d, &cmd->u.modify_srq);
     case RNIC_CMD_CREATE_QP:
-        return rnic_qp_create(d, &cmd->u.create_qp);
+        return rne_qp_create(d, &cmd->u.create_qp);
     case RNIC_CMD_MODIFY_QP:
-        return rnic_qp_modify(d, &cmd->u.modify_qp);
+        return rne_qp_modify(d, &cmd->u.modify_qp);
     case RNIC_CMD_QUERY_QP:
-        return rnic_qp_query(d, &cmd->u.query_qp);
+        return rne_qp_query(d, &cmd->u.query_qp);
     case RNIC_CMD_REG_MR:
-        return rnic_mr_reg(d, &cmd->u.reg_mr);
+        return rne_mr_reg(d, &cmd->u.reg_mr);
     case RNIC_CMD_ALLOC_MR:
-        return rnic_mr_alloc(d, &cmd->u.alloc_mr);
+        return rne_mr_alloc(d, &cmd->u.alloc_mr);
     default:
         break;
     }
@@ -199,13 +199,13 @@ unsigned rnic_rdma_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
     }
     switch (cmd->hdr.opcode) {
     case RNIC_CMD_DESTROY_CQ:
-        return rnic_cq_destroy(d, id);
+        return rne_cq_destroy(d, id);
     case RNIC_CMD_DESTROY_SRQ:
-        return rnic_srq_destroy(d, id);
+        return rne_srq_destroy(d, id);
     case RNIC_CMD_DESTROY_QP:
-        return rnic_qp_destroy(d, id);
+        return rne_qp_destroy(d, id);
     case RNIC_CMD_DEREG_MR:
-        return rnic_mr_dereg(d, id);
+        return rne_mr_dereg(d, id);
     default:
         return RNIC_STS_BAD_OPCODE;
     }
@@ -215,42 +215,42 @@ unsigned rnic_rdma_admin(struct rnic_dev *d, const struct rnic_admin_cmd *cmd,
 /* Doorbells                                                           */
 /* ------------------------------------------------------------------ */
 
-static enum rnic_db_kind db_kind(uint32_t off)
+static enum rne_db_kind db_kind(uint32_t off)
 {
     switch (off) {
     case RNIC_DB_SQ:
-        return RNIC_DBK_SQ;
+        return RNE_DBK_SQ;
     case RNIC_DB_RQ:
-        return RNIC_DBK_RQ;
+        return RNE_DBK_RQ;
     case RNIC_DB_SRQ:
-        return RNIC_DBK_SRQ;
+        return RNE_DBK_SRQ;
     default:
-        return RNIC_DBK_CQ;
+        return RNE_DBK_CQ;
     }
 }
 
-static const uint32_t db_offset[RNIC_DBK_NUM] = {
-    [RNIC_DBK_SQ] = RNIC_DB_SQ,
-    [RNIC_DBK_RQ] = RNIC_DB_RQ,
-    [RNIC_DBK_SRQ] = RNIC_DB_SRQ,
-    [RNIC_DBK_CQ] = RNIC_DB_CQ,
+static const uint32_t db_offset[RNE_DBK_NUM] = {
+    [RNE_DBK_SQ] = RNIC_DB_SQ,
+    [RNE_DBK_RQ] = RNIC_DB_RQ,
+    [RNE_DBK_SRQ] = RNIC_DB_SRQ,
+    [RNE_DBK_CQ] = RNIC_DB_CQ,
 };
 
 /* Owner context of a live object, or -1. */
-static int64_t db_owner(struct rnic_dev *d, enum rnic_db_kind kind,
+static int64_t db_owner(struct rne_dev *d, enum rne_db_kind kind,
                         uint32_t obj)
 {
-    struct rnic_rdma *r = d->rdma;
+    struct rne_rdma *r = d->rdma;
 
     switch (kind) {
-    case RNIC_DBK_SQ:
-    case RNIC_DBK_RQ:
+    case RNE_DBK_SQ:
+    case RNE_DBK_RQ:
         if (!r->qp[obj].live ||
-            (kind == RNIC_DBK_RQ && r->qp[obj].srqn != RNIC_NO_SRQ)) {
+            (kind == RNE_DBK_RQ && r->qp[obj].srqn != RNIC_NO_SRQ)) {
             return -1;
         }
         return r->qp[obj].uctx;
-    case RNIC_DBK_SRQ:
+    case RNE_DBK_SRQ:
         return r->srq[obj].live ? (int64_t)r->srq[obj].uctx : -1;
     default:
         return r->cq[obj].live ? (int64_t)r->cq[obj].uctx : -1;
@@ -258,27 +258,27 @@ static int64_t db_owner(struct rnic_dev *d, enum rnic_db_kind kind,
 }
 
 /* Record the first refused doorbell for the DB_ERROR event. */
-static bool db_refuse(struct rnic_dev *d, uint32_t page, uint32_t off,
+static bool db_refuse(struct rne_dev *d, uint32_t page, uint32_t off,
                       uint32_t obj)
 {
-    if (!rnic_dev_db_error_once(d, page)) {
+    if (!rne_dev_db_error_once(d, page)) {
         return false;
     }
-    rnic_guest_error(&d->host, "RDMA doorbell rejected",
-                     (uint64_t)page << 32 | off, obj);
+    rne_guest_error(&d->host, "RDMA doorbell rejected",
+                    (uint64_t)page << 32 | off, obj);
     d->db_err_obj = obj;
     d->db_err_off = off;
-    d->pending |= RNIC_PEND_DB_ERROR;
+    d->pending |= RNE_PEND_DB_ERROR;
     return true;
 }
 
-bool rnic_rdma_doorbell(struct rnic_dev *d, uint32_t page, uint32_t off,
-                        uint64_t val)
+bool rne_rdma_doorbell(struct rne_dev *d, uint32_t page, uint32_t off,
+                       uint64_t val)
 {
-    struct rnic_rdma *r = d->rdma;
-    enum rnic_db_kind kind = db_kind(off);
+    struct rne_rdma *r = d->rdma;
+    enum rne_db_kind kind = db_kind(off);
     uint32_t obj = RNIC_DB_GET_OBJ(val);
-    struct rnic_db_latch *l;
+    struct rne_db_latch *l;
 
     /* Only this context's live objects; a refusal latches no work. */
     if (obj >= r->nobj[kind] || db_owner(d, kind, obj) != page) {
@@ -286,7 +286,7 @@ bool rnic_rdma_doorbell(struct rnic_dev *d, uint32_t page, uint32_t off,
     }
     l = &r->latch[kind][obj];
     l->idx = RNIC_DB_GET_IDX(val);
-    if (kind == RNIC_DBK_CQ) {
+    if (kind == RNE_DBK_CQ) {
         /* Coalesced doorbells never lose an arm. */
         l->flags |= RNIC_DB_GET_FLAGS(val) &
                     (RNIC_DB_ARM | RNIC_DB_ARM_SOLICITED);
@@ -301,36 +301,36 @@ bool rnic_rdma_doorbell(struct rnic_dev *d, uint32_t page, uint32_t off,
     return true;
 }
 
-void rnic_rdma_unlatch(struct rnic_dev *d, enum rnic_db_kind kind,
-                       uint32_t obj)
+void rne_rdma_unlatch(struct rne_dev *d, enum rne_db_kind kind,
+                      uint32_t obj)
 {
-    struct rnic_db_latch *l = &d->rdma->latch[kind][obj];
+    struct rne_db_latch *l = &d->rdma->latch[kind][obj];
 
     l->set = false;
     l->flags = 0;
 }
 
-void rnic_rdma_db_error(struct rnic_dev *d, uint32_t obj, uint32_t off,
-                        const char *what)
+void rne_rdma_db_error(struct rne_dev *d, uint32_t obj, uint32_t off,
+                       const char *what)
 {
-    if (!rnic_dev_db_error_once(d, db_owner(d, db_kind(off), obj))) {
+    if (!rne_dev_db_error_once(d, db_owner(d, db_kind(off), obj))) {
         return;
     }
-    rnic_guest_error(&d->host, what, obj, off);
-    rnic_eq_post_async(d, RNIC_ASYNC_DB_ERROR, obj, off);
+    rne_guest_error(&d->host, what, obj, off);
+    rne_eq_post_async(d, RNIC_ASYNC_DB_ERROR, obj, off);
 }
 
-void rnic_rdma_run(struct rnic_dev *d)
+void rne_rdma_run(struct rne_dev *d)
 {
-    struct rnic_rdma *r = d->rdma;
+    struct rne_rdma *r = d->rdma;
     uint32_t n = r->db_count;
 
     /* Only what was latched before this pass: kicks may latch more. */
     while (n-- && r->db_count) {
         uint32_t e = r->db_list[r->db_head];
-        enum rnic_db_kind kind = (enum rnic_db_kind)(e >> 24);
+        enum rne_db_kind kind = (enum rne_db_kind)(e >> 24);
         uint32_t obj = e & RNIC_DB_OBJ_MASK;
-        struct rnic_db_latch l = r->latch[kind][obj];
+        struct rne_db_latch l = r->latch[kind][obj];
 
         r->db_head = (r->db_head + 1) % r->db_cap;
         r->db_count--;
@@ -341,22 +341,22 @@ void rnic_rdma_run(struct rnic_dev *d)
             continue;   /* the object was destroyed meanwhile */
         }
         if (db_owner(d, kind, obj) < 0) {
-            rnic_rdma_db_error(d, obj, db_offset[kind],
-                               "doorbell for a destroyed object");
+            rne_rdma_db_error(d, obj, db_offset[kind],
+                              "doorbell for a destroyed object");
             continue;
         }
         switch (kind) {
-        case RNIC_DBK_SQ:
-            rnic_sq_doorbell(d, &r->qp[obj], l.idx);
+        case RNE_DBK_SQ:
+            rne_sq_doorbell(d, &r->qp[obj], l.idx);
             break;
-        case RNIC_DBK_RQ:
-            rnic_rq_doorbell(d, &r->qp[obj], l.idx);
+        case RNE_DBK_RQ:
+            rne_rq_doorbell(d, &r->qp[obj], l.idx);
             break;
-        case RNIC_DBK_SRQ:
-            rnic_srq_doorbell(d, obj, l.idx);
+        case RNE_DBK_SRQ:
+            rne_srq_doorbell(d, obj, l.idx);
             break;
         default:
-            rnic_cq_doorbell(d, obj, &l);
+            rne_cq_doorbell(d, obj, &l);
             break;
         }
     }

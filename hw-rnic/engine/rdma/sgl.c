@@ -5,20 +5,20 @@
  */
 #include "rdma_int.h"
 
-static enum rnic_mr_err sgl_copy(struct rnic_dev *d, uint32_t pdn,
-                                 const struct rnic_sgl *sgl, uint64_t off,
-                                 void *rbuf, const void *wbuf, size_t len)
+static enum rne_mr_err sgl_copy(struct rne_dev *d, uint32_t pdn,
+                                const struct rne_sgl *sgl, uint64_t off,
+                                void *rbuf, const void *wbuf, size_t len)
 {
     uint32_t i;
 
     if (off > sgl->total || len > sgl->total - off) {
-        return RNIC_MR_E_BOUNDS;
+        return RNE_MR_E_BOUNDS;
     }
     for (i = 0; i < sgl->n && len; i++) {
         const struct rnic_sge *s = &sgl->sge[i];
         uint64_t slen = s->length;
         size_t n;
-        enum rnic_mr_err err;
+        enum rne_mr_err err;
 
         if (off >= slen) {
             off -= slen;
@@ -26,11 +26,11 @@ static enum rnic_mr_err sgl_copy(struct rnic_dev *d, uint32_t pdn,
         }
         n = slen - off < len ? (size_t)(slen - off) : len;
         if (wbuf) {
-            err = rnic_mr_write(d, s->lkey, pdn, RNIC_ACCESS_LOCAL_WRITE,
-                                s->addr + off, wbuf, n);
+            err = rne_mr_write(d, s->lkey, pdn, RNIC_ACCESS_LOCAL_WRITE,
+                               s->addr + off, wbuf, n);
             wbuf = (const uint8_t *)wbuf + n;
         } else {
-            err = rnic_mr_read(d, s->lkey, pdn, 0, s->addr + off, rbuf, n);
+            err = rne_mr_read(d, s->lkey, pdn, 0, s->addr + off, rbuf, n);
             rbuf = (uint8_t *)rbuf + n;
         }
         if (err) {
@@ -39,19 +39,19 @@ static enum rnic_mr_err sgl_copy(struct rnic_dev *d, uint32_t pdn,
         len -= n;
         off = 0;
     }
-    return len ? RNIC_MR_E_BOUNDS : RNIC_MR_OK;
+    return len ? RNE_MR_E_BOUNDS : RNE_MR_OK;
 }
 
-enum rnic_mr_err rnic_sgl_write(struct rnic_dev *d, uint32_t pdn,
-                                const struct rnic_sgl *sgl, uint64_t off,
-                                const void *buf, size_t len)
+enum rne_mr_err rne_sgl_write(struct rne_dev *d, uint32_t pdn,
+                              const struct rne_sgl *sgl, uint64_t off,
+                              const void *buf, size_t len)
 {
     return sgl_copy(d, pdn, sgl, off, NULL, buf, len);
 }
 
-enum rnic_mr_err rnic_sgl_read(struct rnic_dev *d, uint32_t pdn,
-                               const struct rnic_sgl *sgl, uint64_t off,
-                               void *buf, size_t len)
+enum rne_mr_err rne_sgl_read(struct rne_dev *d, uint32_t pdn,
+                             const struct rne_sgl *sgl, uint64_t off,
+                             void *buf, size_t len)
 {
     return sgl_copy(d, pdn, sgl, off, buf, NULL, len);
 }

@@ -6,13 +6,13 @@
 #include "rdma_int.h"
 #include "wire/le.h"
 
-unsigned rnic_srq_create(struct rnic_dev *d,
-                         const struct rnic_cmd_create_srq *c)
+unsigned rne_srq_create(struct rne_dev *d,
+                        const struct rnic_cmd_create_srq *c)
 {
-    uint32_t srqn = rnic_le32_to_cpu(c->srqn), pdn = rnic_le32_to_cpu(c->pdn);
-    uint32_t uctx = rnic_le32_to_cpu(c->uctx);
-    uint32_t limit = rnic_le16_to_cpu(c->limit);
-    struct rnic_srq *srq;
+    uint32_t srqn = rne_le32_to_cpu(c->srqn), pdn = rne_le32_to_cpu(c->pdn);
+    uint32_t uctx = rne_le32_to_cpu(c->uctx);
+    uint32_t limit = rne_le16_to_cpu(c->limit);
+    struct rne_srq *srq;
     uint32_t depth;
     unsigned sts;
 
@@ -32,13 +32,13 @@ unsigned rnic_srq_create(struct rnic_dev *d,
     if (limit > depth) {
         return RNIC_STS_BAD_PARAM;
     }
-    sts = rnic_rdma_check_uctx(d, uctx);
+    sts = rne_rdma_check_uctx(d, uctx);
     if (!sts) {
-        sts = rnic_rdma_check_pd(d, pdn, uctx);
+        sts = rne_rdma_check_pd(d, pdn, uctx);
     }
     if (!sts) {
-        sts = rnic_rdma_ring_load(d, &srq->wq.ring, &c->ring, depth,
-                                  RNIC_RQ_WQE_SIZE);
+        sts = rne_rdma_ring_load(d, &srq->wq.ring, &c->ring, depth,
+                                 RNIC_RQ_WQE_SIZE);
     }
     if (sts) {
         return sts;
@@ -51,16 +51,16 @@ unsigned rnic_srq_create(struct rnic_dev *d,
     srq->wq.pidx = 0;
     srq->wq.cidx = 0;
     srq->users = 0;
-    rnic_rdma_hold(d, pdn, uctx);
+    rne_rdma_hold(d, pdn, uctx);
     return RNIC_STS_OK;
 }
 
-unsigned rnic_srq_modify(struct rnic_dev *d,
-                         const struct rnic_cmd_modify_srq *c)
+unsigned rne_srq_modify(struct rne_dev *d,
+                        const struct rnic_cmd_modify_srq *c)
 {
-    uint32_t srqn = rnic_le32_to_cpu(c->srqn);
-    uint32_t limit = rnic_le16_to_cpu(c->limit);
-    struct rnic_srq *srq;
+    uint32_t srqn = rne_le32_to_cpu(c->srqn);
+    uint32_t limit = rne_le16_to_cpu(c->limit);
+    struct rne_srq *srq;
 
     if (srqn >= d->cfg.max_srq) {
         return RNIC_STS_BAD_INDEX;
@@ -76,17 +76,17 @@ unsigned rnic_srq_modify(struct rnic_dev *d,
     return RNIC_STS_OK;
 }
 
-void rnic_srq_free(struct rnic_dev *d, uint32_t srqn)
+void rne_srq_free(struct rne_dev *d, uint32_t srqn)
 {
-    struct rnic_srq *srq = &d->rdma->srq[srqn];
+    struct rne_srq *srq = &d->rdma->srq[srqn];
 
-    rnic_rdma_release(d, srq->pdn, srq->uctx);
-    rnic_rdma_unlatch(d, RNIC_DBK_SRQ, srqn);
-    rnic_rdma_ring_free(d, &srq->wq.ring);
+    rne_rdma_release(d, srq->pdn, srq->uctx);
+    rne_rdma_unlatch(d, RNE_DBK_SRQ, srqn);
+    rne_rdma_ring_free(d, &srq->wq.ring);
     memset(srq, 0, sizeof(*srq));
 }
 
-unsigned rnic_srq_destroy(struct rnic_dev *d, uint32_t srqn)
+unsigned rne_srq_destroy(struct rne_dev *d, uint32_t srqn)
 {
     if (srqn >= d->cfg.max_srq) {
         return RNIC_STS_BAD_INDEX;
@@ -97,17 +97,17 @@ unsigned rnic_srq_destroy(struct rnic_dev *d, uint32_t srqn)
     if (d->rdma->srq[srqn].users) {
         return RNIC_STS_BUSY;
     }
-    rnic_srq_free(d, srqn);
+    rne_srq_free(d, srqn);
     return RNIC_STS_OK;
 }
 
-void rnic_srq_doorbell(struct rnic_dev *d, uint32_t srqn, uint32_t idx)
+void rne_srq_doorbell(struct rne_dev *d, uint32_t srqn, uint32_t idx)
 {
-    struct rnic_wq *wq = &d->rdma->srq[srqn].wq;
+    struct rne_wq *wq = &d->rdma->srq[srqn].wq;
 
-    if (!rnic_prod_ok(idx, wq->pidx, wq->cidx, wq->ring.depth)) {
-        rnic_rdma_db_error(d, srqn, RNIC_DB_SRQ,
-                           "SRQ producer index out of range");
+    if (!rne_prod_ok(idx, wq->pidx, wq->cidx, wq->ring.depth)) {
+        rne_rdma_db_error(d, srqn, RNIC_DB_SRQ,
+                          "SRQ producer index out of range");
         return;
     }
     wq->pidx = idx;

@@ -71,9 +71,9 @@ static uint8_t wc_opcode(uint8_t op)
 }
 
 /* Copy n SGEs to host order and check each against the QP's PD. */
-static unsigned load_sges(struct rnic_dev *d, uint32_t pdn,
+static unsigned load_sges(struct rne_dev *d, uint32_t pdn,
                           const struct rnic_sge *in, uint32_t n, bool sink,
-                          struct rnic_sgl *sgl)
+                          struct rne_sgl *sgl)
 {
     uint32_t access = sink ? RNIC_ACCESS_LOCAL_WRITE : 0, i;
 
@@ -82,13 +82,13 @@ static unsigned load_sges(struct rnic_dev *d, uint32_t pdn,
     for (i = 0; i < n; i++) {
         struct rnic_sge *s = &sgl->sge[i];
 
-        s->addr = rnic_le64_to_cpu(in[i].addr);
-        s->length = rnic_le32_to_cpu(in[i].length);
-        s->lkey = rnic_le32_to_cpu(in[i].lkey);
+        s->addr = rne_le64_to_cpu(in[i].addr);
+        s->length = rne_le32_to_cpu(in[i].length);
+        s->lkey = rne_le32_to_cpu(in[i].lkey);
         sgl->total += s->length;
         /* Zero-length SGEs reach no memory: their lkey does not matter. */
-        if (s->length && rnic_mr_check(d, s->lkey, pdn, access, s->addr,
-                                       s->length) != RNIC_MR_OK) {
+        if (s->length && rne_mr_check(d, s->lkey, pdn, access, s->addr,
+                                      s->length) != RNE_MR_OK) {
             return RNIC_WC_LOC_PROT_ERR;
         }
     }
@@ -96,20 +96,20 @@ static unsigned load_sges(struct rnic_dev *d, uint32_t pdn,
     return sgl->total > UINT32_MAX ? RNIC_WC_LOC_LEN_ERR : RNIC_WC_SUCCESS;
 }
 
-unsigned rnic_sq_fetch(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
-                       struct rnic_sq_wqe *wqe, struct rnic_sgl *sgl)
+unsigned rne_sq_fetch(struct rne_dev *d, struct rne_qp *qp, uint32_t idx,
+                      struct rnic_sq_wqe *wqe, struct rne_sgl *sgl)
 {
     struct op_shape s;
     uint32_t count;
     bool inl;
 
     memset(sgl, 0, sizeof(*sgl));
-    if (rnic_ring_read(&qp->sq.ring, &d->host, idx, wqe)) {
+    if (rne_ring_read(&qp->sq.ring, &d->host, idx, wqe)) {
         memset(wqe, 0, sizeof(*wqe));
         return RNIC_WC_LOC_QP_OP_ERR;
     }
     s = op_shape(wqe->hdr.opcode);
-    count = rnic_le16_to_cpu(wqe->hdr.count);
+    count = rne_le16_to_cpu(wqe->hdr.count);
     inl = wqe->hdr.flags & RNIC_WQE_INLINE;
     if (!s.known || (wqe->hdr.flags & ~WQE_FLAGS_ALL) ||
         (inl && !s.inline_ok) || (!s.data && count)) {
@@ -125,18 +125,18 @@ unsigned rnic_sq_fetch(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
     if (count > qp->max_send_sge || (s.atomic && count != 1)) {
         return RNIC_WC_LOC_QP_OP_ERR;
     }
-    if (s.atomic && rnic_le32_to_cpu(wqe->data.sge[0].length) != 8) {
+    if (s.atomic && rne_le32_to_cpu(wqe->data.sge[0].length) != 8) {
         return RNIC_WC_LOC_LEN_ERR;
     }
     return load_sges(d, qp->pdn, wqe->data.sge, count, s.sink, sgl);
 }
 
-int rnic_rq_take(struct rnic_dev *d, struct rnic_qp *qp, uint64_t *wr_id,
-                 struct rnic_sgl *sgl, uint16_t *wqe_idx, unsigned *status)
+int rne_rq_take(struct rne_dev *d, struct rne_qp *qp, uint64_t *wr_id,
+                struct rne_sgl *sgl, uint16_t *wqe_idx, unsigned *status)
 {
-    struct rnic_srq *srq = NULL;
+    struct rne_srq *srq = NULL;
     struct rnic_rq_wqe wqe;
-    struct rnic_wq *wq = &qp->rq;
+    struct rne_wq *wq = &qp->rq;
     uint32_t max_sge = qp->max_recv_sge, n;
 
     if (qp->srqn != RNIC_NO_SRQ) {
@@ -150,11 +150,11 @@ int rnic_rq_take(struct rnic_dev *d, struct rnic_qp *qp, uint64_t *wr_id,
     }
     *wqe_idx = (uint16_t)(wq->cidx & (wq->ring.depth - 1));
     *wr_id = 0;
-    if (rnic_ring_read(&wq->ring, &d->host, wq->cidx, &wqe)) {
+    if (rne_ring_read(&wq->ring, &d->host, wq->cidx, &wqe)) {
         *status = RNIC_WC_LOC_QP_OP_ERR;
     } else {
-        *wr_id = rnic_le64_to_cpu(wqe.wr_id);
-        n = rnic_le16_to_cpu(wqe.num_sge);
+        *wr_id = rne_le64_to_cpu(wqe.wr_id);
+        n = rne_le16_to_cpu(wqe.num_sge);
         *status = n > max_sge ? RNIC_WC_LOC_QP_OP_ERR :
                   load_sges(d, qp->pdn, wqe.sge, n, true, sgl);
     }
@@ -162,12 +162,12 @@ int rnic_rq_take(struct rnic_dev *d, struct rnic_qp *qp, uint64_t *wr_id,
     /* SRQ limit: one event when the posted count drops below it. */
     if (srq && srq->limit && wq->pidx - wq->cidx < srq->limit) {
         srq->limit = 0;
-        rnic_eq_post_async(d, RNIC_ASYNC_SRQ_LIMIT, qp->srqn, 0);
+        rne_eq_post_async(d, RNIC_ASYNC_SRQ_LIMIT, qp->srqn, 0);
     }
     return 0;
 }
 
-static void sq_cqe(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
+static void sq_cqe(struct rne_dev *d, struct rne_qp *qp, uint32_t idx,
                    const struct rnic_sq_wqe *wqe, unsigned status,
                    uint32_t byte_len)
 {
@@ -175,17 +175,17 @@ static void sq_cqe(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
 
     memset(&cqe, 0, sizeof(cqe));
     cqe.wr_id = wqe->hdr.wr_id;
-    cqe.byte_len = rnic_cpu_to_le32(byte_len);
-    cqe.qpn = rnic_cpu_to_le32(qp->qpn);
-    cqe.wqe_idx = rnic_cpu_to_le16((uint16_t)(idx & (qp->sq.ring.depth - 1)));
+    cqe.byte_len = rne_cpu_to_le32(byte_len);
+    cqe.qpn = rne_cpu_to_le32(qp->qpn);
+    cqe.wqe_idx = rne_cpu_to_le16((uint16_t)(idx & (qp->sq.ring.depth - 1)));
     cqe.opcode = wc_opcode(wqe->hdr.opcode);
     cqe.status = (uint8_t)status;
-    rnic_cq_post(d, qp->send_cqn, &cqe);
+    rne_cq_post(d, qp->send_cqn, &cqe);
 }
 
-void rnic_sq_complete(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
-                      const struct rnic_sq_wqe *wqe, unsigned status,
-                      uint32_t byte_len)
+void rne_sq_complete(struct rne_dev *d, struct rne_qp *qp, uint32_t idx,
+                     const struct rnic_sq_wqe *wqe, unsigned status,
+                     uint32_t byte_len)
 {
     qp->sq_done = idx + 1;
     if (status != RNIC_WC_SUCCESS || (wqe->hdr.flags & RNIC_WQE_SIGNALED) ||
@@ -194,8 +194,8 @@ void rnic_sq_complete(struct rnic_dev *d, struct rnic_qp *qp, uint32_t idx,
     }
 }
 
-unsigned rnic_sq_local_wr(struct rnic_dev *d, struct rnic_qp *qp,
-                          const struct rnic_sq_wqe *wqe)
+unsigned rne_sq_local_wr(struct rne_dev *d, struct rne_qp *qp,
+                         const struct rnic_sq_wqe *wqe)
 {
     /* Guest-physical page lists and STag control: kernel QPs only. */
     if (qp->uctx) {
@@ -203,17 +203,17 @@ unsigned rnic_sq_local_wr(struct rnic_dev *d, struct rnic_qp *qp,
     }
     switch (wqe->hdr.opcode) {
     case RNIC_WR_LOCAL_INV:
-        return rnic_mr_invalidate(d, rnic_le32_to_cpu(wqe->hdr.ex), qp->pdn) ?
+        return rne_mr_invalidate(d, rne_le32_to_cpu(wqe->hdr.ex), qp->pdn) ?
                RNIC_WC_LOC_PROT_ERR : RNIC_WC_SUCCESS;
     case RNIC_WR_REG_MR:
-        return rnic_mr_fast_reg(d, qp, &wqe->op.reg_mr);
+        return rne_mr_fast_reg(d, qp, &wqe->op.reg_mr);
     default:
         return RNIC_WC_LOC_QP_OP_ERR;
     }
 }
 
 /* Complete every posted WQE not completed yet with WR_FLUSH_ERR. */
-static void flush(struct rnic_dev *d, struct rnic_qp *qp)
+static void flush(struct rne_dev *d, struct rne_qp *qp)
 {
     union {
         struct rnic_sq_wqe sq;
@@ -222,7 +222,7 @@ static void flush(struct rnic_dev *d, struct rnic_qp *qp)
     struct rnic_cqe cqe;
 
     for (; qp->sq_done != qp->sq.pidx; qp->sq_done++) {
-        if (rnic_ring_read(&qp->sq.ring, &d->host, qp->sq_done, &w.sq)) {
+        if (rne_ring_read(&qp->sq.ring, &d->host, qp->sq_done, &w.sq)) {
             memset(&w.sq, 0, sizeof(w.sq));
         }
         /* A CQ in overflow drops the CQE; the flush goes on. */
@@ -233,30 +233,30 @@ static void flush(struct rnic_dev *d, struct rnic_qp *qp)
         return;     /* SRQ WQEs belong to no QP until taken */
     }
     for (; qp->rq.cidx != qp->rq.pidx; qp->rq.cidx++) {
-        if (rnic_ring_read(&qp->rq.ring, &d->host, qp->rq.cidx, &w.rq)) {
+        if (rne_ring_read(&qp->rq.ring, &d->host, qp->rq.cidx, &w.rq)) {
             memset(&w.rq, 0, sizeof(w.rq));
         }
         memset(&cqe, 0, sizeof(cqe));
         cqe.wr_id = w.rq.wr_id;
-        cqe.qpn = rnic_cpu_to_le32(qp->qpn);
-        cqe.wqe_idx = rnic_cpu_to_le16((uint16_t)(qp->rq.cidx &
-                                                  (qp->rq.ring.depth - 1)));
+        cqe.qpn = rne_cpu_to_le32(qp->qpn);
+        cqe.wqe_idx = rne_cpu_to_le16((uint16_t)(qp->rq.cidx &
+                                                 (qp->rq.ring.depth - 1)));
         cqe.opcode = RNIC_WC_RECV;
         cqe.status = RNIC_WC_WR_FLUSH_ERR;
-        rnic_cq_post(d, qp->recv_cqn, &cqe);
+        rne_cq_post(d, qp->recv_cqn, &cqe);
     }
 }
 
-void rnic_qp_to_error(struct rnic_dev *d, struct rnic_qp *qp,
-                      uint8_t async_code)
+void rne_qp_to_error(struct rne_dev *d, struct rne_qp *qp,
+                     uint8_t async_code)
 {
     if (qp->state != RNIC_QPS_ERROR) {
-        rnic_iw_qp_error(d, qp);
-        rnic_trace_qp_state(&d->host, qp->qpn, qp->state, RNIC_QPS_ERROR);
+        rne_iw_qp_error(d, qp);
+        rne_trace_qp_state(&d->host, qp->qpn, qp->state, RNIC_QPS_ERROR);
         qp->state = RNIC_QPS_ERROR;
     }
     flush(d, qp);
     if (async_code) {
-        rnic_eq_post_async(d, async_code, qp->qpn, 0);
+        rne_eq_post_async(d, async_code, qp->qpn, 0);
     }
 }

@@ -11,48 +11,48 @@
 #include "iwarp/iw.h"
 #include "rdma/rdma_int.h"
 
-int rnic_state_save(struct rnic_dev *d, uint8_t **buf, size_t *len,
-                    char *err, size_t errlen)
+int rne_state_save(struct rne_dev *d, uint8_t **buf, size_t *len,
+                   char *err, size_t errlen)
 {
-    struct rnic_sw w;
+    struct rne_sw w;
     const char *why;
 
     *buf = NULL;
     *len = 0;
-    if (rnic_dev_busy(d) || d->deferred) {
+    if (rne_dev_busy(d) || d->deferred) {
         snprintf(err, errlen, "the engine is inside a dispatch: save "
                  "between device passes");
         return -1;
     }
-    why = rnic_st_rdma_unsaved(d, err, errlen);
+    why = rne_st_rdma_unsaved(d, err, errlen);
     if (!why) {
-        why = rnic_st_iw_unsaved(d, err, errlen);
+        why = rne_st_iw_unsaved(d, err, errlen);
     }
     if (why) {
         return -1;
     }
-    rnic_sw_init(&w);
-    rnic_sw_u32(&w, RNIC_ST_MAGIC);
-    rnic_sw_u16(&w, RNIC_ST_FORMAT);
-    rnic_sw_u16(&w, 0);
-    rnic_st_save_config(d, &w);
-    rnic_st_save_dev(d, &w);
-    rnic_st_save_admq(d, &w);
-    rnic_st_save_eqs(d, &w);
-    rnic_st_save_l2qs(d, &w);
-    rnic_st_save_pds(d, &w);
-    rnic_st_save_cqs(d, &w);
-    rnic_st_save_srqs(d, &w);
-    rnic_st_save_qps(d, &w);
-    rnic_st_save_mrs(d, &w);
-    rnic_st_save_dblatch(d, &w);
-    rnic_st_save_frames(d, &w);
-    rnic_st_save_iw(d, &w);
-    rnic_st_save_listeners(d, &w);
-    rnic_sw_begin(&w, RNIC_SEC_END, RNIC_SEC_VERSION);
-    rnic_sw_end(&w);
+    rne_sw_init(&w);
+    rne_sw_u32(&w, RNE_ST_MAGIC);
+    rne_sw_u16(&w, RNE_ST_FORMAT);
+    rne_sw_u16(&w, 0);
+    rne_st_save_config(d, &w);
+    rne_st_save_dev(d, &w);
+    rne_st_save_admq(d, &w);
+    rne_st_save_eqs(d, &w);
+    rne_st_save_l2qs(d, &w);
+    rne_st_save_pds(d, &w);
+    rne_st_save_cqs(d, &w);
+    rne_st_save_srqs(d, &w);
+    rne_st_save_qps(d, &w);
+    rne_st_save_mrs(d, &w);
+    rne_st_save_dblatch(d, &w);
+    rne_st_save_frames(d, &w);
+    rne_st_save_iw(d, &w);
+    rne_st_save_listeners(d, &w);
+    rne_sw_begin(&w, RNE_SEC_END, RNE_SEC_VERSION);
+    rne_sw_end(&w);
     if (w.failed) {
-        rnic_sw_free(&w);
+        rne_sw_free(&w);
         snprintf(err, errlen, "no memory for the state stream");
         return -1;
     }
@@ -65,10 +65,10 @@ struct sec_desc {
     const char *name;
     bool once;                  /* a singleton (else one per object) */
     bool needed;
-    bool (*load)(struct rnic_st_ld *ld);
+    bool (*load)(struct rne_st_ld *ld);
 };
 
-static bool load_end(struct rnic_st_ld *ld)
+static bool load_end(struct rne_st_ld *ld)
 {
     (void)ld;
     return true;
@@ -77,26 +77,26 @@ static bool load_end(struct rnic_st_ld *ld)
 static const struct sec_desc *sec_find(uint16_t id)
 {
     static const struct sec_desc tab[] = {
-        [RNIC_SEC_CONFIG] = { "CONFIG", true, true, rnic_st_load_config },
-        [RNIC_SEC_DEV] = { "DEV", true, true, rnic_st_load_dev },
-        [RNIC_SEC_ADMQ] = { "ADMQ", true, true, rnic_st_load_admq },
-        [RNIC_SEC_EQ] = { "EQ", false, false, rnic_st_load_eq },
-        [RNIC_SEC_L2Q] = { "L2Q", false, false, rnic_st_load_l2q },
-        [RNIC_SEC_PD] = { "PD", true, true, rnic_st_load_pds },
-        [RNIC_SEC_CQ] = { "CQ", false, false, rnic_st_load_cq },
-        [RNIC_SEC_SRQ] = { "SRQ", false, false, rnic_st_load_srq },
-        [RNIC_SEC_QP] = { "QP", false, false, rnic_st_load_qp },
-        [RNIC_SEC_MR] = { "MR", false, false, rnic_st_load_mr },
-        [RNIC_SEC_DBLATCH] = { "DBLATCH", true, true,
-                               rnic_st_load_dblatch },
-        [RNIC_SEC_FRAMES] = { "FRAMES", true, true, rnic_st_load_frames },
-        [RNIC_SEC_IW] = { "IW", true, true, rnic_st_load_iw },
-        [RNIC_SEC_LISTEN] = { "LISTEN", false, false,
-                              rnic_st_load_listener },
+        [RNE_SEC_CONFIG] = { "CONFIG", true, true, rne_st_load_config },
+        [RNE_SEC_DEV] = { "DEV", true, true, rne_st_load_dev },
+        [RNE_SEC_ADMQ] = { "ADMQ", true, true, rne_st_load_admq },
+        [RNE_SEC_EQ] = { "EQ", false, false, rne_st_load_eq },
+        [RNE_SEC_L2Q] = { "L2Q", false, false, rne_st_load_l2q },
+        [RNE_SEC_PD] = { "PD", true, true, rne_st_load_pds },
+        [RNE_SEC_CQ] = { "CQ", false, false, rne_st_load_cq },
+        [RNE_SEC_SRQ] = { "SRQ", false, false, rne_st_load_srq },
+        [RNE_SEC_QP] = { "QP", false, false, rne_st_load_qp },
+        [RNE_SEC_MR] = { "MR", false, false, rne_st_load_mr },
+        [RNE_SEC_DBLATCH] = { "DBLATCH", true, true,
+                               rne_st_load_dblatch },
+        [RNE_SEC_FRAMES] = { "FRAMES", true, true, rne_st_load_frames },
+        [RNE_SEC_IW] = { "IW", true, true, rne_st_load_iw },
+        [RNE_SEC_LISTEN] = { "LISTEN", false, false,
+                              rne_st_load_listener },
     };
     static const struct sec_desc end = { "END", true, true, load_end };
 
-    if (id == RNIC_SEC_END) {
+    if (id == RNE_SEC_END) {
         return &end;
     }
     if (id < sizeof(tab) / sizeof(tab[0]) && tab[id].name) {
@@ -105,8 +105,8 @@ static const struct sec_desc *sec_find(uint16_t id)
     return NULL;
 }
 
-/* What rnic_dev_init() left that a stream must not meet: a fresh engine. */
-static bool target_fresh(struct rnic_dev *d)
+/* What rne_dev_init() left that a stream must not meet: a fresh engine. */
+static bool target_fresh(struct rne_dev *d)
 {
     uint32_t i;
 
@@ -115,13 +115,13 @@ static bool target_fresh(struct rnic_dev *d)
         d->backlog.count) {
         return false;
     }
-    for (i = 0; i <= RNIC_ENG_MAX_EQ; i++) {
+    for (i = 0; i <= RNE_ENG_MAX_EQ; i++) {
         if (d->eq[i].live) {
             return false;
         }
     }
     for (i = 0; i < d->cfg.max_mr; i++) {
-        if (d->rdma->mr[i].state != RNIC_MR_FREE) {
+        if (d->rdma->mr[i].state != RNE_MR_FREE) {
             return false;
         }
     }
@@ -139,35 +139,35 @@ static bool target_fresh(struct rnic_dev *d)
 }
 
 /* Every section, in order; false with the reason in top's error. */
-static bool load_sections(struct rnic_dev *d, struct rnic_sr *top)
+static bool load_sections(struct rne_dev *d, struct rne_sr *top)
 {
-    struct rnic_st_ld ld;
-    struct rnic_sr sub;
+    struct rne_st_ld ld;
+    struct rne_sr sub;
     uint16_t id, ver, last = 0;
     uint32_t seen = 0;
     bool ended = false;
 
-    while (!ended && rnic_sr_section(top, &id, &ver, &sub)) {
+    while (!ended && rne_sr_section(top, &id, &ver, &sub)) {
         const struct sec_desc *sd = sec_find(id);
 
         if (!sd) {
-            if (id & RNIC_ST_OPTIONAL) {
+            if (id & RNE_ST_OPTIONAL) {
                 continue;       /* a later rnic's extra: not needed here */
             }
-            return rnic_sr_fail(top, "section %u unknown to this rnic", id);
+            return rne_sr_fail(top, "section %u unknown to this rnic", id);
         }
         if (id < last || (id == last && sd->once)) {
-            return rnic_sr_fail(top, "section %s out of order or repeated",
-                                sd->name);
+            return rne_sr_fail(top, "section %s out of order or repeated",
+                               sd->name);
         }
         if (id != last) {
             ld.last_obj = -1;
         }
         last = id;
-        if (ver < 1 || ver > RNIC_SEC_VERSION) {
-            return rnic_sr_fail(top, "section %s version %u (this rnic "
-                                "loads 1..%u)", sd->name, ver,
-                                RNIC_SEC_VERSION);
+        if (ver < 1 || ver > RNE_SEC_VERSION) {
+            return rne_sr_fail(top, "section %s version %u (this rnic "
+                               "loads 1..%u)", sd->name, ver,
+                               RNE_SEC_VERSION);
         }
         if (id < 32) {
             seen |= 1u << id;
@@ -178,70 +178,70 @@ static bool load_sections(struct rnic_dev *d, struct rnic_sr *top)
         if (!sd->load(&ld)) {
             return false;       /* sub wrote the sentence */
         }
-        if (rnic_sr_left(&sub)) {
-            return rnic_sr_fail(top, "section %s: %zu bytes left over",
-                                sd->name, rnic_sr_left(&sub));
+        if (rne_sr_left(&sub)) {
+            return rne_sr_fail(top, "section %s: %zu bytes left over",
+                               sd->name, rne_sr_left(&sub));
         }
-        ended = id == RNIC_SEC_END;
+        ended = id == RNE_SEC_END;
     }
     if (top->failed) {
         return false;
     }
     if (!ended) {
-        return rnic_sr_fail(top, "truncated: no END section");
+        return rne_sr_fail(top, "truncated: no END section");
     }
-    if (rnic_sr_left(top)) {
-        return rnic_sr_fail(top, "%zu bytes after the END section",
-                            rnic_sr_left(top));
+    if (rne_sr_left(top)) {
+        return rne_sr_fail(top, "%zu bytes after the END section",
+                           rne_sr_left(top));
     }
     for (id = 1; id < 32; id++) {
         const struct sec_desc *sd = sec_find(id);
 
         if (sd && sd->needed && !(seen & (1u << id))) {
-            return rnic_sr_fail(top, "section %s missing", sd->name);
+            return rne_sr_fail(top, "section %s missing", sd->name);
         }
     }
     ld.d = d;
     ld.r = top;
-    return rnic_st_check_dev(&ld);
+    return rne_st_check_dev(&ld);
 }
 
-int rnic_state_load(struct rnic_dev *d, const void *buf, size_t len,
-                    char *err, size_t errlen)
+int rne_state_load(struct rne_dev *d, const void *buf, size_t len,
+                   char *err, size_t errlen)
 {
-    struct rnic_sr top;
+    struct rne_sr top;
     uint32_t magic;
     uint16_t format, rsvd;
     uint8_t key[sizeof(d->iw->isn_key)];
-    struct rnic_port port = d->port;
+    struct rne_port port = d->port;
     uint32_t status = d->status;
     bool reported = d->link_reported;
 
-    rnic_sr_init(&top, buf, len, err, errlen);
-    if (rnic_dev_busy(d) || !target_fresh(d)) {
-        rnic_sr_fail(&top, "the target engine is not freshly created");
+    rne_sr_init(&top, buf, len, err, errlen);
+    if (rne_dev_busy(d) || !target_fresh(d)) {
+        rne_sr_fail(&top, "the target engine is not freshly created");
         return -1;
     }
     memcpy(key, d->iw->isn_key, sizeof(key));
-    rnic_sr_u32(&top, &magic);
-    rnic_sr_u16(&top, &format);
-    if (!rnic_sr_u16(&top, &rsvd)) {
+    rne_sr_u32(&top, &magic);
+    rne_sr_u16(&top, &format);
+    if (!rne_sr_u16(&top, &rsvd)) {
         return -1;
     }
-    if (magic != RNIC_ST_MAGIC) {
-        rnic_sr_fail(&top, "not an rnic state stream (magic 0x%08x)", magic);
+    if (magic != RNE_ST_MAGIC) {
+        rne_sr_fail(&top, "not an rnic state stream (magic 0x%08x)", magic);
         return -1;
     }
-    if (format != RNIC_ST_FORMAT || rsvd) {
-        rnic_sr_fail(&top, "stream format %u (this rnic reads %u)", format,
-                     RNIC_ST_FORMAT);
+    if (format != RNE_ST_FORMAT || rsvd) {
+        rne_sr_fail(&top, "stream format %u (this rnic reads %u)", format,
+                    RNE_ST_FORMAT);
         return -1;
     }
     if (load_sections(d, &top)) {
         return 0;
     }
-    /* Back to what rnic_dev_init() made: the reset frees what came in. */
-    rnic_dev_reset(d);
+    /* Back to what rne_dev_init() made: the reset frees what came in. */
+    rne_dev_reset(d);
     memcpy(d->iw->isn_key, key, sizeof(key));
     d->port = port;
     d->status = status;

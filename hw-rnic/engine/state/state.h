@@ -6,34 +6,34 @@
  * untrusted input on load: every value is checked as guest input is, and a
  * stream that fails leaves the target as it was created.
  */
-#ifndef RNIC_ENGINE_STATE_H
-#define RNIC_ENGINE_STATE_H
+#ifndef RNE_ENGINE_STATE_H
+#define RNE_ENGINE_STATE_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "core/dev.h"
 
 /* Room for any error sentence of save or load. */
-#define RNIC_STATE_ERR_LEN      192
+#define RNE_STATE_ERR_LEN       192
 
 /*
  * Save d into *buf (malloc'd, the caller frees it) of *len bytes.  d must
- * not be running engine code (rnic_dev_busy false).  0, or -1 with err
+ * not be running engine code (rne_dev_busy false).   0, or -1 with err
  * saying why (state this version cannot carry, no memory); d is unchanged
  * either way.
  */
-int rnic_state_save(struct rnic_dev *d, uint8_t **buf, size_t *len,
-                    char *err, size_t errlen);
+int rne_state_save(struct rne_dev *d, uint8_t **buf, size_t *len,
+                   char *err, size_t errlen);
 
 /*
- * Load a stream into d, which rnic_dev_init() just created with the
+ * Load a stream into d, which rne_dev_init() just created with the
  * configuration the stream was saved with (its embedder's host ops and
  * guest memory in place).  0, or -1 with err saying why; then d holds no
- * object, ring or frame of the stream (as after rnic_dev_init).  After a
- * load the embedder runs rnic_dev_process() once if
- * rnic_dev_work_pending() says so or work was latched when it was saved.
+ * object, ring or frame of the stream (as after rne_dev_init).   After a
+ * load the embedder runs rne_dev_process() once if
+ * rne_dev_work_pending() says so or work was latched when it was saved.
  */
-int rnic_state_load(struct rnic_dev *d, const void *buf, size_t len,
-                    char *err, size_t errlen);
+int rne_state_load(struct rne_dev *d, const void *buf, size_t len,
+                   char *err, size_t errlen);
 
 #endif

@@ -14,12 +14,12 @@
 #include "iwarp/iw.h"
 #include "wire/le.h"
 
-const char *rnic_st_iw_unsaved(struct rnic_dev *d, char *buf, size_t n)
+const char *rne_st_iw_unsaved(struct rne_dev *d, char *buf, size_t n)
 {
-    struct rnic_iw *iw = d->iw;
+    struct rne_iw *iw = d->iw;
     uint64_t conn = 0, eng = 0;
 
-    rnic_iw_mem_usage(d, &conn, &eng);
+    rne_iw_mem_usage(d, &conn, &eng);
     if (iw->nlive || iw->nzombie || conn) {
         snprintf(buf, n, "%u connections are open (TCP holds %llu bytes): "
                  "connections are not in the state stream yet",
@@ -29,51 +29,51 @@ const char *rnic_st_iw_unsaved(struct rnic_dev *d, char *buf, size_t n)
     return NULL;
 }
 
-void rnic_st_save_iw(struct rnic_dev *d, struct rnic_sw *w)
+void rne_st_save_iw(struct rne_dev *d, struct rne_sw *w)
 {
-    rnic_sw_begin(w, RNIC_SEC_IW, RNIC_SEC_VERSION);
-    rnic_sw_bytes(w, d->iw->isn_key, sizeof(d->iw->isn_key));
-    rnic_sw_end(w);
+    rne_sw_begin(w, RNE_SEC_IW, RNE_SEC_VERSION);
+    rne_sw_bytes(w, d->iw->isn_key, sizeof(d->iw->isn_key));
+    rne_sw_end(w);
 }
 
-bool rnic_st_load_iw(struct rnic_st_ld *ld)
+bool rne_st_load_iw(struct rne_st_ld *ld)
 {
-    struct rnic_iw *iw = ld->d->iw;
+    struct rne_iw *iw = ld->d->iw;
     uint8_t key[sizeof(iw->isn_key)];
 
-    if (!rnic_sr_bytes(ld->r, key, sizeof(key))) {
+    if (!rne_sr_bytes(ld->r, key, sizeof(key))) {
         return false;
     }
     /* The engines copy the key when they are made: none exists yet. */
     if (iw->neng) {
-        return rnic_sr_fail(ld->r, "the target already made TCP engines");
+        return rne_sr_fail(ld->r, "the target already made TCP engines");
     }
     memcpy(iw->isn_key, key, sizeof(key));
     return true;
 }
 
-void rnic_st_save_listeners(struct rnic_dev *d, struct rnic_sw *w)
+void rne_st_save_listeners(struct rne_dev *d, struct rne_sw *w)
 {
     uint32_t i;
 
     for (i = 0; i < d->cfg.max_listen; i++) {
-        const struct rnic_iw_listener *l = &d->iw->lis[i];
+        const struct rne_iw_listener *l = &d->iw->lis[i];
 
         if (!l->live) {
             continue;
         }
-        rnic_sw_begin(w, RNIC_SEC_LISTEN, RNIC_SEC_VERSION);
-        rnic_sw_u32(w, i);
-        rnic_sw_bytes(w, l->addr, sizeof(l->addr));
-        rnic_sw_u16(w, l->port);
-        rnic_sw_u32(w, l->backlog);
-        rnic_sw_end(w);
+        rne_sw_begin(w, RNE_SEC_LISTEN, RNE_SEC_VERSION);
+        rne_sw_u32(w, i);
+        rne_sw_bytes(w, l->addr, sizeof(l->addr));
+        rne_sw_u16(w, l->port);
+        rne_sw_u32(w, l->backlog);
+        rne_sw_end(w);
     }
 }
 
-bool rnic_st_load_listener(struct rnic_st_ld *ld)
+bool rne_st_load_listener(struct rne_st_ld *ld)
 {
-    struct rnic_sr *r = ld->r;
+    struct rne_sr *r = ld->r;
     struct rnic_admin_cmd cmd;
     struct rnic_admin_cqe cqe;
     struct rnic_cmd_cm_listen *c = &cmd.u.cm_listen;
@@ -83,32 +83,32 @@ bool rnic_st_load_listener(struct rnic_st_ld *ld)
 
     memset(&cmd, 0, sizeof(cmd));
     memset(&cqe, 0, sizeof(cqe));
-    if (!rnic_sr_u32(r, &id)) {
+    if (!rne_sr_u32(r, &id)) {
         return false;
     }
     if ((int64_t)id <= ld->last_obj) {
-        return rnic_sr_fail(r, "listener %u: out of order", id);
+        return rne_sr_fail(r, "listener %u: out of order", id);
     }
     ld->last_obj = id;
-    rnic_sr_bytes(r, c->addr, 4);
-    rnic_sr_u16(r, &port);
-    if (!rnic_sr_u32(r, &backlog)) {
+    rne_sr_bytes(r, c->addr, 4);
+    rne_sr_u16(r, &port);
+    if (!rne_sr_u32(r, &backlog)) {
         return false;
     }
     /* CM_LISTEN keeps 1..1024; anything else was not saved by an rnic. */
     if (backlog == 0 || backlog > 1024) {
-        return rnic_sr_fail(r, "listener %u: backlog %u (1..1024)", id,
-                            backlog);
+        return rne_sr_fail(r, "listener %u: backlog %u (1..1024)", id,
+                           backlog);
     }
     cmd.hdr.opcode = RNIC_CMD_CM_LISTEN;
-    c->listen_id = rnic_cpu_to_le32(id);
-    c->backlog = rnic_cpu_to_le32(backlog);
+    c->listen_id = rne_cpu_to_le32(id);
+    c->backlog = rne_cpu_to_le32(backlog);
     c->family = RNIC_AF_IPV4;
-    c->port = rnic_cpu_to_le16(port);
-    sts = rnic_iw_admin(ld->d, &cmd, &cqe);
+    c->port = rne_cpu_to_le16(port);
+    sts = rne_iw_admin(ld->d, &cmd, &cqe);
     if (sts) {
-        return rnic_sr_fail(r, "listener %u: CM_LISTEN refuses it (status "
-                            "%u)", id, sts);
+        return rne_sr_fail(r, "listener %u: CM_LISTEN refuses it (status "
+                           "%u)", id, sts);
     }
     return true;
 }

@@ -16,7 +16,7 @@
 /* As mr.c: known access bits, remote write/atomic with local write. */
 static bool st_access_ok(uint32_t access)
 {
-    if (access & ~RNIC_ACCESS_ALL) {
+    if (access & ~RNE_ACCESS_ALL) {
         return false;
     }
     return !(access & (RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_ATOMIC)) ||
@@ -33,26 +33,26 @@ static uint32_t st_pages_for(uint64_t iova, uint64_t length, uint32_t shift)
         return 0;
     }
     n = ((first + length - 1) >> shift) + 1;
-    return n > RNIC_MR_MAX_PAGES ? 0 : (uint32_t)n;
+    return n > RNE_MR_MAX_PAGES ? 0 : (uint32_t)n;
 }
 
 static bool st_page_shift_ok(uint32_t shift)
 {
-    return shift < 32 && (RNIC_MR_PAGE_SIZES & (1u << shift));
+    return shift < 32 && (RNE_MR_PAGE_SIZES & (1u << shift));
 }
 
-static uint64_t budget_left(struct rnic_dev *d)
+static uint64_t budget_left(struct rne_dev *d)
 {
     return d->cfg.max_mr_pages - d->rdma->pbl_pages;
 }
 
-const char *rnic_st_rdma_unsaved(struct rnic_dev *d, char *buf, size_t n)
+const char *rne_st_rdma_unsaved(struct rne_dev *d, char *buf, size_t n)
 {
-    struct rnic_rdma *r = d->rdma;
+    struct rne_rdma *r = d->rdma;
     uint32_t i;
 
     for (i = 0; i < d->cfg.max_qp; i++) {
-        const struct rnic_qp *qp = &r->qp[i];
+        const struct rne_qp *qp = &r->qp[i];
 
         if (qp->live && (qp->iw || (qp->state != RNIC_QPS_IDLE &&
                                     qp->state != RNIC_QPS_ERROR))) {
@@ -69,33 +69,33 @@ const char *rnic_st_rdma_unsaved(struct rnic_dev *d, char *buf, size_t n)
 }
 
 /* Context uctx may own objects: the kernel's or an allocated one. */
-static bool uctx_ok(struct rnic_st_ld *ld, uint32_t uctx, const char *what,
+static bool uctx_ok(struct rne_st_ld *ld, uint32_t uctx, const char *what,
                     uint32_t id)
 {
     if (uctx > ld->d->cfg.max_uctx || (uctx && !ld->d->uctx_live[uctx])) {
-        return rnic_sr_fail(ld->r, "%s %u: context %u not allocated", what,
-                            id, uctx);
+        return rne_sr_fail(ld->r, "%s %u: context %u not allocated", what,
+                           id, uctx);
     }
     return true;
 }
 
-static bool pd_ok(struct rnic_st_ld *ld, uint32_t pdn, uint32_t uctx,
+static bool pd_ok(struct rne_st_ld *ld, uint32_t pdn, uint32_t uctx,
                   const char *what, uint32_t id)
 {
     if (pdn >= ld->d->cfg.max_pd || ld->d->pd_owner[pdn] != uctx + 1) {
-        return rnic_sr_fail(ld->r, "%s %u: PD %u is not context %u's", what,
-                            id, pdn, uctx);
+        return rne_sr_fail(ld->r, "%s %u: PD %u is not context %u's", what,
+                           id, pdn, uctx);
     }
     return true;
 }
 
 /* Number id in [0, max), after the previous one of this section kind. */
-static bool next_obj(struct rnic_st_ld *ld, uint32_t id, uint32_t max,
+static bool next_obj(struct rne_st_ld *ld, uint32_t id, uint32_t max,
                      const char *what)
 {
     if (id >= max || (int64_t)id <= ld->last_obj) {
-        return rnic_sr_fail(ld->r, "%s %u: out of range or out of order",
-                            what, id);
+        return rne_sr_fail(ld->r, "%s %u: out of range or out of order",
+                           what, id);
     }
     ld->last_obj = id;
     return true;
@@ -104,298 +104,298 @@ static bool next_obj(struct rnic_st_ld *ld, uint32_t id, uint32_t max,
 /* ---------------------------------------------------------------- */
 /* CQs                                                               */
 
-void rnic_st_save_cqs(struct rnic_dev *d, struct rnic_sw *w)
+void rne_st_save_cqs(struct rne_dev *d, struct rne_sw *w)
 {
     uint32_t i;
 
     for (i = 0; i < d->cfg.max_cq; i++) {
-        const struct rnic_cq *cq = &d->rdma->cq[i];
+        const struct rne_cq *cq = &d->rdma->cq[i];
 
         if (!cq->live) {
             continue;
         }
-        rnic_sw_begin(w, RNIC_SEC_CQ, RNIC_SEC_VERSION);
-        rnic_sw_u32(w, i);
-        rnic_sw_u32(w, cq->eqn);
-        rnic_sw_u32(w, cq->uctx);
-        rnic_sw_u64(w, cq->dbrec_addr);
-        rnic_sw_u32(w, cq->pidx);
-        rnic_sw_u32(w, cq->cidx);
-        rnic_sw_u8(w, cq->arm);
-        rnic_sw_u8(w, cq->arm_solicited);
-        rnic_sw_u8(w, cq->overflow);
-        rnic_st_save_ring(w, &cq->ring);
-        rnic_sw_end(w);
+        rne_sw_begin(w, RNE_SEC_CQ, RNE_SEC_VERSION);
+        rne_sw_u32(w, i);
+        rne_sw_u32(w, cq->eqn);
+        rne_sw_u32(w, cq->uctx);
+        rne_sw_u64(w, cq->dbrec_addr);
+        rne_sw_u32(w, cq->pidx);
+        rne_sw_u32(w, cq->cidx);
+        rne_sw_u8(w, cq->arm);
+        rne_sw_u8(w, cq->arm_solicited);
+        rne_sw_u8(w, cq->overflow);
+        rne_st_save_ring(w, &cq->ring);
+        rne_sw_end(w);
     }
 }
 
-bool rnic_st_load_cq(struct rnic_st_ld *ld)
+bool rne_st_load_cq(struct rne_st_ld *ld)
 {
-    struct rnic_dev *d = ld->d;
-    struct rnic_sr *r = ld->r;
-    struct rnic_cq cq;
+    struct rne_dev *d = ld->d;
+    struct rne_sr *r = ld->r;
+    struct rne_cq cq;
     uint32_t cqn;
 
     memset(&cq, 0, sizeof(cq));
-    if (!rnic_sr_u32(r, &cqn) || !next_obj(ld, cqn, d->cfg.max_cq, "CQ")) {
+    if (!rne_sr_u32(r, &cqn) || !next_obj(ld, cqn, d->cfg.max_cq, "CQ")) {
         return false;
     }
-    rnic_sr_u32(r, &cq.eqn);
-    rnic_sr_u32(r, &cq.uctx);
-    rnic_sr_u64(r, &cq.dbrec_addr);
-    rnic_sr_u32(r, &cq.pidx);
-    rnic_sr_u32(r, &cq.cidx);
-    rnic_sr_bool(r, &cq.arm);
-    rnic_sr_bool(r, &cq.arm_solicited);
-    if (!rnic_sr_bool(r, &cq.overflow)) {
+    rne_sr_u32(r, &cq.eqn);
+    rne_sr_u32(r, &cq.uctx);
+    rne_sr_u64(r, &cq.dbrec_addr);
+    rne_sr_u32(r, &cq.pidx);
+    rne_sr_u32(r, &cq.cidx);
+    rne_sr_bool(r, &cq.arm);
+    rne_sr_bool(r, &cq.arm_solicited);
+    if (!rne_sr_bool(r, &cq.overflow)) {
         return false;
     }
     if (cq.eqn == 0 || cq.eqn > d->cfg.max_eq || !d->eq[cq.eqn].live) {
-        return rnic_sr_fail(r, "CQ %u: EQ %u is not live", cqn, cq.eqn);
+        return rne_sr_fail(r, "CQ %u: EQ %u is not live", cqn, cq.eqn);
     }
     if (!uctx_ok(ld, cq.uctx, "CQ", cqn)) {
         return false;
     }
     if ((cq.dbrec_addr & 7) ||
-        rnic_dma_check_ram(&d->host, cq.dbrec_addr, 4)) {
-        return rnic_sr_fail(r, "CQ %u: doorbell record 0x%llx is not "
-                            "aligned guest RAM", cqn,
-                            (unsigned long long)cq.dbrec_addr);
+        rne_dma_check_ram(&d->host, cq.dbrec_addr, 4)) {
+        return rne_sr_fail(r, "CQ %u: doorbell record 0x%llx is not "
+                           "aligned guest RAM", cqn,
+                           (unsigned long long)cq.dbrec_addr);
     }
-    if (!rnic_st_load_ring(ld, &cq.ring, RNIC_CQE_SIZE, d->cfg.max_cqe,
-                           budget_left(d), false, "CQ")) {
+    if (!rne_st_load_ring(ld, &cq.ring, RNIC_CQE_SIZE, d->cfg.max_cqe,
+                          budget_left(d), false, "CQ")) {
         return false;
     }
-    if (rnic_ring_used(cq.pidx, cq.cidx) > cq.ring.depth) {
-        rnic_sr_fail(r, "CQ %u: %u CQEs unconsumed in a ring of %u", cqn,
-                     rnic_ring_used(cq.pidx, cq.cidx), cq.ring.depth);
-        rnic_ring_free(&cq.ring);
+    if (rne_ring_used(cq.pidx, cq.cidx) > cq.ring.depth) {
+        rne_sr_fail(r, "CQ %u: %u CQEs unconsumed in a ring of %u", cqn,
+                    rne_ring_used(cq.pidx, cq.cidx), cq.ring.depth);
+        rne_ring_free(&cq.ring);
         return false;
     }
     cq.live = true;
     d->rdma->cq[cqn] = cq;
     d->rdma->pbl_pages += cq.ring.npages;
     d->eq[cq.eqn].users++;
-    rnic_rdma_hold(d, UINT32_MAX, cq.uctx);
+    rne_rdma_hold(d, UINT32_MAX, cq.uctx);
     return true;
 }
 
 /* ---------------------------------------------------------------- */
 /* SRQs                                                              */
 
-void rnic_st_save_srqs(struct rnic_dev *d, struct rnic_sw *w)
+void rne_st_save_srqs(struct rne_dev *d, struct rne_sw *w)
 {
     uint32_t i;
 
     for (i = 0; i < d->cfg.max_srq; i++) {
-        const struct rnic_srq *s = &d->rdma->srq[i];
+        const struct rne_srq *s = &d->rdma->srq[i];
 
         if (!s->live) {
             continue;
         }
-        rnic_sw_begin(w, RNIC_SEC_SRQ, RNIC_SEC_VERSION);
-        rnic_sw_u32(w, i);
-        rnic_sw_u32(w, s->pdn);
-        rnic_sw_u32(w, s->uctx);
-        rnic_sw_u32(w, s->max_sge);
-        rnic_sw_u32(w, s->limit);
-        rnic_sw_u32(w, s->wq.pidx);
-        rnic_sw_u32(w, s->wq.cidx);
-        rnic_st_save_ring(w, &s->wq.ring);
-        rnic_sw_end(w);
+        rne_sw_begin(w, RNE_SEC_SRQ, RNE_SEC_VERSION);
+        rne_sw_u32(w, i);
+        rne_sw_u32(w, s->pdn);
+        rne_sw_u32(w, s->uctx);
+        rne_sw_u32(w, s->max_sge);
+        rne_sw_u32(w, s->limit);
+        rne_sw_u32(w, s->wq.pidx);
+        rne_sw_u32(w, s->wq.cidx);
+        rne_st_save_ring(w, &s->wq.ring);
+        rne_sw_end(w);
     }
 }
 
-bool rnic_st_load_srq(struct rnic_st_ld *ld)
+bool rne_st_load_srq(struct rne_st_ld *ld)
 {
-    struct rnic_dev *d = ld->d;
-    struct rnic_sr *r = ld->r;
-    struct rnic_srq s;
+    struct rne_dev *d = ld->d;
+    struct rne_sr *r = ld->r;
+    struct rne_srq s;
     uint32_t srqn;
 
     memset(&s, 0, sizeof(s));
-    if (!rnic_sr_u32(r, &srqn) ||
+    if (!rne_sr_u32(r, &srqn) ||
         !next_obj(ld, srqn, d->cfg.max_srq, "SRQ")) {
         return false;
     }
-    rnic_sr_u32(r, &s.pdn);
-    rnic_sr_u32(r, &s.uctx);
-    rnic_sr_u32(r, &s.max_sge);
-    rnic_sr_u32(r, &s.limit);
-    rnic_sr_u32(r, &s.wq.pidx);
-    if (!rnic_sr_u32(r, &s.wq.cidx) || !uctx_ok(ld, s.uctx, "SRQ", srqn) ||
+    rne_sr_u32(r, &s.pdn);
+    rne_sr_u32(r, &s.uctx);
+    rne_sr_u32(r, &s.max_sge);
+    rne_sr_u32(r, &s.limit);
+    rne_sr_u32(r, &s.wq.pidx);
+    if (!rne_sr_u32(r, &s.wq.cidx) || !uctx_ok(ld, s.uctx, "SRQ", srqn) ||
         !pd_ok(ld, s.pdn, s.uctx, "SRQ", srqn)) {
         return false;
     }
     if (s.max_sge > RNIC_RQ_MAX_SGE) {
-        return rnic_sr_fail(r, "SRQ %u: %u SGEs (at most %u)", srqn,
-                            s.max_sge, RNIC_RQ_MAX_SGE);
+        return rne_sr_fail(r, "SRQ %u: %u SGEs (at most %u)", srqn,
+                           s.max_sge, RNIC_RQ_MAX_SGE);
     }
-    if (!rnic_st_load_ring(ld, &s.wq.ring, RNIC_RQ_WQE_SIZE,
-                           d->cfg.max_srq_wr, budget_left(d), false, "SRQ")) {
+    if (!rne_st_load_ring(ld, &s.wq.ring, RNIC_RQ_WQE_SIZE,
+                          d->cfg.max_srq_wr, budget_left(d), false, "SRQ")) {
         return false;
     }
     if (s.limit > s.wq.ring.depth ||
-        rnic_ring_used(s.wq.pidx, s.wq.cidx) > s.wq.ring.depth) {
-        rnic_ring_free(&s.wq.ring);
-        return rnic_sr_fail(r, "SRQ %u: limit or posted WQEs beyond its "
-                            "depth", srqn);
+        rne_ring_used(s.wq.pidx, s.wq.cidx) > s.wq.ring.depth) {
+        rne_ring_free(&s.wq.ring);
+        return rne_sr_fail(r, "SRQ %u: limit or posted WQEs beyond its "
+                           "depth", srqn);
     }
     s.live = true;
     d->rdma->srq[srqn] = s;
     d->rdma->pbl_pages += s.wq.ring.npages;
-    rnic_rdma_hold(d, s.pdn, s.uctx);
+    rne_rdma_hold(d, s.pdn, s.uctx);
     return true;
 }
 
 /* ---------------------------------------------------------------- */
 /* QPs                                                               */
 
-void rnic_st_save_qps(struct rnic_dev *d, struct rnic_sw *w)
+void rne_st_save_qps(struct rne_dev *d, struct rne_sw *w)
 {
     uint32_t i;
 
     for (i = 0; i < d->cfg.max_qp; i++) {
-        const struct rnic_qp *qp = &d->rdma->qp[i];
+        const struct rne_qp *qp = &d->rdma->qp[i];
 
         if (!qp->live) {
             continue;
         }
-        rnic_sw_begin(w, RNIC_SEC_QP, RNIC_SEC_VERSION);
-        rnic_sw_u32(w, i);
-        rnic_sw_u8(w, qp->state);
-        rnic_sw_u32(w, qp->pdn);
-        rnic_sw_u32(w, qp->uctx);
-        rnic_sw_u32(w, qp->send_cqn);
-        rnic_sw_u32(w, qp->recv_cqn);
-        rnic_sw_u32(w, qp->srqn);
-        rnic_sw_u32(w, qp->max_send_sge);
-        rnic_sw_u32(w, qp->max_recv_sge);
-        rnic_sw_u32(w, qp->max_inline);
-        rnic_sw_u32(w, qp->flags);
-        rnic_sw_u32(w, qp->access);
-        rnic_sw_u8(w, qp->ird);
-        rnic_sw_u8(w, qp->ord);
-        rnic_sw_u32(w, qp->sq.pidx);
-        rnic_sw_u32(w, qp->sq.cidx);
-        rnic_sw_u32(w, qp->sq_done);
-        rnic_sw_u32(w, qp->rq.pidx);
-        rnic_sw_u32(w, qp->rq.cidx);
-        rnic_st_save_ring(w, &qp->sq.ring);
-        rnic_st_save_ring(w, &qp->rq.ring);
-        rnic_sw_end(w);
+        rne_sw_begin(w, RNE_SEC_QP, RNE_SEC_VERSION);
+        rne_sw_u32(w, i);
+        rne_sw_u8(w, qp->state);
+        rne_sw_u32(w, qp->pdn);
+        rne_sw_u32(w, qp->uctx);
+        rne_sw_u32(w, qp->send_cqn);
+        rne_sw_u32(w, qp->recv_cqn);
+        rne_sw_u32(w, qp->srqn);
+        rne_sw_u32(w, qp->max_send_sge);
+        rne_sw_u32(w, qp->max_recv_sge);
+        rne_sw_u32(w, qp->max_inline);
+        rne_sw_u32(w, qp->flags);
+        rne_sw_u32(w, qp->access);
+        rne_sw_u8(w, qp->ird);
+        rne_sw_u8(w, qp->ord);
+        rne_sw_u32(w, qp->sq.pidx);
+        rne_sw_u32(w, qp->sq.cidx);
+        rne_sw_u32(w, qp->sq_done);
+        rne_sw_u32(w, qp->rq.pidx);
+        rne_sw_u32(w, qp->rq.cidx);
+        rne_st_save_ring(w, &qp->sq.ring);
+        rne_st_save_ring(w, &qp->rq.ring);
+        rne_sw_end(w);
     }
 }
 
 /* The QP's fields that need no other object. */
-static bool qp_shape_ok(struct rnic_st_ld *ld, const struct rnic_qp *q)
+static bool qp_shape_ok(struct rne_st_ld *ld, const struct rne_qp *q)
 {
-    struct rnic_sr *r = ld->r;
-    const struct rnic_dev_config *c = &ld->d->cfg;
+    struct rne_sr *r = ld->r;
+    const struct rne_dev_config *c = &ld->d->cfg;
 
     if (q->state != RNIC_QPS_IDLE && q->state != RNIC_QPS_ERROR) {
-        return rnic_sr_fail(r, "QP %u: state %u (version 1 carries IDLE "
-                            "and ERROR QPs only)", q->qpn, q->state);
+        return rne_sr_fail(r, "QP %u: state %u (version 1 carries IDLE "
+                           "and ERROR QPs only)", q->qpn, q->state);
     }
     if (q->max_send_sge > RNIC_SQ_MAX_SGE ||
         q->max_recv_sge > RNIC_RQ_MAX_SGE ||
         q->max_inline > RNIC_SQ_MAX_INLINE ||
         (q->flags & ~RNIC_QP_F_SQ_SIG_ALL) || !st_access_ok(q->access) ||
         q->ird > c->max_ird || q->ord > c->max_ord) {
-        return rnic_sr_fail(r, "QP %u: SGE, inline, flag, access or IRD/ORD "
-                            "limits exceeded", q->qpn);
+        return rne_sr_fail(r, "QP %u: SGE, inline, flag, access or IRD/ORD "
+                           "limits exceeded", q->qpn);
     }
     return true;
 }
 
 /* CQs and SRQ: live, the same context, the SRQ in the QP's PD. */
-static bool qp_refs_ok(struct rnic_st_ld *ld, const struct rnic_qp *q)
+static bool qp_refs_ok(struct rne_st_ld *ld, const struct rne_qp *q)
 {
-    struct rnic_rdma *rd = ld->d->rdma;
+    struct rne_rdma *rd = ld->d->rdma;
     uint32_t max_cq = ld->d->cfg.max_cq;
 
     if (q->send_cqn >= max_cq || q->recv_cqn >= max_cq ||
         !rd->cq[q->send_cqn].live || !rd->cq[q->recv_cqn].live ||
         rd->cq[q->send_cqn].uctx != q->uctx ||
         rd->cq[q->recv_cqn].uctx != q->uctx) {
-        return rnic_sr_fail(ld->r, "QP %u: CQs %u/%u not live in context %u",
-                            q->qpn, q->send_cqn, q->recv_cqn, q->uctx);
+        return rne_sr_fail(ld->r, "QP %u: CQs %u/%u not live in context %u",
+                           q->qpn, q->send_cqn, q->recv_cqn, q->uctx);
     }
     if (q->srqn != RNIC_NO_SRQ &&
         (q->srqn >= ld->d->cfg.max_srq || !rd->srq[q->srqn].live ||
          rd->srq[q->srqn].uctx != q->uctx ||
          rd->srq[q->srqn].pdn != q->pdn)) {
-        return rnic_sr_fail(ld->r, "QP %u: SRQ %u not live in its context "
-                            "and PD", q->qpn, q->srqn);
+        return rne_sr_fail(ld->r, "QP %u: SRQ %u not live in its context "
+                           "and PD", q->qpn, q->srqn);
     }
     return true;
 }
 
-static bool qp_rings(struct rnic_st_ld *ld, struct rnic_qp *q)
+static bool qp_rings(struct rne_st_ld *ld, struct rne_qp *q)
 {
-    struct rnic_dev *d = ld->d;
+    struct rne_dev *d = ld->d;
     bool srq = q->srqn != RNIC_NO_SRQ;
 
-    if (!rnic_st_load_ring(ld, &q->sq.ring, RNIC_SQ_WQE_SIZE,
-                           d->cfg.max_qp_wr, budget_left(d), false,
-                           "QP SQ")) {
+    if (!rne_st_load_ring(ld, &q->sq.ring, RNIC_SQ_WQE_SIZE,
+                          d->cfg.max_qp_wr, budget_left(d), false,
+                          "QP SQ")) {
         return false;
     }
-    if (!rnic_st_load_ring(ld, &q->rq.ring, RNIC_RQ_WQE_SIZE,
-                           d->cfg.max_qp_wr,
-                           budget_left(d) - q->sq.ring.npages, srq,
-                           "QP RQ") ||
+    if (!rne_st_load_ring(ld, &q->rq.ring, RNIC_RQ_WQE_SIZE,
+                          d->cfg.max_qp_wr,
+                          budget_left(d) - q->sq.ring.npages, srq,
+                          "QP RQ") ||
         (srq && q->rq.ring.pages)) {
-        rnic_ring_free(&q->sq.ring);
-        rnic_ring_free(&q->rq.ring);
+        rne_ring_free(&q->sq.ring);
+        rne_ring_free(&q->rq.ring);
         return ld->r->failed ? false :
-               rnic_sr_fail(ld->r, "QP %u: an RQ beside its SRQ", q->qpn);
+               rne_sr_fail(ld->r, "QP %u: an RQ beside its SRQ", q->qpn);
     }
     /* sq_done <= cidx <= pidx <= sq_done + depth, free-running. */
-    if (rnic_ring_used(q->sq.pidx, q->sq_done) > q->sq.ring.depth ||
-        rnic_ring_used(q->sq.cidx, q->sq_done) >
-        rnic_ring_used(q->sq.pidx, q->sq_done) ||
-        (!srq && rnic_ring_used(q->rq.pidx, q->rq.cidx) > q->rq.ring.depth) ||
+    if (rne_ring_used(q->sq.pidx, q->sq_done) > q->sq.ring.depth ||
+        rne_ring_used(q->sq.cidx, q->sq_done) >
+        rne_ring_used(q->sq.pidx, q->sq_done) ||
+        (!srq && rne_ring_used(q->rq.pidx, q->rq.cidx) > q->rq.ring.depth) ||
         (srq && (q->rq.pidx || q->rq.cidx))) {
-        rnic_ring_free(&q->sq.ring);
-        rnic_ring_free(&q->rq.ring);
-        return rnic_sr_fail(ld->r, "QP %u: SQ/RQ indices out of order or "
-                            "beyond the depth", q->qpn);
+        rne_ring_free(&q->sq.ring);
+        rne_ring_free(&q->rq.ring);
+        return rne_sr_fail(ld->r, "QP %u: SQ/RQ indices out of order or "
+                           "beyond the depth", q->qpn);
     }
     return true;
 }
 
-bool rnic_st_load_qp(struct rnic_st_ld *ld)
+bool rne_st_load_qp(struct rne_st_ld *ld)
 {
-    struct rnic_dev *d = ld->d;
-    struct rnic_rdma *rd = d->rdma;
-    struct rnic_sr *r = ld->r;
-    struct rnic_qp q;
+    struct rne_dev *d = ld->d;
+    struct rne_rdma *rd = d->rdma;
+    struct rne_sr *r = ld->r;
+    struct rne_qp q;
     size_t ring_bytes;
 
     memset(&q, 0, sizeof(q));
-    if (!rnic_sr_u32(r, &q.qpn) ||
+    if (!rne_sr_u32(r, &q.qpn) ||
         !next_obj(ld, q.qpn, d->cfg.max_qp, "QP")) {
         return false;
     }
-    rnic_sr_u8(r, &q.state);
-    rnic_sr_u32(r, &q.pdn);
-    rnic_sr_u32(r, &q.uctx);
-    rnic_sr_u32(r, &q.send_cqn);
-    rnic_sr_u32(r, &q.recv_cqn);
-    rnic_sr_u32(r, &q.srqn);
-    rnic_sr_u32(r, &q.max_send_sge);
-    rnic_sr_u32(r, &q.max_recv_sge);
-    rnic_sr_u32(r, &q.max_inline);
-    rnic_sr_u32(r, &q.flags);
-    rnic_sr_u32(r, &q.access);
-    rnic_sr_u8(r, &q.ird);
-    rnic_sr_u8(r, &q.ord);
-    rnic_sr_u32(r, &q.sq.pidx);
-    rnic_sr_u32(r, &q.sq.cidx);
-    rnic_sr_u32(r, &q.sq_done);
-    rnic_sr_u32(r, &q.rq.pidx);
-    if (!rnic_sr_u32(r, &q.rq.cidx) || !qp_shape_ok(ld, &q) ||
+    rne_sr_u8(r, &q.state);
+    rne_sr_u32(r, &q.pdn);
+    rne_sr_u32(r, &q.uctx);
+    rne_sr_u32(r, &q.send_cqn);
+    rne_sr_u32(r, &q.recv_cqn);
+    rne_sr_u32(r, &q.srqn);
+    rne_sr_u32(r, &q.max_send_sge);
+    rne_sr_u32(r, &q.max_recv_sge);
+    rne_sr_u32(r, &q.max_inline);
+    rne_sr_u32(r, &q.flags);
+    rne_sr_u32(r, &q.access);
+    rne_sr_u8(r, &q.ird);
+    rne_sr_u8(r, &q.ord);
+    rne_sr_u32(r, &q.sq.pidx);
+    rne_sr_u32(r, &q.sq.cidx);
+    rne_sr_u32(r, &q.sq_done);
+    rne_sr_u32(r, &q.rq.pidx);
+    if (!rne_sr_u32(r, &q.rq.cidx) || !qp_shape_ok(ld, &q) ||
         !uctx_ok(ld, q.uctx, "QP", q.qpn) ||
         !pd_ok(ld, q.pdn, q.uctx, "QP", q.qpn) || !qp_refs_ok(ld, &q) ||
         !qp_rings(ld, &q)) {
@@ -406,247 +406,247 @@ bool rnic_st_load_qp(struct rnic_st_ld *ld)
     rd->pbl_pages += q.sq.ring.npages + q.rq.ring.npages;
     ring_bytes = ((size_t)q.sq.ring.npages + q.rq.ring.npages) *
                  sizeof(uint64_t);
-    rnic_mem_count(&d->mem, RNIC_MEM_QP_RING, ring_bytes, 1);
+    rne_mem_count(&d->mem, RNE_MEM_QP_RING, ring_bytes, 1);
     rd->cq[q.send_cqn].users++;
     rd->cq[q.recv_cqn].users++;
     if (q.srqn != RNIC_NO_SRQ) {
         rd->srq[q.srqn].users++;
     }
-    rnic_rdma_hold(d, q.pdn, q.uctx);
+    rne_rdma_hold(d, q.pdn, q.uctx);
     return true;
 }
 
 /* ---------------------------------------------------------------- */
 /* MRs                                                               */
 
-void rnic_st_save_mrs(struct rnic_dev *d, struct rnic_sw *w)
+void rne_st_save_mrs(struct rne_dev *d, struct rne_sw *w)
 {
     uint32_t i, k;
 
     for (i = 0; i < d->cfg.max_mr; i++) {
-        const struct rnic_mr *mr = &d->rdma->mr[i];
+        const struct rne_mr *mr = &d->rdma->mr[i];
 
-        if (mr->state == RNIC_MR_FREE) {
+        if (mr->state == RNE_MR_FREE) {
             continue;
         }
-        rnic_sw_begin(w, RNIC_SEC_MR, RNIC_SEC_VERSION);
-        rnic_sw_u32(w, i);
-        rnic_sw_u8(w, mr->state);
-        rnic_sw_u8(w, mr->key);
-        rnic_sw_u8(w, mr->fast_reg);
-        rnic_sw_u8(w, mr->phys);
-        rnic_sw_u32(w, mr->pdn);
-        rnic_sw_u32(w, mr->uctx);
-        rnic_sw_u32(w, mr->access);
-        rnic_sw_u64(w, mr->iova);
-        rnic_sw_u64(w, mr->length);
-        rnic_sw_u32(w, mr->page_shift);
-        rnic_sw_u32(w, mr->max_pages);
-        rnic_sw_u32(w, mr->npages);
+        rne_sw_begin(w, RNE_SEC_MR, RNE_SEC_VERSION);
+        rne_sw_u32(w, i);
+        rne_sw_u8(w, mr->state);
+        rne_sw_u8(w, mr->key);
+        rne_sw_u8(w, mr->fast_reg);
+        rne_sw_u8(w, mr->phys);
+        rne_sw_u32(w, mr->pdn);
+        rne_sw_u32(w, mr->uctx);
+        rne_sw_u32(w, mr->access);
+        rne_sw_u64(w, mr->iova);
+        rne_sw_u64(w, mr->length);
+        rne_sw_u32(w, mr->page_shift);
+        rne_sw_u32(w, mr->max_pages);
+        rne_sw_u32(w, mr->npages);
         for (k = 0; k < mr->npages; k++) {
-            rnic_sw_u64(w, mr->pages[k]);
+            rne_sw_u64(w, mr->pages[k]);
         }
-        rnic_sw_end(w);
+        rne_sw_end(w);
     }
 }
 
 /* The MR's kind, bounds and page-list shape, as REG_MR/ALLOC_MR/FR allow. */
-static bool mr_shape_ok(struct rnic_st_ld *ld, uint32_t idx,
-                        const struct rnic_mr *m)
+static bool mr_shape_ok(struct rne_st_ld *ld, uint32_t idx,
+                        const struct rne_mr *m)
 {
-    struct rnic_sr *r = ld->r;
+    struct rne_sr *r = ld->r;
     bool bound = m->page_shift || m->npages;
 
-    if (m->state != RNIC_MR_INVALID && m->state != RNIC_MR_VALID) {
-        return rnic_sr_fail(r, "MR %u: state %u", idx, m->state);
+    if (m->state != RNE_MR_INVALID && m->state != RNE_MR_VALID) {
+        return rne_sr_fail(r, "MR %u: state %u", idx, m->state);
     }
     if (!st_access_ok(m->access) || m->iova + m->length < m->iova) {
-        return rnic_sr_fail(r, "MR %u: access 0x%x or range wraps", idx,
-                            m->access);
+        return rne_sr_fail(r, "MR %u: access 0x%x or range wraps", idx,
+                           m->access);
     }
     if (m->phys) {
         if (m->fast_reg || m->uctx || m->page_shift || m->npages ||
-            m->max_pages || m->state != RNIC_MR_VALID) {
-            return rnic_sr_fail(r, "MR %u: a physical MR with a page list, "
-                                "a user context or not valid", idx);
+            m->max_pages || m->state != RNE_MR_VALID) {
+            return rne_sr_fail(r, "MR %u: a physical MR with a page list, "
+                               "a user context or not valid", idx);
         }
         return true;
     }
     if (m->fast_reg) {
-        if (m->uctx || !m->max_pages || m->max_pages > RNIC_MR_MAX_PAGES ||
+        if (m->uctx || !m->max_pages || m->max_pages > RNE_MR_MAX_PAGES ||
             m->npages > m->max_pages) {
-            return rnic_sr_fail(r, "MR %u: fast-register MR of %u/%u pages "
-                                "or in a user context", idx, m->npages,
-                                m->max_pages);
+            return rne_sr_fail(r, "MR %u: fast-register MR of %u/%u pages "
+                               "or in a user context", idx, m->npages,
+                               m->max_pages);
         }
-        if (!bound && m->state == RNIC_MR_INVALID) {
+        if (!bound && m->state == RNE_MR_INVALID) {
             return true;        /* allocated, never registered */
         }
-    } else if (m->max_pages || m->state != RNIC_MR_VALID) {
-        return rnic_sr_fail(r, "MR %u: a registered MR with max_pages or "
-                            "not valid", idx);
+    } else if (m->max_pages || m->state != RNE_MR_VALID) {
+        return rne_sr_fail(r, "MR %u: a registered MR with max_pages or "
+                           "not valid", idx);
     }
-    if (!st_page_shift_ok(m->page_shift) || m->length > RNIC_MR_MAX_SIZE ||
+    if (!st_page_shift_ok(m->page_shift) || m->length > RNE_MR_MAX_SIZE ||
         (m->length && !st_pages_for(m->iova, m->length, m->page_shift)) ||
         m->npages != st_pages_for(m->iova, m->length, m->page_shift)) {
-        return rnic_sr_fail(r, "MR %u: %u pages of 2^%u do not cover its "
-                            "0x%llx bytes", idx, m->npages, m->page_shift,
-                            (unsigned long long)m->length);
+        return rne_sr_fail(r, "MR %u: %u pages of 2^%u do not cover its "
+                           "0x%llx bytes", idx, m->npages, m->page_shift,
+                           (unsigned long long)m->length);
     }
     return true;
 }
 
-static bool mr_pages(struct rnic_st_ld *ld, uint32_t idx, struct rnic_mr *m)
+static bool mr_pages(struct rne_st_ld *ld, uint32_t idx, struct rne_mr *m)
 {
-    struct rnic_sr *r = ld->r;
+    struct rne_sr *r = ld->r;
     uint32_t alloc = m->npages > m->max_pages ? m->npages : m->max_pages;
     uint64_t size = m->phys ? 0 : 1ull << m->page_shift;
     uint32_t k;
 
-    if (rnic_sr_left(r) / 8 < m->npages) {
-        return rnic_sr_fail(r, "MR %u: truncated page list", idx);
+    if (rne_sr_left(r) / 8 < m->npages) {
+        return rne_sr_fail(r, "MR %u: truncated page list", idx);
     }
     if (m->phys) {
         return true;
     }
     m->pages = calloc(alloc ? alloc : 1, sizeof(*m->pages));
     if (!m->pages) {
-        return rnic_sr_fail(r, "MR %u: no memory for its page list", idx);
+        return rne_sr_fail(r, "MR %u: no memory for its page list", idx);
     }
     for (k = 0; k < m->npages; k++) {
         uint64_t pa;
 
-        rnic_sr_u64(r, &pa);
-        if ((pa & (size - 1)) || rnic_dma_check_ram(&ld->d->host, pa, size)) {
+        rne_sr_u64(r, &pa);
+        if ((pa & (size - 1)) || rne_dma_check_ram(&ld->d->host, pa, size)) {
             free(m->pages);
             m->pages = NULL;
-            return rnic_sr_fail(r, "MR %u: page %u at 0x%llx is not an "
-                                "aligned page of guest RAM", idx, k,
-                                (unsigned long long)pa);
+            return rne_sr_fail(r, "MR %u: page %u at 0x%llx is not an "
+                               "aligned page of guest RAM", idx, k,
+                               (unsigned long long)pa);
         }
         m->pages[k] = pa;
     }
     return true;
 }
 
-bool rnic_st_load_mr(struct rnic_st_ld *ld)
+bool rne_st_load_mr(struct rne_st_ld *ld)
 {
-    struct rnic_dev *d = ld->d;
-    struct rnic_sr *r = ld->r;
-    struct rnic_mr m;
+    struct rne_dev *d = ld->d;
+    struct rne_sr *r = ld->r;
+    struct rne_mr m;
     uint32_t idx, charge;
 
     memset(&m, 0, sizeof(m));
-    if (!rnic_sr_u32(r, &idx) || !next_obj(ld, idx, d->cfg.max_mr, "MR")) {
+    if (!rne_sr_u32(r, &idx) || !next_obj(ld, idx, d->cfg.max_mr, "MR")) {
         return false;
     }
-    rnic_sr_u8(r, &m.state);
-    rnic_sr_u8(r, &m.key);
-    rnic_sr_bool(r, &m.fast_reg);
-    rnic_sr_bool(r, &m.phys);
-    rnic_sr_u32(r, &m.pdn);
-    rnic_sr_u32(r, &m.uctx);
-    rnic_sr_u32(r, &m.access);
-    rnic_sr_u64(r, &m.iova);
-    rnic_sr_u64(r, &m.length);
-    rnic_sr_u32(r, &m.page_shift);
-    rnic_sr_u32(r, &m.max_pages);
-    if (!rnic_sr_u32(r, &m.npages) || !uctx_ok(ld, m.uctx, "MR", idx) ||
+    rne_sr_u8(r, &m.state);
+    rne_sr_u8(r, &m.key);
+    rne_sr_bool(r, &m.fast_reg);
+    rne_sr_bool(r, &m.phys);
+    rne_sr_u32(r, &m.pdn);
+    rne_sr_u32(r, &m.uctx);
+    rne_sr_u32(r, &m.access);
+    rne_sr_u64(r, &m.iova);
+    rne_sr_u64(r, &m.length);
+    rne_sr_u32(r, &m.page_shift);
+    rne_sr_u32(r, &m.max_pages);
+    if (!rne_sr_u32(r, &m.npages) || !uctx_ok(ld, m.uctx, "MR", idx) ||
         !pd_ok(ld, m.pdn, m.uctx, "MR", idx) || !mr_shape_ok(ld, idx, &m)) {
         return false;
     }
     charge = m.fast_reg ? m.max_pages : m.npages;
     if (charge > budget_left(d)) {
-        return rnic_sr_fail(r, "MR %u: %u page-list entries beyond "
-                            "max-mr-pages", idx, charge);
+        return rne_sr_fail(r, "MR %u: %u page-list entries beyond "
+                           "max-mr-pages", idx, charge);
     }
     if (!mr_pages(ld, idx, &m)) {
         return false;
     }
     d->rdma->mr[idx] = m;
     d->rdma->pbl_pages += charge;
-    rnic_rdma_hold(d, m.pdn, m.uctx);
+    rne_rdma_hold(d, m.pdn, m.uctx);
     return true;
 }
 
 /* ---------------------------------------------------------------- */
 /* Doorbells latched for the RDMA objects, in the order they came    */
 
-void rnic_st_save_dblatch(struct rnic_dev *d, struct rnic_sw *w)
+void rne_st_save_dblatch(struct rne_dev *d, struct rne_sw *w)
 {
-    struct rnic_rdma *r = d->rdma;
+    struct rne_rdma *r = d->rdma;
     uint32_t i;
 
-    rnic_sw_begin(w, RNIC_SEC_DBLATCH, RNIC_SEC_VERSION);
-    rnic_sw_u32(w, r->db_count);
+    rne_sw_begin(w, RNE_SEC_DBLATCH, RNE_SEC_VERSION);
+    rne_sw_u32(w, r->db_count);
     for (i = 0; i < r->db_count; i++) {
         uint32_t e = r->db_list[(r->db_head + i) % r->db_cap];
         uint32_t kind = e >> 24, obj = e & RNIC_DB_OBJ_MASK;
-        const struct rnic_db_latch *l = &r->latch[kind][obj];
+        const struct rne_db_latch *l = &r->latch[kind][obj];
 
-        rnic_sw_u8(w, kind);
-        rnic_sw_u32(w, obj);
-        rnic_sw_u8(w, l->set);
-        rnic_sw_u32(w, l->idx);
-        rnic_sw_u32(w, l->flags);
+        rne_sw_u8(w, kind);
+        rne_sw_u32(w, obj);
+        rne_sw_u8(w, l->set);
+        rne_sw_u32(w, l->idx);
+        rne_sw_u32(w, l->flags);
     }
-    rnic_sw_end(w);
+    rne_sw_end(w);
 }
 
 /* A latch may wait only for a live object that takes that doorbell. */
-static bool latch_target_live(struct rnic_dev *d, uint8_t kind, uint32_t obj)
+static bool latch_target_live(struct rne_dev *d, uint8_t kind, uint32_t obj)
 {
-    struct rnic_rdma *r = d->rdma;
+    struct rne_rdma *r = d->rdma;
 
     switch (kind) {
-    case RNIC_DBK_SQ:
+    case RNE_DBK_SQ:
         return r->qp[obj].live;
-    case RNIC_DBK_RQ:
+    case RNE_DBK_RQ:
         return r->qp[obj].live && r->qp[obj].srqn == RNIC_NO_SRQ;
-    case RNIC_DBK_SRQ:
+    case RNE_DBK_SRQ:
         return r->srq[obj].live;
     default:
         return r->cq[obj].live;
     }
 }
 
-bool rnic_st_load_dblatch(struct rnic_st_ld *ld)
+bool rne_st_load_dblatch(struct rne_st_ld *ld)
 {
-    struct rnic_dev *d = ld->d;
-    struct rnic_rdma *rd = d->rdma;
-    struct rnic_sr *r = ld->r;
-    struct rnic_db_latch *l;
+    struct rne_dev *d = ld->d;
+    struct rne_rdma *rd = d->rdma;
+    struct rne_sr *r = ld->r;
+    struct rne_db_latch *l;
     uint32_t n, obj, idx, flags;
     uint8_t kind;
     bool set;
 
-    if (!rnic_sr_u32(r, &n)) {
+    if (!rne_sr_u32(r, &n)) {
         return false;
     }
     if (n > rd->db_cap) {
-        return rnic_sr_fail(r, "%u latched doorbells (room for %u)", n,
-                            rd->db_cap);
+        return rne_sr_fail(r, "%u latched doorbells (room for %u)", n,
+                           rd->db_cap);
     }
     while (n--) {
-        rnic_sr_u8(r, &kind);
-        rnic_sr_u32(r, &obj);
-        rnic_sr_bool(r, &set);
-        rnic_sr_u32(r, &idx);
-        if (!rnic_sr_u32(r, &flags)) {
+        rne_sr_u8(r, &kind);
+        rne_sr_u32(r, &obj);
+        rne_sr_bool(r, &set);
+        rne_sr_u32(r, &idx);
+        if (!rne_sr_u32(r, &flags)) {
             return false;
         }
-        if (kind >= RNIC_DBK_NUM || obj >= rd->nobj[kind] ||
+        if (kind >= RNE_DBK_NUM || obj >= rd->nobj[kind] ||
             rd->latch[kind][obj].queued) {
-            return rnic_sr_fail(r, "latched doorbell kind %u object %u: out "
-                                "of range or twice", kind, obj);
+            return rne_sr_fail(r, "latched doorbell kind %u object %u: out "
+                               "of range or twice", kind, obj);
         }
         if ((flags & ~(RNIC_DB_ARM | RNIC_DB_ARM_SOLICITED)) ||
-            (flags && kind != RNIC_DBK_CQ) ||
+            (flags && kind != RNE_DBK_CQ) ||
             (!set && (idx || flags)) ||
             (set && !latch_target_live(d, kind, obj))) {
-            return rnic_sr_fail(r, "latched doorbell kind %u object %u: "
-                                "flags 0x%x, or no such object", kind, obj,
-                                flags);
+            return rne_sr_fail(r, "latched doorbell kind %u object %u: "
+                               "flags 0x%x, or no such object", kind, obj,
+                               flags);
         }
         l = &rd->latch[kind][obj];
         l->idx = idx;

@@ -8,18 +8,18 @@
 #include <string.h>
 #include "stream.h"
 
-void rnic_sw_init(struct rnic_sw *w)
+void rne_sw_init(struct rne_sw *w)
 {
     memset(w, 0, sizeof(*w));
 }
 
-void rnic_sw_free(struct rnic_sw *w)
+void rne_sw_free(struct rne_sw *w)
 {
     free(w->buf);
     memset(w, 0, sizeof(*w));
 }
 
-static uint8_t *sw_room(struct rnic_sw *w, size_t n)
+static uint8_t *sw_room(struct rne_sw *w, size_t n)
 {
     size_t cap;
     uint8_t *nb;
@@ -27,7 +27,7 @@ static uint8_t *sw_room(struct rnic_sw *w, size_t n)
     if (w->failed) {
         return NULL;
     }
-    if (n > RNIC_ST_MAX_BYTES - w->len) {
+    if (n > RNE_ST_MAX_BYTES - w->len) {
         w->failed = true;
         return NULL;
     }
@@ -57,7 +57,7 @@ static void put_le(uint8_t *p, uint64_t v, unsigned n)
     }
 }
 
-static void sw_le(struct rnic_sw *w, uint64_t v, unsigned n)
+static void sw_le(struct rne_sw *w, uint64_t v, unsigned n)
 {
     uint8_t *p = sw_room(w, n);
 
@@ -66,27 +66,27 @@ static void sw_le(struct rnic_sw *w, uint64_t v, unsigned n)
     }
 }
 
-void rnic_sw_u8(struct rnic_sw *w, uint8_t v)
+void rne_sw_u8(struct rne_sw *w, uint8_t v)
 {
     sw_le(w, v, 1);
 }
 
-void rnic_sw_u16(struct rnic_sw *w, uint16_t v)
+void rne_sw_u16(struct rne_sw *w, uint16_t v)
 {
     sw_le(w, v, 2);
 }
 
-void rnic_sw_u32(struct rnic_sw *w, uint32_t v)
+void rne_sw_u32(struct rne_sw *w, uint32_t v)
 {
     sw_le(w, v, 4);
 }
 
-void rnic_sw_u64(struct rnic_sw *w, uint64_t v)
+void rne_sw_u64(struct rne_sw *w, uint64_t v)
 {
     sw_le(w, v, 8);
 }
 
-void rnic_sw_bytes(struct rnic_sw *w, const void *p, size_t n)
+void rne_sw_bytes(struct rne_sw *w, const void *p, size_t n)
 {
     uint8_t *q = sw_room(w, n);
 
@@ -95,16 +95,16 @@ void rnic_sw_bytes(struct rnic_sw *w, const void *p, size_t n)
     }
 }
 
-void rnic_sw_begin(struct rnic_sw *w, uint16_t id, uint16_t version)
+void rne_sw_begin(struct rne_sw *w, uint16_t id, uint16_t version)
 {
     w->sec = w->len;
     w->open = true;
-    rnic_sw_u16(w, id);
-    rnic_sw_u16(w, version);
-    rnic_sw_u32(w, 0);
+    rne_sw_u16(w, id);
+    rne_sw_u16(w, version);
+    rne_sw_u32(w, 0);
 }
 
-void rnic_sw_end(struct rnic_sw *w)
+void rne_sw_end(struct rne_sw *w)
 {
     size_t n;
 
@@ -116,7 +116,7 @@ void rnic_sw_end(struct rnic_sw *w)
     if (w->failed) {
         return;
     }
-    n = w->len - w->sec - RNIC_ST_SEC_BYTES;
+    n = w->len - w->sec - RNE_ST_SEC_BYTES;
     if (n > UINT32_MAX) {
         w->failed = true;
         return;
@@ -124,8 +124,8 @@ void rnic_sw_end(struct rnic_sw *w)
     put_le(w->buf + w->sec + 4, n, 4);
 }
 
-void rnic_sr_init(struct rnic_sr *r, const void *p, size_t len, char *err,
-                  size_t errlen)
+void rne_sr_init(struct rne_sr *r, const void *p, size_t len, char *err,
+                 size_t errlen)
 {
     memset(r, 0, sizeof(*r));
     r->p = p;
@@ -137,7 +137,7 @@ void rnic_sr_init(struct rnic_sr *r, const void *p, size_t len, char *err,
     }
 }
 
-bool rnic_sr_fail(struct rnic_sr *r, const char *fmt, ...)
+bool rne_sr_fail(struct rne_sr *r, const char *fmt, ...)
 {
     va_list ap;
 
@@ -150,12 +150,12 @@ bool rnic_sr_fail(struct rnic_sr *r, const char *fmt, ...)
     return false;
 }
 
-size_t rnic_sr_left(const struct rnic_sr *r)
+size_t rne_sr_left(const struct rne_sr *r)
 {
     return r->len - r->pos;
 }
 
-static bool sr_le(struct rnic_sr *r, uint64_t *v, unsigned n)
+static bool sr_le(struct rne_sr *r, uint64_t *v, unsigned n)
 {
     unsigned i;
 
@@ -163,9 +163,9 @@ static bool sr_le(struct rnic_sr *r, uint64_t *v, unsigned n)
     if (r->failed) {
         return false;
     }
-    if (rnic_sr_left(r) < n) {
-        return rnic_sr_fail(r, "truncated: %u more bytes needed at offset "
-                            "%zu of %zu", n, r->pos, r->len);
+    if (rne_sr_left(r) < n) {
+        return rne_sr_fail(r, "truncated: %u more bytes needed at offset "
+                           "%zu of %zu", n, r->pos, r->len);
     }
     for (i = 0; i < n; i++) {
         *v |= (uint64_t)r->p[r->pos + i] << (8 * i);
@@ -174,7 +174,7 @@ static bool sr_le(struct rnic_sr *r, uint64_t *v, unsigned n)
     return true;
 }
 
-bool rnic_sr_u8(struct rnic_sr *r, uint8_t *v)
+bool rne_sr_u8(struct rne_sr *r, uint8_t *v)
 {
     uint64_t x;
     bool ok = sr_le(r, &x, 1);
@@ -183,7 +183,7 @@ bool rnic_sr_u8(struct rnic_sr *r, uint8_t *v)
     return ok;
 }
 
-bool rnic_sr_u16(struct rnic_sr *r, uint16_t *v)
+bool rne_sr_u16(struct rne_sr *r, uint16_t *v)
 {
     uint64_t x;
     bool ok = sr_le(r, &x, 2);
@@ -192,7 +192,7 @@ bool rnic_sr_u16(struct rnic_sr *r, uint16_t *v)
     return ok;
 }
 
-bool rnic_sr_u32(struct rnic_sr *r, uint32_t *v)
+bool rne_sr_u32(struct rne_sr *r, uint32_t *v)
 {
     uint64_t x;
     bool ok = sr_le(r, &x, 4);
@@ -201,36 +201,36 @@ bool rnic_sr_u32(struct rnic_sr *r, uint32_t *v)
     return ok;
 }
 
-bool rnic_sr_u64(struct rnic_sr *r, uint64_t *v)
+bool rne_sr_u64(struct rne_sr *r, uint64_t *v)
 {
     return sr_le(r, v, 8);
 }
 
-bool rnic_sr_bool(struct rnic_sr *r, bool *v)
+bool rne_sr_bool(struct rne_sr *r, bool *v)
 {
     uint8_t x;
 
     *v = false;
-    if (!rnic_sr_u8(r, &x)) {
+    if (!rne_sr_u8(r, &x)) {
         return false;
     }
     if (x > 1) {
-        return rnic_sr_fail(r, "a flag is %u at offset %zu (0 or 1)", x,
-                            r->pos - 1);
+        return rne_sr_fail(r, "a flag is %u at offset %zu (0 or 1)", x,
+                           r->pos - 1);
     }
     *v = x;
     return true;
 }
 
-bool rnic_sr_bytes(struct rnic_sr *r, void *p, size_t n)
+bool rne_sr_bytes(struct rne_sr *r, void *p, size_t n)
 {
     if (r->failed) {
         return false;
     }
-    if (rnic_sr_left(r) < n) {
+    if (rne_sr_left(r) < n) {
         memset(p, 0, n);
-        return rnic_sr_fail(r, "truncated: %zu more bytes needed at offset "
-                            "%zu of %zu", n, r->pos, r->len);
+        return rne_sr_fail(r, "truncated: %zu more bytes needed at offset "
+                           "%zu of %zu", n, r->pos, r->len);
     }
     if (n) {
         memcpy(p, r->p + r->pos, n);
@@ -239,23 +239,23 @@ bool rnic_sr_bytes(struct rnic_sr *r, void *p, size_t n)
     return true;
 }
 
-bool rnic_sr_section(struct rnic_sr *r, uint16_t *id, uint16_t *version,
-                     struct rnic_sr *sub)
+bool rne_sr_section(struct rne_sr *r, uint16_t *id, uint16_t *version,
+                    struct rne_sr *sub)
 {
     uint32_t n;
 
-    if (r->failed || !rnic_sr_left(r)) {
+    if (r->failed || !rne_sr_left(r)) {
         return false;
     }
-    if (!rnic_sr_u16(r, id) || !rnic_sr_u16(r, version) ||
-        !rnic_sr_u32(r, &n)) {
+    if (!rne_sr_u16(r, id) || !rne_sr_u16(r, version) ||
+        !rne_sr_u32(r, &n)) {
         return false;
     }
-    if (rnic_sr_left(r) < n) {
-        return rnic_sr_fail(r, "section %u: length %u beyond the stream's "
-                            "end (%zu bytes left)", *id, n, rnic_sr_left(r));
+    if (rne_sr_left(r) < n) {
+        return rne_sr_fail(r, "section %u: length %u beyond the stream's "
+                           "end (%zu bytes left)", *id, n, rne_sr_left(r));
     }
-    rnic_sr_init(sub, r->p + r->pos, n, NULL, 0);
+    rne_sr_init(sub, r->p + r->pos, n, NULL, 0);
     sub->err = r->err;
     sub->errlen = r->errlen;
     r->pos += n;

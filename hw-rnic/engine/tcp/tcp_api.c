@@ -4,7 +4,7 @@
 #include <string.h>
 #include "tcp_int.h"
 
-void rnic_tcp_config_default(struct rnic_tcp_config *cfg)
+void rne_tcp_config_default(struct rne_tcp_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     cfg->mtu = 1500;
@@ -25,17 +25,17 @@ void rnic_tcp_config_default(struct rnic_tcp_config *cfg)
     cfg->challenge_ack_limit = 1000;
 }
 
-struct rnic_tcp *rnic_tcp_new(const struct rnic_tcp_config *cfg,
-                              const struct rnic_tcp_ops *ops, void *opaque)
+struct rne_tcp *rne_tcp_new(const struct rne_tcp_config *cfg,
+                            const struct rne_tcp_ops *ops, void *opaque)
 {
-    if (!cfg || !ops || !ops->tx || cfg->addr.family != RNIC_AF_INET ||
+    if (!cfg || !ops || !ops->tx || cfg->addr.family != RNE_AF_INET ||
         cfg->mtu < 576 || cfg->max_conns == 0 || cfg->sndbuf < 4096 ||
         cfg->rcvbuf < 4096 || cfg->rto_min_ms == 0 ||
         cfg->rto_max_ms < cfg->rto_min_ms ||
         cfg->rcvbuf > (1u << 30) || cfg->sndbuf > (1u << 30)) {
         return NULL;
     }
-    struct rnic_tcp *t = calloc(1, sizeof(*t));
+    struct rne_tcp *t = calloc(1, sizeof(*t));
     if (!t) {
         return NULL;
     }
@@ -56,7 +56,7 @@ struct rnic_tcp *rnic_tcp_new(const struct rnic_tcp_config *cfg,
     t->heap = tcp_mem_alloc(t, eng, cfg->max_conns * sizeof(*t->heap));
     t->scratch = tcp_mem_alloc(t, eng, tcp_l2_hlen(t) + cfg->mtu);
     if (!t->hash || !t->pool || !t->heap || !t->scratch) {
-        rnic_tcp_free(t);
+        rne_tcp_free(t);
         return NULL;
     }
     for (uint32_t i = cfg->max_conns; i-- > 0;) {
@@ -72,14 +72,14 @@ struct rnic_tcp *rnic_tcp_new(const struct rnic_tcp_config *cfg,
     return t;
 }
 
-void rnic_tcp_free(struct rnic_tcp *t)
+void rne_tcp_free(struct rne_tcp *t)
 {
     if (!t) {
         return;
     }
     if (t->pool) {
         for (uint32_t i = 0; i < t->cfg.max_conns; i++) {
-            struct rnic_tcp_conn *c = &t->pool[i];
+            struct rne_tcp_conn *c = &t->pool[i];
             tcp_mem_free(t, &t->st.mem_conn_bytes, c->sb, c->sb_size);
             tcp_mem_free(t, &t->st.mem_conn_bytes, c->rec,
                          sizeof(uint32_t) * c->rec_cap);
@@ -88,7 +88,7 @@ void rnic_tcp_free(struct rnic_tcp *t)
     }
     for (int i = 0; i < 64; i++) {
         while (t->lhash[i]) {
-            struct rnic_tcp_listener *l = t->lhash[i];
+            struct rne_tcp_listener *l = t->lhash[i];
             t->lhash[i] = l->next;
             tcp_mem_free(t, &t->st.mem_engine_bytes, l, sizeof(*l));
         }
@@ -100,20 +100,20 @@ void rnic_tcp_free(struct rnic_tcp *t)
     free(t);
 }
 
-const struct rnic_tcp_stats *rnic_tcp_get_stats(const struct rnic_tcp *t)
+const struct rne_tcp_stats *rne_tcp_get_stats(const struct rne_tcp *t)
 {
     return &t->st;
 }
 
-struct rnic_tcp_listener *rnic_tcp_listen(struct rnic_tcp *t, uint16_t port,
-                                          uint32_t backlog,
-                                          void *user)
+struct rne_tcp_listener *rne_tcp_listen(struct rne_tcp *t, uint16_t port,
+                                        uint32_t backlog,
+                                        void *user)
 {
     if (port == 0 || tcp_listener_find(t, port)) {
         return NULL;
     }
-    struct rnic_tcp_listener *l = tcp_mem_alloc(t, &t->st.mem_engine_bytes,
-                                                sizeof(*l));
+    struct rne_tcp_listener *l = tcp_mem_alloc(t, &t->st.mem_engine_bytes,
+                                               sizeof(*l));
     if (!l) {
         return NULL;
     }
@@ -126,7 +126,7 @@ struct rnic_tcp_listener *rnic_tcp_listen(struct rnic_tcp *t, uint16_t port,
     return l;
 }
 
-void rnic_tcp_listen_set_tci(struct rnic_tcp_listener *l, uint16_t tci)
+void rne_tcp_listen_set_tci(struct rne_tcp_listener *l, uint16_t tci)
 {
     l->tci = tci;
 }
@@ -135,21 +135,21 @@ void rnic_tcp_listen_set_tci(struct rnic_tcp_listener *l, uint16_t tci)
  * Embryonic children are reset; established ones already belong to the upper
  * layer.
  */
-void rnic_tcp_unlisten(struct rnic_tcp *t, struct rnic_tcp_listener *l)
+void rne_tcp_unlisten(struct rne_tcp *t, struct rne_tcp_listener *l)
 {
     tcp_begin(t, t->now);
     for (uint32_t i = 0; i < t->cfg.max_conns; i++) {
-        struct rnic_tcp_conn *c = &t->pool[i];
+        struct rne_tcp_conn *c = &t->pool[i];
         if (c->live && c->lis == l) {
-            if (c->state == RNIC_TCP_SYN_RCVD) {
+            if (c->state == RNE_TCP_SYN_RCVD) {
                 tcp_send_rst_conn(c);
-                tcp_conn_drop(c, RNIC_TCP_ECONNRESET);
+                tcp_conn_drop(c, RNE_TCP_ECONNRESET);
             } else {
                 c->lis = NULL;
             }
         }
     }
-    struct rnic_tcp_listener **p = &t->lhash[l->port & 63];
+    struct rne_tcp_listener **p = &t->lhash[l->port & 63];
     while (*p && *p != l) {
         p = &(*p)->next;
     }
@@ -161,7 +161,7 @@ void rnic_tcp_unlisten(struct rnic_tcp *t, struct rnic_tcp_listener *l)
 }
 
 /* RFC 6056-style: start at a keyed hash of the destination, walk the range. */
-static uint16_t pick_port(struct rnic_tcp *t, const struct rnic_ipaddr *raddr,
+static uint16_t pick_port(struct rne_tcp *t, const struct rne_ipaddr *raddr,
                           uint16_t rport)
 {
     const uint32_t lo = 32768, n = 61000 - 32768;
@@ -176,28 +176,28 @@ static uint16_t pick_port(struct rnic_tcp *t, const struct rnic_ipaddr *raddr,
     return 0;
 }
 
-struct rnic_tcp_conn *rnic_tcp_connect(struct rnic_tcp *t,
-                                       const struct rnic_ipaddr *raddr,
-                                       uint16_t rport, uint16_t lport,
-                                       const uint8_t *peer_mac, void *user,
-                                       uint64_t now_ns)
+struct rne_tcp_conn *rne_tcp_connect(struct rne_tcp *t,
+                                     const struct rne_ipaddr *raddr,
+                                     uint16_t rport, uint16_t lport,
+                                     const uint8_t *peer_mac, void *user,
+                                     uint64_t now_ns)
 {
-    return rnic_tcp_connect_tci(t, raddr, rport, lport, peer_mac,
-                                t->cfg.vlan_tci, user, now_ns);
+    return rne_tcp_connect_tci(t, raddr, rport, lport, peer_mac,
+                               t->cfg.vlan_tci, user, now_ns);
 }
 
-struct rnic_tcp_conn *rnic_tcp_connect_tci(struct rnic_tcp *t,
-                                           const struct rnic_ipaddr *raddr,
-                                           uint16_t rport, uint16_t lport,
-                                           const uint8_t *peer_mac,
-                                           uint16_t tci, void *user,
-                                           uint64_t now_ns)
+struct rne_tcp_conn *rne_tcp_connect_tci(struct rne_tcp *t,
+                                         const struct rne_ipaddr *raddr,
+                                         uint16_t rport, uint16_t lport,
+                                         const uint8_t *peer_mac,
+                                         uint16_t tci, void *user,
+                                         uint64_t now_ns)
 {
-    if (!raddr || raddr->family != RNIC_AF_INET || rport == 0 || !peer_mac) {
+    if (!raddr || raddr->family != RNE_AF_INET || rport == 0 || !peer_mac) {
         return NULL;
     }
     tcp_begin(t, now_ns);
-    struct rnic_tcp_conn *c = NULL;
+    struct rne_tcp_conn *c = NULL;
     if (lport == 0) {
         lport = pick_port(t, raddr, rport);
     } else if (tcp_lookup(t, raddr, lport, rport)) {
@@ -211,7 +211,7 @@ struct rnic_tcp_conn *rnic_tcp_connect_tci(struct rnic_tcp *t,
         c->raddr = *raddr;
         c->lport = lport;
         c->rport = rport;
-        memcpy(c->rmac, peer_mac, RNIC_ETH_ALEN);
+        memcpy(c->rmac, peer_mac, RNE_ETH_ALEN);
         /* the engine's VID, the connection's priority */
         c->tci = (uint16_t)((t->cfg.vlan_tci & 0x0fff) | (tci & 0xf000));
         c->iss = tcp_isn(t, lport, raddr, rport);
@@ -219,7 +219,7 @@ struct rnic_tcp_conn *rnic_tcp_connect_tci(struct rnic_tcp *t,
         c->sb_seq = c->iss + 1;
         c->ts_offset = (uint32_t)tcp_tuple_hash(t, raddr, lport ^ 0x5a5a,
                                                 rport);
-        tcp_conn_set_state(c, RNIC_TCP_SYN_SENT);
+        tcp_conn_set_state(c, RNE_TCP_SYN_SENT);
         tcp_hash_insert(c);
         tcp_send_syn(c);
     }
@@ -227,7 +227,7 @@ struct rnic_tcp_conn *rnic_tcp_connect_tci(struct rnic_tcp *t,
     return c;
 }
 
-size_t rnic_tcp_send_space(const struct rnic_tcp_conn *c)
+size_t rne_tcp_send_space(const struct rne_tcp_conn *c)
 {
     if (c->rec_cnt >= c->rec_cap) {
         return 0;
@@ -235,100 +235,100 @@ size_t rnic_tcp_send_space(const struct rnic_tcp_conn *c)
     return c->sb_size - c->sb_len;
 }
 
-int rnic_tcp_reserve(struct rnic_tcp_conn *c, size_t len,
-                     struct rnic_span span[2])
+int rne_tcp_reserve(struct rne_tcp_conn *c, size_t len,
+                    struct rne_span span[2])
 {
     if (c->fin_queued ||
-        (c->state != RNIC_TCP_ESTABLISHED && c->state != RNIC_TCP_CLOSE_WAIT &&
-         c->state != RNIC_TCP_SYN_SENT && c->state != RNIC_TCP_SYN_RCVD)) {
-        return RNIC_TCP_EPIPE;
+        (c->state != RNE_TCP_ESTABLISHED && c->state != RNE_TCP_CLOSE_WAIT &&
+         c->state != RNE_TCP_SYN_SENT && c->state != RNE_TCP_SYN_RCVD)) {
+        return RNE_TCP_EPIPE;
     }
     if (len == 0) {
-        return RNIC_TCP_EINVAL;
+        return RNE_TCP_EINVAL;
     }
     if (len > c->sb_size) {
-        return RNIC_TCP_EMSGSIZE;
+        return RNE_TCP_EMSGSIZE;
     }
-    if (len > rnic_tcp_send_space(c)) {
-        return RNIC_TCP_EAGAIN;
+    if (len > rne_tcp_send_space(c)) {
+        return RNE_TCP_EAGAIN;
     }
     if (!tcp_sb_get(c)) {
-        return RNIC_TCP_EAGAIN;
+        return RNE_TCP_EAGAIN;
     }
     uint32_t pos = (c->sb_head + c->sb_len) % c->sb_size;
     size_t k = c->sb_size - pos;
     if (k > len) {
         k = len;
     }
-    span[0] = (struct rnic_span){ c->sb + pos, k };
-    span[1] = (struct rnic_span){ c->sb, len - k };
-    return RNIC_TCP_OK;
+    span[0] = (struct rne_span){ c->sb + pos, k };
+    span[1] = (struct rne_span){ c->sb, len - k };
+    return RNE_TCP_OK;
 }
 
-void rnic_tcp_commit(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns)
+void rne_tcp_commit(struct rne_tcp_conn *c, size_t len, uint64_t now_ns)
 {
     uint32_t ri = (c->rec_head + c->rec_cnt) % c->rec_cap;
     c->sb_len += (uint32_t)len;
     c->rec[ri] = c->sb_seq + c->sb_len;
     c->rec_cnt++;
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     tcp_begin(t, now_ns);
     /*
-     * Input owes c output that rnic_tcp_pull sends next: what the upper
+     * Input owes c output that rne_tcp_pull sends next: what the upper
      * layer queues meanwhile leaves with it, packed into full segments.
      */
-    if (c->state >= RNIC_TCP_ESTABLISHED && !c->out_owed) {
+    if (c->state >= RNE_TCP_ESTABLISHED && !c->out_owed) {
         tcp_output(c);
     }
     tcp_end(t);
 }
 
-int rnic_tcp_sendv(struct rnic_tcp_conn *c, const struct rnic_iov *iov,
-                   int iovcnt,
-                   uint64_t now_ns)
+int rne_tcp_sendv(struct rne_tcp_conn *c, const struct rne_iov *iov,
+                  int iovcnt,
+                  uint64_t now_ns)
 {
-    struct rnic_span sp[2];
+    struct rne_span sp[2];
     size_t len = 0;
     for (int i = 0; i < iovcnt; i++) {
         len += iov[i].len;
     }
-    int err = rnic_tcp_reserve(c, len, sp);
+    int err = rne_tcp_reserve(c, len, sp);
     if (err) {
         return err;
     }
     size_t off = 0;
     for (int i = 0; i < iovcnt; i++) {
-        rnic_span_put(sp, off, iov[i].base, iov[i].len);
+        rne_span_put(sp, off, iov[i].base, iov[i].len);
         off += iov[i].len;
     }
-    rnic_tcp_commit(c, len, now_ns);
-    return RNIC_TCP_OK;
+    rne_tcp_commit(c, len, now_ns);
+    return RNE_TCP_OK;
 }
 
-int rnic_tcp_send(struct rnic_tcp_conn *c, const void *rec, size_t len,
-                  uint64_t now_ns)
+int rne_tcp_send(struct rne_tcp_conn *c, const void *rec, size_t len,
+                 uint64_t now_ns)
 {
-    struct rnic_iov v = { rec, len };
-    return rnic_tcp_sendv(c, &v, 1, now_ns);
+    struct rne_iov v = { rec, len };
+    return rne_tcp_sendv(c, &v, 1, now_ns);
 }
 
-void rnic_tcp_recv_done(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns)
+void rne_tcp_recv_done(struct rne_tcp_conn *c, size_t len, uint64_t now_ns)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     tcp_begin(t, now_ns);
     tcp_rcv_release(c, len);
     tcp_end(t);
 }
 
 /* len received octets are gone from the buffer: the window may reopen. */
-void tcp_rcv_release(struct rnic_tcp_conn *c, size_t len)
+void tcp_rcv_release(struct rne_tcp_conn *c, size_t len)
 {
     uint32_t before = c->rcv_adv - c->rcv_nxt;
     c->rcv_unread -= len > c->rcv_unread ? c->rcv_unread : (uint32_t)len;
     /*
      * Window update only when it opens meaningfully (receiver SWS avoidance).
      */
-    if (c->state >= RNIC_TCP_ESTABLISHED && c->state != RNIC_TCP_TIME_WAIT &&
+    if (c->state >= RNE_TCP_ESTABLISHED && c->state != RNE_TCP_TIME_WAIT &&
         tcp_rcv_window(c) > before) {
         uint32_t after = c->rcv_buf - c->rcv_unread;
         /* ... or when the peer could not send one full segment so far */
@@ -340,18 +340,18 @@ void tcp_rcv_release(struct rnic_tcp_conn *c, size_t len)
     }
 }
 
-int rnic_tcp_close(struct rnic_tcp_conn *c, uint64_t now_ns)
+int rne_tcp_close(struct rne_tcp_conn *c, uint64_t now_ns)
 {
     if (c->dead || c->fin_queued) {
-        return RNIC_TCP_ENOTCONN;
+        return RNE_TCP_ENOTCONN;
     }
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     tcp_begin(t, now_ns);
     switch (c->state) {
-    case RNIC_TCP_SYN_SENT:
-        tcp_conn_drop(c, RNIC_TCP_OK);
+    case RNE_TCP_SYN_SENT:
+        tcp_conn_drop(c, RNE_TCP_OK);
         break;
-    case RNIC_TCP_SYN_RCVD:
+    case RNE_TCP_SYN_RCVD:
         /*
          * RFC 9293: queue the FIN until ESTABLISHED (simultaneous open only:
          * passive children are not visible before accept)
@@ -359,48 +359,48 @@ int rnic_tcp_close(struct rnic_tcp_conn *c, uint64_t now_ns)
         c->fin_queued = true;
         c->fin_seq = c->sb_seq + c->sb_len;
         break;
-    case RNIC_TCP_ESTABLISHED:
-    case RNIC_TCP_CLOSE_WAIT:
+    case RNE_TCP_ESTABLISHED:
+    case RNE_TCP_CLOSE_WAIT:
         c->fin_queued = true;
         c->fin_seq = c->sb_seq + c->sb_len;
-        tcp_conn_set_state(c, c->state == RNIC_TCP_CLOSE_WAIT ?
-                              RNIC_TCP_LAST_ACK : RNIC_TCP_FIN_WAIT_1);
+        tcp_conn_set_state(c, c->state == RNE_TCP_CLOSE_WAIT ?
+                              RNE_TCP_LAST_ACK : RNE_TCP_FIN_WAIT_1);
         tcp_output(c);
         break;
     default:
         break;
     }
     tcp_end(t);
-    return RNIC_TCP_OK;
+    return RNE_TCP_OK;
 }
 
-void rnic_tcp_abort(struct rnic_tcp_conn *c, uint64_t now_ns)
+void rne_tcp_abort(struct rne_tcp_conn *c, uint64_t now_ns)
 {
     /* an event not taken yet goes too: the handle is the caller's no more */
     c->user = NULL;
     if (c->dead) {
         return;
     }
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     tcp_begin(t, now_ns);
-    if (c->state != RNIC_TCP_SYN_SENT && c->state != RNIC_TCP_TIME_WAIT) {
+    if (c->state != RNE_TCP_SYN_SENT && c->state != RNE_TCP_TIME_WAIT) {
         tcp_send_rst_conn(c);
     }
-    tcp_conn_drop(c, RNIC_TCP_ECONNRESET);
+    tcp_conn_drop(c, RNE_TCP_ECONNRESET);
     tcp_end(t);
 }
 
-uint32_t rnic_tcp_reset_all(struct rnic_tcp *t, uint64_t now_ns)
+uint32_t rne_tcp_reset_all(struct rne_tcp *t, uint64_t now_ns)
 {
     uint32_t n = 0;
 
     tcp_begin(t, now_ns);
     for (uint32_t i = 0; i < t->cfg.max_conns; i++) {
-        struct rnic_tcp_conn *c = &t->pool[i];
+        struct rne_tcp_conn *c = &t->pool[i];
 
         /* SYN_SENT: the peer's sequence is unknown; TIME_WAIT: done. */
-        if (c->live && c->state >= RNIC_TCP_SYN_RCVD &&
-            c->state != RNIC_TCP_TIME_WAIT) {
+        if (c->live && c->state >= RNE_TCP_SYN_RCVD &&
+            c->state != RNE_TCP_TIME_WAIT) {
             tcp_send_rst_conn(c);
             n++;
         }
@@ -409,7 +409,7 @@ uint32_t rnic_tcp_reset_all(struct rnic_tcp *t, uint64_t now_ns)
     return n;
 }
 
-void rnic_tcp_set_mtu(struct rnic_tcp_conn *c, uint16_t mtu)
+void rne_tcp_set_mtu(struct rne_tcp_conn *c, uint16_t mtu)
 {
     if (mtu < 576) {
         return;
@@ -418,15 +418,15 @@ void rnic_tcp_set_mtu(struct rnic_tcp_conn *c, uint16_t mtu)
     tcp_conn_update_emss(c);
 }
 
-bool rnic_tcp_icmp_mtu(struct rnic_tcp_conn *c, uint32_t seq, uint16_t mtu)
+bool rne_tcp_icmp_mtu(struct rne_tcp_conn *c, uint32_t seq, uint16_t mtu)
 {
     /* RFC 5927 §4.1: only for a sequence number we have in flight */
-    if (c->state < RNIC_TCP_ESTABLISHED ||
+    if (c->state < RNE_TCP_ESTABLISHED ||
         seq - c->snd_una >= c->snd_max - c->snd_una) {
         return false;
     }
-    if (mtu < RNIC_TCP_MIN_PMTU) {
-        mtu = RNIC_TCP_MIN_PMTU;
+    if (mtu < RNE_TCP_MIN_PMTU) {
+        mtu = RNE_TCP_MIN_PMTU;
     }
     if (mtu >= c->mtu) {
         return false;           /* only ever lowered */
@@ -436,12 +436,12 @@ bool rnic_tcp_icmp_mtu(struct rnic_tcp_conn *c, uint32_t seq, uint16_t mtu)
     return true;
 }
 
-void rnic_tcp_set_mac(struct rnic_tcp *t, const uint8_t *mac)
+void rne_tcp_set_mac(struct rne_tcp *t, const uint8_t *mac)
 {
-    memcpy(t->cfg.mac, mac, RNIC_ETH_ALEN);
+    memcpy(t->cfg.mac, mac, RNE_ETH_ALEN);
 }
 
-void rnic_tcp_set_user(struct rnic_tcp_conn *c, void *user)
+void rne_tcp_set_user(struct rne_tcp_conn *c, void *user)
 {
     c->user = user;
     if (!user) {
@@ -452,8 +452,8 @@ void rnic_tcp_set_user(struct rnic_tcp_conn *c, void *user)
     }
 }
 
-void rnic_tcp_get_info(const struct rnic_tcp_conn *c,
-                       struct rnic_tcp_info *info)
+void rne_tcp_get_info(const struct rne_tcp_conn *c,
+                      struct rne_tcp_info *info)
 {
     memset(info, 0, sizeof(*info));
     info->state = c->state;
@@ -477,10 +477,10 @@ void rnic_tcp_get_info(const struct rnic_tcp_conn *c,
     info->rexmits = c->rexmits;
 }
 
-void rnic_tcp_get_tuple(const struct rnic_tcp_conn *c,
-                        struct rnic_ipaddr *laddr,
-                        uint16_t *lport, struct rnic_ipaddr *raddr,
-                        uint16_t *rport)
+void rne_tcp_get_tuple(const struct rne_tcp_conn *c,
+                       struct rne_ipaddr *laddr,
+                       uint16_t *lport, struct rne_ipaddr *raddr,
+                       uint16_t *rport)
 {
     if (laddr) {
         *laddr = c->t->cfg.addr;

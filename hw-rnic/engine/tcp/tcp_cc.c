@@ -8,18 +8,18 @@
 
 #define CWND_MAX (1u << 30)
 
-static uint32_t flight(const struct rnic_tcp_conn *c)
+static uint32_t flight(const struct rne_tcp_conn *c)
 {
     return c->snd_max - c->snd_una;
 }
 
-static uint32_t half_flight(const struct rnic_tcp_conn *c)
+static uint32_t half_flight(const struct rne_tcp_conn *c)
 {
     uint32_t h = flight(c) / 2;
     return h > 2 * c->emss ? h : 2 * c->emss;
 }
 
-void tcp_cc_init(struct rnic_tcp_conn *c)
+void tcp_cc_init(struct rne_tcp_conn *c)
 {
     /* RFC 5681 §3.1 initial window */
     uint32_t n = c->emss > 2190 ? 2 : c->emss > 1095 ? 3 : 4;
@@ -29,7 +29,7 @@ void tcp_cc_init(struct rnic_tcp_conn *c)
     c->high_rxt = c->snd_una;
 }
 
-static void rexmit_first(struct rnic_tcp_conn *c)
+static void rexmit_first(struct rne_tcp_conn *c)
 {
     uint32_t len = tcp_rexmit_len(c, c->snd_una);
     bool fin = c->fin_queued && c->snd_una + len == c->fin_seq &&
@@ -47,7 +47,7 @@ static void rexmit_first(struct rnic_tcp_conn *c)
 }
 
 /* New data acknowledged (snd_una already advanced by acked bytes). */
-void tcp_cc_ack(struct rnic_tcp_conn *c, uint32_t acked, uint32_t prev_una)
+void tcp_cc_ack(struct rne_tcp_conn *c, uint32_t acked, uint32_t prev_una)
 {
     (void)prev_una;
     if (c->in_recovery) {
@@ -92,7 +92,7 @@ void tcp_cc_ack(struct rnic_tcp_conn *c, uint32_t acked, uint32_t prev_una)
     }
 }
 
-void tcp_cc_dupack(struct rnic_tcp_conn *c, bool sack_new)
+void tcp_cc_dupack(struct rne_tcp_conn *c, bool sack_new)
 {
     (void)sack_new;
     if (c->in_recovery) {
@@ -113,7 +113,7 @@ void tcp_cc_dupack(struct rnic_tcp_conn *c, bool sack_new)
         return;
     }
     c->t->st.fast_rexmit++;
-    tcp_trace_rexmit(c, RNIC_TCP_REXMIT_FAST);
+    tcp_trace_rexmit(c, RNE_TCP_REXMIT_FAST);
     c->in_recovery = true;
     c->recover = c->snd_max;
     c->ssthresh = half_flight(c);
@@ -122,7 +122,7 @@ void tcp_cc_dupack(struct rnic_tcp_conn *c, bool sack_new)
     rexmit_first(c);
 }
 
-void tcp_cc_rto(struct rnic_tcp_conn *c)
+void tcp_cc_rto(struct rne_tcp_conn *c)
 {
     c->ssthresh = half_flight(c);
     c->cwnd = c->emss;                  /* loss window */
@@ -135,7 +135,7 @@ void tcp_cc_rto(struct rnic_tcp_conn *c)
 }
 
 /* RFC 6675 §5 step 4/5: while cwnd - pipe >= 1 SMSS, retransmit lost holes. */
-void tcp_cc_output_recovery(struct rnic_tcp_conn *c)
+void tcp_cc_output_recovery(struct rne_tcp_conn *c)
 {
     for (int guard = 0; guard < 1024; guard++) {
         uint32_t pipe = tcp_sack_pipe(c);

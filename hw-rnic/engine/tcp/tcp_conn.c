@@ -13,15 +13,15 @@ static const char *const state_names[] = {
     "FIN_WAIT_2", "CLOSE_WAIT", "CLOSING", "LAST_ACK", "TIME_WAIT",
 };
 
-const char *rnic_tcp_state_name(int state)
+const char *rne_tcp_state_name(int state)
 {
-    if (state < 0 || state > RNIC_TCP_TIME_WAIT) {
+    if (state < 0 || state > RNE_TCP_TIME_WAIT) {
         return "?";
     }
     return state_names[state];
 }
 
-void *tcp_mem_alloc(struct rnic_tcp *t, uint64_t *count, size_t n)
+void *tcp_mem_alloc(struct rne_tcp *t, uint64_t *count, size_t n)
 {
     void *p = calloc(1, n ? n : 1);
     (void)t;
@@ -31,7 +31,7 @@ void *tcp_mem_alloc(struct rnic_tcp *t, uint64_t *count, size_t n)
     return p;
 }
 
-void tcp_mem_free(struct rnic_tcp *t, uint64_t *count, void *p, size_t n)
+void tcp_mem_free(struct rne_tcp *t, uint64_t *count, void *p, size_t n)
 {
     (void)t;
     if (p) {
@@ -45,9 +45,9 @@ void tcp_mem_free(struct rnic_tcp *t, uint64_t *count, void *p, size_t n)
  * taken when the first record is queued and given back when the last byte
  * is acknowledged (tcp_sb_ack); out-of-order storage likewise (tcp_reass.c).
  */
-bool tcp_sb_get(struct rnic_tcp_conn *c)
+bool tcp_sb_get(struct rne_tcp_conn *c)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     if (c->sb) {
         return true;
     }
@@ -65,9 +65,9 @@ bool tcp_sb_get(struct rnic_tcp_conn *c)
     return true;
 }
 
-void tcp_sb_put_if_empty(struct rnic_tcp_conn *c)
+void tcp_sb_put_if_empty(struct rne_tcp_conn *c)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     if (!c->sb || c->sb_len || c->rec_cnt) {
         return;
     }
@@ -80,9 +80,9 @@ void tcp_sb_put_if_empty(struct rnic_tcp_conn *c)
 }
 
 /* Buffers come on demand (tcp_sb_get), never per segment. */
-struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t)
+struct rne_tcp_conn *tcp_conn_alloc(struct rne_tcp *t)
 {
-    struct rnic_tcp_conn *c = t->free;
+    struct rne_tcp_conn *c = t->free;
     if (!c) {
         return NULL;
     }
@@ -112,9 +112,9 @@ struct rnic_tcp_conn *tcp_conn_alloc(struct rnic_tcp *t)
     return c;
 }
 
-static void conn_free(struct rnic_tcp_conn *c)
+static void conn_free(struct rne_tcp_conn *c)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     tcp_mem_free(t, &t->st.mem_conn_bytes, c->sb, c->sb_size);
     tcp_mem_free(t, &t->st.mem_conn_bytes, c->rec,
                  sizeof(uint32_t) * c->rec_cap);
@@ -136,30 +136,30 @@ static void conn_free(struct rnic_tcp_conn *c)
     t->st.conns_now--;
 }
 
-void tcp_conn_set_state(struct rnic_tcp_conn *c, int state)
+void tcp_conn_set_state(struct rne_tcp_conn *c, int state)
 {
     c->state = (uint8_t)state;
 }
 
 /*
- * The upper layer's last event: it takes it with rnic_tcp_pull. Told once:
+ * The upper layer's last event: it takes it with rne_tcp_pull. Told once:
  * on entering TIME_WAIT, or when the connection is dropped.
  */
-void tcp_conn_notify_closed(struct rnic_tcp_conn *c, int err)
+void tcp_conn_notify_closed(struct rne_tcp_conn *c, int err)
 {
     if (!tcp_has_user(c)) {
         return;
     }
     c->ev_err = err;
-    c->ev_time_wait = c->state == RNIC_TCP_TIME_WAIT;
-    tcp_conn_event(c, RNIC_TCP_EV_CLOSED);
+    c->ev_time_wait = c->state == RNE_TCP_TIME_WAIT;
+    tcp_conn_event(c, RNE_TCP_EV_CLOSED);
 }
 
 /*
  * Remove from every table now; the memory goes back to the pool at the end
  * of the call (tcp_end), or once its CLOSED event is taken.
  */
-void tcp_conn_drop(struct rnic_tcp_conn *c, int err)
+void tcp_conn_drop(struct rne_tcp_conn *c, int err)
 {
     if (c->dead) {
         return;
@@ -167,31 +167,31 @@ void tcp_conn_drop(struct rnic_tcp_conn *c, int err)
     c->dead = true;
     tcp_timer_clear_all(c);
     tcp_hash_remove(c);
-    if (c->lis && c->state == RNIC_TCP_SYN_RCVD) {
+    if (c->lis && c->state == RNE_TCP_SYN_RCVD) {
         c->lis->pending--;
     }
     c->lis = NULL;
-    if (c->state != RNIC_TCP_TIME_WAIT) {
+    if (c->state != RNE_TCP_TIME_WAIT) {
         /* TIME_WAIT told it already */
         tcp_conn_notify_closed(c, err);
     }
-    c->state = RNIC_TCP_CLOSED;
+    c->state = RNE_TCP_CLOSED;
     c->dnext = c->t->dead;
     c->t->dead = c;
 }
 
-void tcp_conn_enter_time_wait(struct rnic_tcp_conn *c)
+void tcp_conn_enter_time_wait(struct rne_tcp_conn *c)
 {
-    tcp_conn_set_state(c, RNIC_TCP_TIME_WAIT);
+    tcp_conn_set_state(c, RNE_TCP_TIME_WAIT);
     tcp_timer_clear_all(c);
     tcp_timer_set(c, T_2MSL, c->t->now + 2ull * c->t->cfg.msl_ms * NS_PER_MS);
-    tcp_conn_notify_closed(c, RNIC_TCP_OK);
+    tcp_conn_notify_closed(c, RNE_TCP_OK);
 }
 
 /*
  * EMSS = min(peer MSS, MTU - IP - TCP) minus the options every segment carries.
  */
-void tcp_conn_update_emss(struct rnic_tcp_conn *c)
+void tcp_conn_update_emss(struct rne_tcp_conn *c)
 {
     uint32_t m = c->mtu > 40 ? c->mtu - 40u : 1;
     if (c->peer_mss < m) {
@@ -206,9 +206,9 @@ void tcp_conn_update_emss(struct rnic_tcp_conn *c)
     }
     c->emss = m;
     if (c->emss != c->emss_reported && tcp_has_reader(c) &&
-        c->state >= RNIC_TCP_ESTABLISHED) {
+        c->state >= RNE_TCP_ESTABLISHED) {
         c->emss_reported = c->emss;
-        tcp_conn_event(c, RNIC_TCP_EV_EMSS);
+        tcp_conn_event(c, RNE_TCP_EV_EMSS);
     }
 }
 
@@ -216,7 +216,7 @@ void tcp_conn_update_emss(struct rnic_tcp_conn *c)
  * Every entry point (input, tick, an API call) begins with the clock and
  * ends with tcp_end; none calls another: the ops never call the engine.
  */
-void tcp_begin(struct rnic_tcp *t, uint64_t now)
+void tcp_begin(struct rne_tcp *t, uint64_t now)
 {
     if (now > t->now) {
         t->now = now;
@@ -225,12 +225,12 @@ void tcp_begin(struct rnic_tcp *t, uint64_t now)
 }
 
 /* Connections dropped during the call go back to the pool. */
-void tcp_end(struct rnic_tcp *t)
+void tcp_end(struct rne_tcp *t)
 {
     while (t->dead) {
-        struct rnic_tcp_conn *c = t->dead;
+        struct rne_tcp_conn *c = t->dead;
         t->dead = c->dnext;
-        /* rnic_tcp_pull frees it with its last event */
+        /* rne_tcp_pull frees it with its last event */
         if (!c->in_ready) {
             conn_free(c);
         }

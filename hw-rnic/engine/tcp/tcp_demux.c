@@ -6,19 +6,19 @@
  */
 #include "tcp_int.h"
 
-struct rnic_tcp_conn *tcp_lookup(struct rnic_tcp *t,
-                                 const struct rnic_ipaddr *raddr,
-                                 uint16_t lport, uint16_t rport)
+struct rne_tcp_conn *tcp_lookup(struct rne_tcp *t,
+                                const struct rne_ipaddr *raddr,
+                                uint16_t lport, uint16_t rport)
 {
-    struct rnic_tcp_conn *c = t->last;
+    struct rne_tcp_conn *c = t->last;
     if (c && c->lport == lport && c->rport == rport &&
-        rnic_ipaddr_eq(&c->raddr, raddr)) {
+        rne_ipaddr_eq(&c->raddr, raddr)) {
         return c;
     }
     uint32_t h = tcp_tuple_hash(t, raddr, lport, rport);
     for (c = t->hash[h & t->hmask]; c; c = c->hnext) {
         if (c->hash == h && c->lport == lport && c->rport == rport &&
-            rnic_ipaddr_eq(&c->raddr, raddr)) {
+            rne_ipaddr_eq(&c->raddr, raddr)) {
             t->last = c;
             return c;
         }
@@ -26,17 +26,17 @@ struct rnic_tcp_conn *tcp_lookup(struct rnic_tcp *t,
     return NULL;
 }
 
-void tcp_hash_insert(struct rnic_tcp_conn *c)
+void tcp_hash_insert(struct rne_tcp_conn *c)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     c->hash = tcp_tuple_hash(t, &c->raddr, c->lport, c->rport);
-    struct rnic_tcp_conn **b = &t->hash[c->hash & t->hmask];
+    struct rne_tcp_conn **b = &t->hash[c->hash & t->hmask];
     c->hnext = *b;
     *b = c;
     c->in_hash = true;
 }
 
-void tcp_hash_remove(struct rnic_tcp_conn *c)
+void tcp_hash_remove(struct rne_tcp_conn *c)
 {
     if (c->t->last == c) {
         c->t->last = NULL;
@@ -44,7 +44,7 @@ void tcp_hash_remove(struct rnic_tcp_conn *c)
     if (!c->in_hash) {
         return;
     }
-    struct rnic_tcp_conn **p = &c->t->hash[c->hash & c->t->hmask];
+    struct rne_tcp_conn **p = &c->t->hash[c->hash & c->t->hmask];
     while (*p && *p != c) {
         p = &(*p)->hnext;
     }
@@ -55,9 +55,9 @@ void tcp_hash_remove(struct rnic_tcp_conn *c)
     c->in_hash = false;
 }
 
-struct rnic_tcp_listener *tcp_listener_find(struct rnic_tcp *t, uint16_t port)
+struct rne_tcp_listener *tcp_listener_find(struct rne_tcp *t, uint16_t port)
 {
-    for (struct rnic_tcp_listener *l = t->lhash[port & 63]; l; l = l->next) {
+    for (struct rne_tcp_listener *l = t->lhash[port & 63]; l; l = l->next) {
         if (l->port == port) {
             return l;
         }

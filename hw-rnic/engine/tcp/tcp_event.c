@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Events for the upper layer: queued on the connection while the engine
- * works, taken by the upper layer (rnic_tcp_pull) once its call into the
+ * works, taken by the upper layer (rne_tcp_pull) once its call into the
  * engine has returned, so the upper layer never runs inside the engine.
  */
 #include "tcp_int.h"
 
-void tcp_conn_event(struct rnic_tcp_conn *c, unsigned ev)
+void tcp_conn_event(struct rne_tcp_conn *c, unsigned ev)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
 
     c->ev |= (uint8_t)ev;
     if (c->in_ready) {
@@ -24,16 +24,16 @@ void tcp_conn_event(struct rnic_tcp_conn *c, unsigned ev)
     t->ready_tail = c;
 }
 
-void tcp_conn_output_owed(struct rnic_tcp_conn *c)
+void tcp_conn_output_owed(struct rne_tcp_conn *c)
 {
     c->out_owed = true;
     tcp_conn_event(c, 0);
 }
 
 /* What input owed c goes out now, with what the upper layer queued since. */
-static void owed_output(struct rnic_tcp_conn *c)
+static void owed_output(struct rne_tcp_conn *c)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
 
     c->out_owed = false;
     tcp_begin(t, t->now);
@@ -41,9 +41,9 @@ static void owed_output(struct rnic_tcp_conn *c)
     tcp_end(t);
 }
 
-bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev)
+bool rne_tcp_pull(struct rne_tcp *t, struct rne_tcp_event *ev)
 {
-    struct rnic_tcp_conn *c = t->out_next;
+    struct rne_tcp_conn *c = t->out_next;
 
     t->out_next = NULL;
     if (c && c->out_owed) {
@@ -65,18 +65,18 @@ bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev)
         ev->emss = c->emss;
         c->ev = 0;
         c->ev_acked = 0;
-        if (c->dead && (ev->events & RNIC_TCP_EV_ACCEPTED)) {
+        if (c->dead && (ev->events & RNE_TCP_EV_ACCEPTED)) {
             /* gone before anybody took it: nobody to tell */
             ev->events = 0;
         }
-        if (ev->events & RNIC_TCP_EV_ACCEPTED) {
+        if (ev->events & RNE_TCP_EV_ACCEPTED) {
             ev->user = NULL;
         } else if (c->dead || !ev->user) {
             /* a reset connection or one nobody reads has no data to read */
             tcp_begin(t, t->now);
             tcp_rd_drop(c);
             tcp_end(t);
-            ev->events &= ~RNIC_TCP_EV_READABLE;
+            ev->events &= ~RNE_TCP_EV_READABLE;
         }
         if (c->dead) {
             /* tcp_end kept it for this event: its last */
@@ -86,7 +86,7 @@ bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev)
             tcp_end(t);
         }
         if (ev->events &&
-            (ev->user || (ev->events & RNIC_TCP_EV_ACCEPTED))) {
+            (ev->user || (ev->events & RNE_TCP_EV_ACCEPTED))) {
             t->out_next = c->out_owed ? c : NULL;
             return true;
         }
@@ -97,19 +97,19 @@ bool rnic_tcp_pull(struct rnic_tcp *t, struct rnic_tcp_event *ev)
     if (t->rd_conn) {
         /* the frame goes with this pull: what is left unread is kept */
         tcp_rd_frame_end(t);
-        return rnic_tcp_pull(t, ev);
+        return rne_tcp_pull(t, ev);
     }
     return false;
 }
 
 /* Every readable octet to ops->recv, span by span; the window stays. */
-static void deliver_readable(struct rnic_tcp *t, struct rnic_tcp_conn *c,
+static void deliver_readable(struct rne_tcp *t, struct rne_tcp_conn *c,
                              void *user)
 {
-    struct rnic_iov sp;
+    struct rne_iov sp;
 
     /* the callback may abort c: the next span is asked for afresh */
-    while (c->user == user && rnic_tcp_peek(c, &sp, 1)) {
+    while (c->user == user && rne_tcp_peek(c, &sp, 1)) {
         if (t->ops->recv) {
             t->ops->recv(t->opaque, c, user, sp.base, sp.len);
         }
@@ -119,37 +119,37 @@ static void deliver_readable(struct rnic_tcp *t, struct rnic_tcp_conn *c,
     }
 }
 
-void rnic_tcp_deliver(struct rnic_tcp *t)
+void rne_tcp_deliver(struct rne_tcp *t)
 {
-    struct rnic_tcp_event ev;
+    struct rne_tcp_event ev;
 
-    while (rnic_tcp_pull(t, &ev)) {
-        if (ev.events & RNIC_TCP_EV_ACCEPTED) {
+    while (rne_tcp_pull(t, &ev)) {
+        if (ev.events & RNE_TCP_EV_ACCEPTED) {
             ev.user = t->ops->accept ?
                       t->ops->accept(t->opaque, ev.listen_user, ev.conn) :
                       NULL;
             if (!ev.user) {
-                rnic_tcp_abort(ev.conn, t->now);
+                rne_tcp_abort(ev.conn, t->now);
                 continue;
             }
-            rnic_tcp_set_user(ev.conn, ev.user);
+            rne_tcp_set_user(ev.conn, ev.user);
         }
-        if ((ev.events & RNIC_TCP_EV_EMSS) && t->ops->emss) {
+        if ((ev.events & RNE_TCP_EV_EMSS) && t->ops->emss) {
             t->ops->emss(t->opaque, ev.conn, ev.user, ev.emss);
         }
-        if ((ev.events & RNIC_TCP_EV_CONNECTED) && t->ops->connected) {
+        if ((ev.events & RNE_TCP_EV_CONNECTED) && t->ops->connected) {
             t->ops->connected(t->opaque, ev.conn, ev.user);
         }
-        if (ev.events & RNIC_TCP_EV_READABLE) {
+        if (ev.events & RNE_TCP_EV_READABLE) {
             deliver_readable(t, ev.conn, ev.user);
         }
-        if ((ev.events & RNIC_TCP_EV_PEER_CLOSED) && t->ops->peer_closed) {
+        if ((ev.events & RNE_TCP_EV_PEER_CLOSED) && t->ops->peer_closed) {
             t->ops->peer_closed(t->opaque, ev.conn, ev.user);
         }
-        if ((ev.events & RNIC_TCP_EV_ACKED) && t->ops->acked) {
+        if ((ev.events & RNE_TCP_EV_ACKED) && t->ops->acked) {
             t->ops->acked(t->opaque, ev.conn, ev.user, ev.acked);
         }
-        if ((ev.events & RNIC_TCP_EV_CLOSED) && t->ops->closed) {
+        if ((ev.events & RNE_TCP_EV_CLOSED) && t->ops->closed) {
             t->ops->closed(t->opaque, ev.conn, ev.user, ev.err);
         }
     }

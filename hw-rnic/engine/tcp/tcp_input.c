@@ -14,9 +14,9 @@
  * RFC 5961 §7: a global budget per second keeps challenge ACKs from being a
  * reflector.
  */
-static void challenge_ack(struct rnic_tcp_conn *c)
+static void challenge_ack(struct rne_tcp_conn *c)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     if (t->now - t->chal_start >= 1000 * NS_PER_MS) {
         t->chal_start = t->now;
         t->chal_count = 0;
@@ -30,9 +30,9 @@ static void challenge_ack(struct rnic_tcp_conn *c)
     tcp_send_ack(c);
 }
 
-static void take_syn_options(struct rnic_tcp_conn *c, const struct tcp_seg *s)
+static void take_syn_options(struct rne_tcp_conn *c, const struct tcp_seg *s)
 {
-    const struct rnic_tcp_config *cfg = &c->t->cfg;
+    const struct rne_tcp_config *cfg = &c->t->cfg;
     c->peer_mss = s->has_mss ? s->mss : 536;
     c->sack_ok = s->sack_ok && !cfg->no_sack;
     c->ts_ok = s->has_ts && !cfg->no_timestamps;
@@ -44,7 +44,7 @@ static void take_syn_options(struct rnic_tcp_conn *c, const struct tcp_seg *s)
     }
 }
 
-static void keep_arm(struct rnic_tcp_conn *c)
+static void keep_arm(struct rne_tcp_conn *c)
 {
     if (c->t->cfg.keepalive) {
         tcp_timer_set(c, T_KEEP,
@@ -52,8 +52,8 @@ static void keep_arm(struct rnic_tcp_conn *c)
     }
 }
 
-static void listen_input(struct rnic_tcp *t, struct rnic_tcp_listener *l,
-                         const struct rnic_ip4_pkt *ip, struct tcp_seg *s)
+static void listen_input(struct rne_tcp *t, struct rne_tcp_listener *l,
+                         const struct rne_ip4_pkt *ip, struct tcp_seg *s)
 {
     if (s->flags & TH_RST) {
         return;
@@ -69,7 +69,7 @@ static void listen_input(struct rnic_tcp *t, struct rnic_tcp_listener *l,
         /* backlog full: drop, the peer retries */
         return;
     }
-    struct rnic_tcp_conn *c = tcp_conn_alloc(t);
+    struct rne_tcp_conn *c = tcp_conn_alloc(t);
     if (!c) {
         return;
     }
@@ -77,10 +77,10 @@ static void listen_input(struct rnic_tcp *t, struct rnic_tcp_listener *l,
     /* the engine's VID, the listener's priority */
     c->tci = (uint16_t)((t->cfg.vlan_tci & 0x0fff) | (l->tci & 0xf000));
     l->pending++;
-    rnic_ipaddr_v4(&c->raddr, ip->src[0], ip->src[1], ip->src[2], ip->src[3]);
+    rne_ipaddr_v4(&c->raddr, ip->src[0], ip->src[1], ip->src[2], ip->src[3]);
     c->lport = s->dport;
     c->rport = s->sport;
-    memcpy(c->rmac, ip->src_mac, RNIC_ETH_ALEN);
+    memcpy(c->rmac, ip->src_mac, RNE_ETH_ALEN);
     c->irs = s->seq;
     c->rcv_nxt = s->seq + 1;
     take_syn_options(c, s);
@@ -93,16 +93,16 @@ static void listen_input(struct rnic_tcp *t, struct rnic_tcp_listener *l,
     c->sb_seq = c->iss + 1;
     c->ts_offset = (uint32_t)tcp_tuple_hash(t, &c->raddr, c->lport ^ 0x5a5a,
                                             c->rport);
-    tcp_conn_set_state(c, RNIC_TCP_SYN_RCVD);
+    tcp_conn_set_state(c, RNE_TCP_SYN_RCVD);
     tcp_hash_insert(c);
     tcp_conn_update_emss(c);
     tcp_send_syn(c);
 }
 
 /* Both directions synchronized: set up CC and tell the upper layer. */
-static void established(struct rnic_tcp_conn *c)
+static void established(struct rne_tcp_conn *c)
 {
-    tcp_conn_set_state(c, RNIC_TCP_ESTABLISHED);
+    tcp_conn_set_state(c, RNE_TCP_ESTABLISHED);
     tcp_timer_clear(c, T_REXMT);
     /*
      * RFC 6298 §5.7: SYN retransmitted and no RTT sample taken: start data
@@ -114,25 +114,25 @@ static void established(struct rnic_tcp_conn *c)
     c->nrexmit = 0;
     if (c->fin_queued) {
         /* close() came in SYN_RCVD */
-        tcp_conn_set_state(c, RNIC_TCP_FIN_WAIT_1);
+        tcp_conn_set_state(c, RNE_TCP_FIN_WAIT_1);
     }
     if (c->lis) {
         /* the upper layer takes it, or not, when it pulls the event */
         c->lis->pending--;
         c->listen_user = c->lis->user;
         c->lis = NULL;
-        tcp_conn_event(c, RNIC_TCP_EV_ACCEPTED);
+        tcp_conn_event(c, RNE_TCP_EV_ACCEPTED);
     } else {
-        tcp_conn_event(c, RNIC_TCP_EV_CONNECTED);
+        tcp_conn_event(c, RNE_TCP_EV_CONNECTED);
     }
     tcp_conn_update_emss(c);
     tcp_cc_init(c);
     keep_arm(c);
 }
 
-static void syn_sent_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
+static void syn_sent_input(struct rne_tcp_conn *c, struct tcp_seg *s)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     if ((s->flags & TH_ACK) &&
         (SEQ_LEQ(s->ack, c->iss) || SEQ_GT(s->ack, c->snd_max))) {
         if (!(s->flags & TH_RST)) {
@@ -142,7 +142,7 @@ static void syn_sent_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
     }
     if (s->flags & TH_RST) {
         if (s->flags & TH_ACK) {
-            tcp_conn_drop(c, RNIC_TCP_ECONNREFUSED);
+            tcp_conn_drop(c, RNE_TCP_ECONNREFUSED);
         }
         return;
     }
@@ -169,34 +169,34 @@ static void syn_sent_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
         tcp_conn_output_owed(c);
     } else {
         /* simultaneous open */
-        tcp_conn_set_state(c, RNIC_TCP_SYN_RCVD);
+        tcp_conn_set_state(c, RNE_TCP_SYN_RCVD);
         tcp_conn_update_emss(c);
         tcp_send_syn(c);
     }
 }
 
-void tcp_fin_arrived(struct rnic_tcp_conn *c)
+void tcp_fin_arrived(struct rne_tcp_conn *c)
 {
     tcp_rcv_advance(c, 1);
     c->ack_now = true;
     if (tcp_has_reader(c)) {
-        tcp_conn_event(c, RNIC_TCP_EV_PEER_CLOSED);
+        tcp_conn_event(c, RNE_TCP_EV_PEER_CLOSED);
     }
     bool fin_acked = c->fin_queued && SEQ_GT(c->snd_una, c->fin_seq);
     switch (c->state) {
-    case RNIC_TCP_SYN_RCVD:
-    case RNIC_TCP_ESTABLISHED:
-        tcp_conn_set_state(c, RNIC_TCP_CLOSE_WAIT);
+    case RNE_TCP_SYN_RCVD:
+    case RNE_TCP_ESTABLISHED:
+        tcp_conn_set_state(c, RNE_TCP_CLOSE_WAIT);
         break;
-    case RNIC_TCP_FIN_WAIT_1:
+    case RNE_TCP_FIN_WAIT_1:
         if (fin_acked) {
             tcp_send_ack(c);
             tcp_conn_enter_time_wait(c);
         } else {
-            tcp_conn_set_state(c, RNIC_TCP_CLOSING);
+            tcp_conn_set_state(c, RNE_TCP_CLOSING);
         }
         break;
-    case RNIC_TCP_FIN_WAIT_2:
+    case RNE_TCP_FIN_WAIT_2:
         tcp_send_ack(c);
         tcp_conn_enter_time_wait(c);
         break;
@@ -205,7 +205,7 @@ void tcp_fin_arrived(struct rnic_tcp_conn *c)
     }
 }
 
-static bool seq_acceptable(const struct rnic_tcp_conn *c,
+static bool seq_acceptable(const struct rne_tcp_conn *c,
                            const struct tcp_seg *s)
 {
     uint32_t wnd = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
@@ -224,7 +224,7 @@ static bool seq_acceptable(const struct rnic_tcp_conn *c,
 }
 
 /* Cut what lies before rcv_nxt or beyond the window we offered. */
-static void trim(struct rnic_tcp_conn *c, struct tcp_seg *s)
+static void trim(struct rne_tcp_conn *c, struct tcp_seg *s)
 {
     if (SEQ_LT(s->seq, c->rcv_nxt)) {
         if (s->flags & TH_SYN) {
@@ -248,9 +248,9 @@ static void trim(struct rnic_tcp_conn *c, struct tcp_seg *s)
     }
 }
 
-static void ack_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
+static void ack_input(struct rne_tcp_conn *c, struct tcp_seg *s)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     uint32_t swnd = s->wnd << c->snd_ws;
     if (SEQ_GT(s->ack, c->snd_una)) {
         uint32_t acked = s->ack - c->snd_una;
@@ -310,9 +310,9 @@ static void ack_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
  * Every 2nd full segment ACKs at once, a lone one within the delayed-ACK
  * time (RFC 1122 4.2.3.2). True when the ACK is due now.
  */
-static bool ack_or_delay(struct rnic_tcp_conn *c)
+static bool ack_or_delay(struct rne_tcp_conn *c)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
 
     if (c->segs_unacked >= 2) {
         c->ack_now = true;
@@ -325,15 +325,15 @@ static bool ack_or_delay(struct rnic_tcp_conn *c)
 
 /*
  * cfg.ack_batch: let the ACK for this in-order segment wait for the end of
- * the receive burst (rnic_tcp_rx_batch_end), which ACKs once what the burst
+ * the receive burst (rne_tcp_rx_batch_end), which ACKs once what the burst
  * brought. Each ACK is a frame through the host's net layer on both sides,
  * and one per two segments is a third of a bulk transfer's frames. Not while
  * the peer may still be in slow start (quick_left), nor past rcvbuf / 4
  * octets.
  */
-static bool ack_defer(struct rnic_tcp_conn *c, uint32_t len)
+static bool ack_defer(struct rne_tcp_conn *c, uint32_t len)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     if (!t->cfg.ack_batch) {
         return false;
     }
@@ -356,22 +356,22 @@ static bool ack_defer(struct rnic_tcp_conn *c, uint32_t len)
     return true;
 }
 
-static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
+static void conn_input(struct rne_tcp_conn *c, struct tcp_seg *s)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     c->last_rx = t->now;
     c->keep_probes = 0;
 
-    if (c->state == RNIC_TCP_SYN_SENT) {
+    if (c->state == RNE_TCP_SYN_SENT) {
         syn_sent_input(c, s);
         return;
     }
     /* Our SYN-ACK was lost and the peer repeats its SYN: repeat the SYN-ACK. */
-    if (c->state == RNIC_TCP_SYN_RCVD &&
+    if (c->state == RNE_TCP_SYN_RCVD &&
         (s->flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN &&
         s->seq == c->irs) {
         /* next hop may have changed */
-        memcpy(c->rmac, s->ip->src_mac, RNIC_ETH_ALEN);
+        memcpy(c->rmac, s->ip->src_mac, RNE_ETH_ALEN);
         tcp_send_syn(c);
         return;
     }
@@ -388,7 +388,7 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
     }
     if (!seq_acceptable(c, s)) {
         if (!(s->flags & TH_RST)) {
-            if (c->state == RNIC_TCP_TIME_WAIT && (s->flags & TH_FIN)) {
+            if (c->state == RNE_TCP_TIME_WAIT && (s->flags & TH_FIN)) {
                 tcp_timer_set(c, T_2MSL,
                               t->now + 2ull * t->cfg.msl_ms * NS_PER_MS);
             }
@@ -405,11 +405,11 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
             challenge_ack(c);           /* RFC 5961 §3.2 */
             return;
         }
-        if (c->state == RNIC_TCP_TIME_WAIT) {
+        if (c->state == RNE_TCP_TIME_WAIT) {
             /* RFC 1337: no TIME-WAIT assassination */
             return;
         }
-        tcp_conn_drop(c, RNIC_TCP_ECONNRESET);
+        tcp_conn_drop(c, RNE_TCP_ECONNRESET);
         return;
     }
     trim(c, s);
@@ -420,7 +420,7 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
     if (!(s->flags & TH_ACK)) {
         return;
     }
-    if (c->state == RNIC_TCP_SYN_RCVD) {
+    if (c->state == RNE_TCP_SYN_RCVD) {
         if (!(SEQ_LT(c->snd_una, s->ack) && SEQ_LEQ(s->ack, c->snd_max))) {
             tcp_send_rst(t, s->ip, s);
             return;
@@ -454,14 +454,14 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
     ack_input(c, s);
     bool fin_acked = c->fin_queued && SEQ_GT(c->snd_una, c->fin_seq);
     switch (c->state) {
-    case RNIC_TCP_FIN_WAIT_1:
+    case RNE_TCP_FIN_WAIT_1:
         if (fin_acked) {
-            tcp_conn_set_state(c, RNIC_TCP_FIN_WAIT_2);
+            tcp_conn_set_state(c, RNE_TCP_FIN_WAIT_2);
             tcp_timer_set(c, T_2MSL,
                           t->now + (uint64_t)t->cfg.fin_wait2_ms * NS_PER_MS);
         }
         break;
-    case RNIC_TCP_CLOSING:
+    case RNE_TCP_CLOSING:
         if (fin_acked) {
             tcp_conn_enter_time_wait(c);
         } else {
@@ -469,14 +469,14 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
             tcp_conn_output_owed(c);
         }
         return;
-    case RNIC_TCP_LAST_ACK:
+    case RNE_TCP_LAST_ACK:
         if (fin_acked) {
-            tcp_conn_drop(c, RNIC_TCP_OK);
+            tcp_conn_drop(c, RNE_TCP_OK);
         } else {
             tcp_conn_output_owed(c);
         }
         return;
-    case RNIC_TCP_TIME_WAIT:
+    case RNE_TCP_TIME_WAIT:
         if (s->flags & TH_FIN) {
             tcp_send_ack(c);
             tcp_timer_set(c, T_2MSL, t->now + 2ull * t->cfg.msl_ms * NS_PER_MS);
@@ -486,9 +486,9 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
         break;
     }
 
-    bool can_rcv = c->state == RNIC_TCP_ESTABLISHED ||
-                   c->state == RNIC_TCP_FIN_WAIT_1 ||
-                   c->state == RNIC_TCP_FIN_WAIT_2;
+    bool can_rcv = c->state == RNE_TCP_ESTABLISHED ||
+                   c->state == RNE_TCP_FIN_WAIT_1 ||
+                   c->state == RNE_TCP_FIN_WAIT_2;
     if (s->len && can_rcv) {
         if (s->seq == c->rcv_nxt) {
             /* read in place by the upper layer after this call (no copy) */
@@ -512,8 +512,8 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
             c->quick_left = c->rcv_buf;
         }
     }
-    if ((s->flags & TH_FIN) && c->state != RNIC_TCP_CLOSE_WAIT &&
-        c->state != RNIC_TCP_CLOSING && c->state != RNIC_TCP_LAST_ACK) {
+    if ((s->flags & TH_FIN) && c->state != RNE_TCP_CLOSE_WAIT &&
+        c->state != RNE_TCP_CLOSING && c->state != RNE_TCP_LAST_ACK) {
         uint32_t fseq = s->seq + s->len;
         if (fseq == c->rcv_nxt) {
             tcp_fin_arrived(c);
@@ -527,26 +527,26 @@ static void conn_input(struct rnic_tcp_conn *c, struct tcp_seg *s)
     tcp_conn_output_owed(c);
 }
 
-void tcp_input_segment(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip,
+void tcp_input_segment(struct rne_tcp *t, const struct rne_ip4_pkt *ip,
                        struct tcp_seg *s)
 {
-    struct rnic_ipaddr raddr;
-    rnic_ipaddr_v4(&raddr, ip->src[0], ip->src[1], ip->src[2], ip->src[3]);
-    struct rnic_tcp_conn *c = tcp_lookup(t, &raddr, s->dport, s->sport);
+    struct rne_ipaddr raddr;
+    rne_ipaddr_v4(&raddr, ip->src[0], ip->src[1], ip->src[2], ip->src[3]);
+    struct rne_tcp_conn *c = tcp_lookup(t, &raddr, s->dport, s->sport);
     /*
      * A new SYN may reuse a TIME_WAIT tuple if it is clearly newer (RFC 6191).
      */
-    if (c && c->state == RNIC_TCP_TIME_WAIT &&
+    if (c && c->state == RNE_TCP_TIME_WAIT &&
         (s->flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN &&
         (SEQ_GT(s->seq, c->rcv_nxt) ||
          (c->ts_ok && s->has_ts && SEQ_GT(s->tsval, c->ts_recent))) &&
         tcp_listener_find(t, s->dport)) {
-        tcp_conn_drop(c, RNIC_TCP_OK);
+        tcp_conn_drop(c, RNE_TCP_OK);
         tcp_hash_remove(c);
         c = NULL;
     }
     if (!c) {
-        struct rnic_tcp_listener *l = tcp_listener_find(t, s->dport);
+        struct rne_tcp_listener *l = tcp_listener_find(t, s->dport);
         if (!l) {
             t->st.rx_no_conn++;
             tcp_send_rst(t, ip, s);
@@ -558,29 +558,29 @@ void tcp_input_segment(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip,
     conn_input(c, s);
 }
 
-bool rnic_tcp_input(struct rnic_tcp *t, const uint8_t *frame, size_t len,
-                    uint64_t now_ns)
+bool rne_tcp_input(struct rne_tcp *t, const uint8_t *frame, size_t len,
+                   uint64_t now_ns)
 {
-    struct rnic_ip4_pkt ip;
-    enum rnic_ip4_err e = rnic_ip4_parse(frame, len, &ip);
-    if (e == RNIC_IP4_NOT_IP) {
+    struct rne_ip4_pkt ip;
+    enum rne_ip4_err e = rne_ip4_parse(frame, len, &ip);
+    if (e == RNE_IP4_NOT_IP) {
         return false;
     }
     t->st.rx_frames++;
-    if (e != RNIC_IP4_OK) {
+    if (e != RNE_IP4_OK) {
         t->st.rx_bad++;
         return true;
     }
     if (memcmp(ip.dst, t->cfg.addr.u.v4, 4) != 0 ||
-        ip.proto != RNIC_IPPROTO_TCP) {
+        ip.proto != RNE_IPPROTO_TCP) {
         return false;
     }
     /* another VLAN's (or none's) frame: not ours, even for our address */
-    if ((ip.tagged ? RNIC_VLAN_VID(ip.tci) : 0) !=
-        (t->cfg.vlan ? RNIC_VLAN_VID(t->cfg.vlan_tci) : 0)) {
+    if ((ip.tagged ? RNE_VLAN_VID(ip.tci) : 0) !=
+        (t->cfg.vlan ? RNE_VLAN_VID(t->cfg.vlan_tci) : 0)) {
         return false;
     }
-    if (memcmp(frame, t->cfg.mac, RNIC_ETH_ALEN) != 0) {
+    if (memcmp(frame, t->cfg.mac, RNE_ETH_ALEN) != 0) {
         /* our IP, someone else's MAC: not for us */
         t->st.rx_bad++;
         return true;
@@ -596,21 +596,21 @@ bool rnic_tcp_input(struct rnic_tcp *t, const uint8_t *frame, size_t len,
         return true;
     }
     if (!t->cfg.rx_csum_offload) {
-        uint32_t sum = rnic_csum_pseudo4(ip.src, ip.dst, RNIC_IPPROTO_TCP,
-                                         ip.l4_len);
-        if (rnic_csum_fold(rnic_csum_add(sum, th, ip.l4_len)) != 0) {
+        uint32_t sum = rne_csum_pseudo4(ip.src, ip.dst, RNE_IPPROTO_TCP,
+                                        ip.l4_len);
+        if (rne_csum_fold(rne_csum_add(sum, th, ip.l4_len)) != 0) {
             t->st.rx_csum_err++;
             return true;
         }
     }
     struct tcp_seg s;
     memset(&s, 0, sizeof(s));
-    s.sport = rnic_ld_be16(th);
-    s.dport = rnic_ld_be16(th + 2);
-    s.seq = rnic_ld_be32(th + 4);
-    s.ack = rnic_ld_be32(th + 8);
+    s.sport = rne_ld_be16(th);
+    s.dport = rne_ld_be16(th + 2);
+    s.seq = rne_ld_be32(th + 4);
+    s.ack = rne_ld_be32(th + 8);
     s.flags = th[13] & 0x3f;
-    s.wnd = rnic_ld_be16(th + 14);
+    s.wnd = rne_ld_be16(th + 14);
     s.data = th + doff;
     s.len = (uint32_t)(ip.l4_len - doff);
     s.ip = &ip;
@@ -626,7 +626,7 @@ bool rnic_tcp_input(struct rnic_tcp *t, const uint8_t *frame, size_t len,
     return true;
 }
 
-void rnic_tcp_rx_batch_end(struct rnic_tcp *t, uint64_t now_ns)
+void rne_tcp_rx_batch_end(struct rne_tcp *t, uint64_t now_ns)
 {
     if (!t->ackq_n) {
         return;
@@ -634,7 +634,7 @@ void rnic_tcp_rx_batch_end(struct rnic_tcp *t, uint64_t now_ns)
     tcp_begin(t, now_ns);
     /* a connection freed and reused since is not queued (memset) */
     for (uint32_t i = 0; i < t->ackq_n; i++) {
-        struct rnic_tcp_conn *c = t->ackq[i];
+        struct rne_tcp_conn *c = t->ackq[i];
         if (!c->ack_queued) {
             continue;
         }
@@ -654,7 +654,7 @@ void rnic_tcp_rx_batch_end(struct rnic_tcp *t, uint64_t now_ns)
     tcp_end(t);
 }
 
-bool rnic_tcp_ack_owed(const struct rnic_tcp *t)
+bool rne_tcp_ack_owed(const struct rne_tcp *t)
 {
     return t->ackq_n != 0;
 }

@@ -47,20 +47,20 @@ uint64_t tcp_siphash(const uint64_t key[2], const uint8_t *in, size_t len)
     return v0 ^ v1 ^ v2 ^ v3;
 }
 
-static size_t tuple_bytes(const struct rnic_tcp *t, uint8_t *buf,
+static size_t tuple_bytes(const struct rne_tcp *t, uint8_t *buf,
                           uint16_t lport,
-                          const struct rnic_ipaddr *raddr, uint16_t rport)
+                          const struct rne_ipaddr *raddr, uint16_t rport)
 {
-    size_t n = raddr->family == RNIC_AF_INET ? 4 : 16;
+    size_t n = raddr->family == RNE_AF_INET ? 4 : 16;
     memcpy(buf, t->cfg.addr.u.v6, n);
     memcpy(buf + n, raddr->u.v6, n);
-    rnic_st_be16(buf + 2 * n, lport);
-    rnic_st_be16(buf + 2 * n + 2, rport);
+    rne_st_be16(buf + 2 * n, lport);
+    rne_st_be16(buf + 2 * n + 2, rport);
     return 2 * n + 4;
 }
 
-uint32_t tcp_isn(struct rnic_tcp *t, uint16_t lport,
-                 const struct rnic_ipaddr *raddr,
+uint32_t tcp_isn(struct rne_tcp *t, uint16_t lport,
+                 const struct rne_ipaddr *raddr,
                  uint16_t rport)
 {
     uint8_t buf[40];
@@ -69,8 +69,8 @@ uint32_t tcp_isn(struct rnic_tcp *t, uint16_t lport,
     return (uint32_t)(t->now / 4000) + (uint32_t)tcp_siphash(key, buf, n);
 }
 
-uint32_t tcp_tuple_hash(const struct rnic_tcp *t,
-                        const struct rnic_ipaddr *raddr,
+uint32_t tcp_tuple_hash(const struct rne_tcp *t,
+                        const struct rne_ipaddr *raddr,
                         uint16_t lport, uint16_t rport)
 {
     uint8_t buf[40];

@@ -39,7 +39,7 @@ bool tcp_parse_options(struct tcp_seg *s, const uint8_t *o, size_t len)
         case OPT_MSS:
             if (ol == 4 && (s->flags & TH_SYN)) {
                 s->has_mss = true;
-                s->mss = rnic_ld_be16(p);
+                s->mss = rne_ld_be16(p);
             }
             break;
         case OPT_WS:
@@ -57,8 +57,8 @@ bool tcp_parse_options(struct tcp_seg *s, const uint8_t *o, size_t len)
         case OPT_TS:
             if (ol == 10) {
                 s->has_ts = true;
-                s->tsval = rnic_ld_be32(p);
-                s->tsecr = rnic_ld_be32(p + 4);
+                s->tsval = rne_ld_be32(p);
+                s->tsecr = rne_ld_be32(p + 4);
             }
             break;
         case OPT_SACK:
@@ -66,8 +66,8 @@ bool tcp_parse_options(struct tcp_seg *s, const uint8_t *o, size_t len)
                 int n = (ol - 2) / 8;
                 s->nsack = 0;
                 for (int k = 0; k < n && k < 4; k++) {
-                    s->sack[k].s = rnic_ld_be32(p + 8 * k);
-                    s->sack[k].e = rnic_ld_be32(p + 8 * k + 4);
+                    s->sack[k].s = rne_ld_be32(p + 8 * k);
+                    s->sack[k].e = rne_ld_be32(p + 8 * k + 4);
                     s->nsack++;
                 }
             }
@@ -80,12 +80,12 @@ bool tcp_parse_options(struct tcp_seg *s, const uint8_t *o, size_t len)
     return true;
 }
 
-uint32_t tcp_ts_now(const struct rnic_tcp_conn *c)
+uint32_t tcp_ts_now(const struct rne_tcp_conn *c)
 {
     return c->t->now_ms + c->ts_offset;
 }
 
-static uint8_t *put_ts(struct rnic_tcp_conn *c, uint8_t *p, bool with_nops)
+static uint8_t *put_ts(struct rne_tcp_conn *c, uint8_t *p, bool with_nops)
 {
     if (with_nops) {
         *p++ = OPT_NOP;
@@ -93,8 +93,8 @@ static uint8_t *put_ts(struct rnic_tcp_conn *c, uint8_t *p, bool with_nops)
     }
     *p++ = OPT_TS;
     *p++ = 10;
-    rnic_st_be32(p, tcp_ts_now(c));
-    rnic_st_be32(p + 4, c->ts_recent);
+    rne_st_be32(p, tcp_ts_now(c));
+    rne_st_be32(p + 4, c->ts_recent);
     return p + 8;
 }
 
@@ -102,16 +102,16 @@ static uint8_t *put_ts(struct rnic_tcp_conn *c, uint8_t *p, bool with_nops)
  * room: option bytes that still fit the MTU next to the payload. Only SACK
  * blocks are shed to fit, so a data segment keeps its record boundaries.
  */
-size_t tcp_build_options(struct rnic_tcp_conn *c, uint8_t *opt, uint8_t flags,
+size_t tcp_build_options(struct rne_tcp_conn *c, uint8_t *opt, uint8_t flags,
                          size_t room)
 {
-    const struct rnic_tcp_config *cfg = &c->t->cfg;
+    const struct rne_tcp_config *cfg = &c->t->cfg;
     uint8_t *p = opt;
     if (flags & TH_SYN) {
         bool active = !(flags & TH_ACK);
         *p++ = OPT_MSS;
         *p++ = 4;
-        rnic_st_be16(p, (uint16_t)(c->mtu - 40));
+        rne_st_be16(p, (uint16_t)(c->mtu - 40));
         p += 2;
         bool sack = active ? !cfg->no_sack : c->sack_ok;
         bool ts = active ? !cfg->no_timestamps : c->ts_ok;
@@ -156,8 +156,8 @@ size_t tcp_build_options(struct rnic_tcp_conn *c, uint8_t *opt, uint8_t flags,
             *p++ = OPT_SACK;
             *p++ = (uint8_t)(2 + 8 * n);
             for (int i = 0; i < n; i++) {
-                rnic_st_be32(p, b[i].s);
-                rnic_st_be32(p + 4, b[i].e);
+                rne_st_be32(p, b[i].s);
+                rne_st_be32(p + 4, b[i].e);
                 p += 8;
             }
         }

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "tcp_int.h"
 
-static uint8_t *frame_buf(struct rnic_tcp *t, size_t maxlen)
+static uint8_t *frame_buf(struct rne_tcp *t, size_t maxlen)
 {
     if (t->ops->tx_buf) {
         return t->ops->tx_buf(t->opaque, maxlen);
@@ -18,14 +18,14 @@ static uint8_t *frame_buf(struct rnic_tcp *t, size_t maxlen)
  * Ring slot of the i-th queued record: rec_head < rec_cap and i < rec_cap,
  * so one conditional subtraction instead of a division (several per segment).
  */
-static uint32_t rec_idx(const struct rnic_tcp_conn *c, uint32_t i)
+static uint32_t rec_idx(const struct rne_tcp_conn *c, uint32_t i)
 {
     uint32_t j = c->rec_head + i;
 
     return j >= c->rec_cap ? j - c->rec_cap : j;
 }
 
-static uint32_t rec_at(const struct rnic_tcp_conn *c, uint32_t i)
+static uint32_t rec_at(const struct rne_tcp_conn *c, uint32_t i)
 {
     return c->rec[rec_idx(c, i)];
 }
@@ -35,7 +35,7 @@ static uint32_t rec_at(const struct rnic_tcp_conn *c, uint32_t i)
  * data goes out from near the tail, so the last few records are looked at
  * first; a retransmission further back is found by bisection.
  */
-static uint32_t rec_find(const struct rnic_tcp_conn *c, uint32_t seq)
+static uint32_t rec_find(const struct rne_tcp_conn *c, uint32_t seq)
 {
     uint32_t lo = 0, hi = c->rec_cnt;
     int n = 0;
@@ -62,7 +62,7 @@ static uint32_t rec_find(const struct rnic_tcp_conn *c, uint32_t seq)
  * Payload length of the segment that starts at seq: whole records packed up
  * to the EMSS; a record larger than the EMSS goes out in EMSS-sized pieces.
  */
-uint32_t tcp_seg_len_at(const struct rnic_tcp_conn *c, uint32_t seq)
+uint32_t tcp_seg_len_at(const struct rne_tcp_conn *c, uint32_t seq)
 {
     uint32_t end = c->sb_seq + c->sb_len;
     if (!SEQ_LT(seq, end) || SEQ_LT(seq, c->sb_seq)) {
@@ -91,7 +91,7 @@ uint32_t tcp_seg_len_at(const struct rnic_tcp_conn *c, uint32_t seq)
  * snd_max. Everything below snd_max was inside the peer's window when first
  * sent and ends on a segment (so record) boundary; new data would not be.
  */
-uint32_t tcp_rexmit_len(const struct rnic_tcp_conn *c, uint32_t seq)
+uint32_t tcp_rexmit_len(const struct rne_tcp_conn *c, uint32_t seq)
 {
     uint32_t len = tcp_seg_len_at(c, seq);
     if (SEQ_GT(seq + len, c->snd_max)) {
@@ -104,7 +104,7 @@ uint32_t tcp_rexmit_len(const struct rnic_tcp_conn *c, uint32_t seq)
  * Window we can advertise: never shrinks what was offered, grows in useful
  * steps.
  */
-uint32_t tcp_rcv_window(struct rnic_tcp_conn *c)
+uint32_t tcp_rcv_window(struct rne_tcp_conn *c)
 {
     uint32_t avail = c->rcv_unread < c->rcv_buf ?
                      c->rcv_buf - c->rcv_unread : 0;
@@ -128,7 +128,7 @@ uint32_t tcp_rcv_window(struct rnic_tcp_conn *c)
  * record's sum cannot be taken when it is queued, its payload may be DMA'd
  * straight in).
  */
-static uint64_t copy_payload(const struct rnic_tcp_conn *c, uint8_t *dst,
+static uint64_t copy_payload(const struct rne_tcp_conn *c, uint8_t *dst,
                              uint32_t seq, uint32_t len)
 {
     uint32_t pos = (c->sb_head + (seq - c->sb_seq)) % c->sb_size;
@@ -142,31 +142,31 @@ static uint64_t copy_payload(const struct rnic_tcp_conn *c, uint8_t *dst,
         memcpy(dst + k, c->sb, len - k);
         return 0;
     }
-    sum = rnic_csum_copy(dst, c->sb + pos, k);
+    sum = rne_csum_copy(dst, c->sb + pos, k);
     if (k == len) {
         return sum;
     }
-    return sum + rnic_csum_at(rnic_csum_copy(dst + k, c->sb, len - k), k);
+    return sum + rne_csum_at(rne_csum_copy(dst + k, c->sb, len - k), k);
 }
 
 /*
  * Build and send one segment of this connection; payload comes from the send
  * ring.
  */
-void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len,
+void tcp_xmit(struct rne_tcp_conn *c, uint32_t seq, uint32_t len,
               uint8_t flags)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     size_t l2 = tcp_l2_hlen(t);
     uint8_t *f = frame_buf(t, l2 + (size_t)c->mtu);
     if (!f) {
         /* embedder out of buffers: as if lost */
         return;
     }
-    if (c->state != RNIC_TCP_SYN_SENT) {
+    if (c->state != RNE_TCP_SYN_SENT) {
         flags |= TH_ACK;
     }
-    uint8_t *th = f + l2 + RNIC_IP4_HLEN;
+    uint8_t *th = f + l2 + RNE_IP4_HLEN;
     size_t room = c->mtu - 40u > len ? c->mtu - 40u - len : 0;
     if (room > TCP_MAXOPT) {
         room = TCP_MAXOPT;
@@ -174,21 +174,21 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len,
     size_t olen = tcp_build_options(c, th + TCP_HLEN, flags, room);
     size_t thlen = TCP_HLEN + olen;
     uint16_t l4len = (uint16_t)(thlen + len);
-    rnic_ip4_build_vlan(f, c->rmac, t->cfg.mac,
-                        t->cfg.vlan ? c->tci : RNIC_NO_VLAN,
-                        t->cfg.addr.u.v4, c->raddr.u.v4, RNIC_IPPROTO_TCP,
-                        l4len, t->ip_id++);
-    rnic_st_be16(th, c->lport);
-    rnic_st_be16(th + 2, c->rport);
-    rnic_st_be32(th + 4, seq);
-    rnic_st_be32(th + 8, (flags & TH_ACK) ? c->rcv_nxt : 0);
+    rne_ip4_build_vlan(f, c->rmac, t->cfg.mac,
+                       t->cfg.vlan ? c->tci : RNE_NO_VLAN,
+                       t->cfg.addr.u.v4, c->raddr.u.v4, RNE_IPPROTO_TCP,
+                       l4len, t->ip_id++);
+    rne_st_be16(th, c->lport);
+    rne_st_be16(th + 2, c->rport);
+    rne_st_be32(th + 4, seq);
+    rne_st_be32(th + 8, (flags & TH_ACK) ? c->rcv_nxt : 0);
     th[12] = (uint8_t)((thlen / 4) << 4);
     th[13] = flags | (len ? TH_PSH : 0);
     uint32_t win;
     if (flags & TH_SYN) {
         /* never scaled in SYNs */
         win = c->rcv_buf > 65535 ? 65535 : c->rcv_buf;
-        rnic_st_be16(th + 14, (uint16_t)win);
+        rne_st_be16(th + 14, (uint16_t)win);
         c->rcv_adv = c->rcv_nxt + win;
     } else {
         uint8_t ws = c->ws_ok ? c->rcv_ws : 0;
@@ -198,24 +198,24 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len,
         if (field > 65535) {
             field = 65535;
         }
-        rnic_st_be16(th + 14, (uint16_t)field);
+        rne_st_be16(th + 14, (uint16_t)field);
         uint32_t adv = c->rcv_nxt + (field << ws);
         if (SEQ_GT(adv, c->rcv_adv)) {
             c->rcv_adv = adv;
         }
     }
-    rnic_st_be16(th + 16, 0);
-    rnic_st_be16(th + 18, 0);
+    rne_st_be16(th + 16, 0);
+    rne_st_be16(th + 18, 0);
     uint32_t psum = 0;
     if (len) {
-        psum = rnic_csum_fold16(copy_payload(c, th + thlen, seq, len));
+        psum = rne_csum_fold16(copy_payload(c, th + thlen, seq, len));
     }
     if (!t->cfg.tx_csum_offload) {
-        uint32_t sum = rnic_csum_pseudo4(t->cfg.addr.u.v4, c->raddr.u.v4,
-                                         RNIC_IPPROTO_TCP, l4len);
+        uint32_t sum = rne_csum_pseudo4(t->cfg.addr.u.v4, c->raddr.u.v4,
+                                        RNE_IPPROTO_TCP, l4len);
         /* pseudo header + psum stay far below 2^32 */
-        sum = rnic_csum_add(sum + psum, th, thlen);
-        rnic_st_be16(th + 16, rnic_csum_fold(sum));
+        sum = rne_csum_add(sum + psum, th, thlen);
+        rne_st_be16(th + 16, rne_csum_fold(sum));
     }
     /*
      * A retransmission can carry more than was sent before (records queued
@@ -241,14 +241,14 @@ void tcp_xmit(struct rnic_tcp_conn *c, uint32_t seq, uint32_t len,
     if (flags & TH_RST) {
         t->st.tx_rst++;
     }
-    t->ops->tx(t->opaque, f, l2 + RNIC_IP4_HLEN + l4len);
+    t->ops->tx(t->opaque, f, l2 + RNE_IP4_HLEN + l4len);
 }
 
 /*
  * snd_max, not snd_nxt: after an RTO rewinds snd_nxt, a bare ACK below what the
  * peer already has would be unacceptable to it and its ACK field ignored.
  */
-void tcp_send_ack(struct rnic_tcp_conn *c)
+void tcp_send_ack(struct rne_tcp_conn *c)
 {
     tcp_xmit(c, c->snd_max, 0, TH_ACK);
 }
@@ -257,14 +257,14 @@ void tcp_send_ack(struct rnic_tcp_conn *c)
  * Zero-window probe / keepalive: an old sequence number elicits an ACK with the
  * current window without splitting a record (as Linux does).
  */
-void tcp_send_probe(struct rnic_tcp_conn *c)
+void tcp_send_probe(struct rne_tcp_conn *c)
 {
     tcp_xmit(c, c->snd_una - 1, 0, TH_ACK);
 }
 
-void tcp_send_syn(struct rnic_tcp_conn *c)
+void tcp_send_syn(struct rne_tcp_conn *c)
 {
-    uint8_t fl = c->state == RNIC_TCP_SYN_SENT ? TH_SYN : TH_SYN | TH_ACK;
+    uint8_t fl = c->state == RNE_TCP_SYN_SENT ? TH_SYN : TH_SYN | TH_ACK;
     tcp_xmit(c, c->iss, 0, fl);
     c->snd_nxt = c->iss + 1;
     if (SEQ_GT(c->snd_nxt, c->snd_max)) {
@@ -273,13 +273,13 @@ void tcp_send_syn(struct rnic_tcp_conn *c)
     tcp_rexmt_arm(c);
 }
 
-void tcp_send_rst_conn(struct rnic_tcp_conn *c)
+void tcp_send_rst_conn(struct rne_tcp_conn *c)
 {
     tcp_xmit(c, c->snd_max, 0, TH_RST | TH_ACK);
 }
 
 /* RFC 9293 §3.10.7.1: reset for a segment that matches no connection. */
-void tcp_send_rst(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip,
+void tcp_send_rst(struct rne_tcp *t, const struct rne_ip4_pkt *ip,
                   const struct tcp_seg *s)
 {
     if (s->flags & TH_RST) {
@@ -290,35 +290,35 @@ void tcp_send_rst(struct rnic_tcp *t, const struct rnic_ip4_pkt *ip,
     if (!f) {
         return;
     }
-    uint8_t *th = f + l2 + RNIC_IP4_HLEN;
+    uint8_t *th = f + l2 + RNE_IP4_HLEN;
     /* on the segment's VLAN, the only one this engine takes */
-    rnic_ip4_build_vlan(f, ip->src_mac, t->cfg.mac,
-                        t->cfg.vlan ? t->cfg.vlan_tci : RNIC_NO_VLAN,
-                        t->cfg.addr.u.v4, ip->src, RNIC_IPPROTO_TCP, TCP_HLEN,
-                        t->ip_id++);
+    rne_ip4_build_vlan(f, ip->src_mac, t->cfg.mac,
+                       t->cfg.vlan ? t->cfg.vlan_tci : RNE_NO_VLAN,
+                       t->cfg.addr.u.v4, ip->src, RNE_IPPROTO_TCP, TCP_HLEN,
+                       t->ip_id++);
     memset(th, 0, TCP_HLEN);
-    rnic_st_be16(th, s->dport);
-    rnic_st_be16(th + 2, s->sport);
+    rne_st_be16(th, s->dport);
+    rne_st_be16(th + 2, s->sport);
     if (s->flags & TH_ACK) {
-        rnic_st_be32(th + 4, s->ack);
+        rne_st_be32(th + 4, s->ack);
         th[13] = TH_RST;
     } else {
         uint32_t seglen = s->len + !!(s->flags & TH_SYN) +
             !!(s->flags & TH_FIN);
-        rnic_st_be32(th + 8, s->seq + seglen);
+        rne_st_be32(th + 8, s->seq + seglen);
         th[13] = TH_RST | TH_ACK;
     }
     th[12] = 5 << 4;
-    uint32_t sum = rnic_csum_pseudo4(t->cfg.addr.u.v4, ip->src,
-                                     RNIC_IPPROTO_TCP, TCP_HLEN);
-    rnic_st_be16(th + 16, rnic_csum_fold(rnic_csum_add(sum, th, TCP_HLEN)));
+    uint32_t sum = rne_csum_pseudo4(t->cfg.addr.u.v4, ip->src,
+                                    RNE_IPPROTO_TCP, TCP_HLEN);
+    rne_st_be16(th + 16, rne_csum_fold(rne_csum_add(sum, th, TCP_HLEN)));
     t->st.tx_frames++;
     t->st.tx_rst++;
     t->ops->tx(t->opaque, f, l2 + 40);
 }
 
 /* Release acknowledged bytes and whole records from the send ring. */
-void tcp_sb_ack(struct rnic_tcp_conn *c, uint32_t ack)
+void tcp_sb_ack(struct rne_tcp_conn *c, uint32_t ack)
 {
     uint32_t end = c->sb_seq + c->sb_len;
     uint32_t upto = SEQ_LT(ack, end) ? ack : end;
@@ -336,30 +336,30 @@ void tcp_sb_ack(struct rnic_tcp_conn *c, uint32_t ack)
     tcp_sb_put_if_empty(c);
     if (tcp_has_reader(c)) {
         c->ev_acked += n;
-        tcp_conn_event(c, RNIC_TCP_EV_ACKED);
+        tcp_conn_event(c, RNE_TCP_EV_ACKED);
     }
 }
 
-static bool fin_pending_at(const struct rnic_tcp_conn *c, uint32_t seq,
+static bool fin_pending_at(const struct rne_tcp_conn *c, uint32_t seq,
                            uint32_t len)
 {
     return c->fin_queued && seq + len == c->fin_seq;
 }
 
 /* Send whatever the windows allow, then a bare ACK if one is owed. */
-void tcp_output(struct rnic_tcp_conn *c)
+void tcp_output(struct rne_tcp_conn *c)
 {
     if (c->dead) {
         return;
     }
     bool sent = false;
-    if (c->state == RNIC_TCP_SYN_SENT || c->state == RNIC_TCP_SYN_RCVD) {
-        if (c->ack_now && c->state == RNIC_TCP_SYN_RCVD) {
+    if (c->state == RNE_TCP_SYN_SENT || c->state == RNE_TCP_SYN_RCVD) {
+        if (c->ack_now && c->state == RNE_TCP_SYN_RCVD) {
             tcp_send_syn(c);
         }
         return;
     }
-    if (c->state == RNIC_TCP_TIME_WAIT || c->state == RNIC_TCP_CLOSED) {
+    if (c->state == RNE_TCP_TIME_WAIT || c->state == RNE_TCP_CLOSED) {
         if (c->ack_now) {
             tcp_send_ack(c);
         }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The upper layer's read side: in-order payload is not handed up while a
- * segment is processed; TCP queues RNIC_TCP_EV_READABLE and the upper layer
- * reads it afterwards with rnic_tcp_peek / rnic_tcp_consume.
+ * segment is processed; TCP queues RNE_TCP_EV_READABLE and the upper layer
+ * reads it afterwards with rne_tcp_peek / rne_tcp_consume.
  *
  * The readable octets are [rd_pos, rd_pos + rd_len) of the receive ring
  * (positions relative to ob_head, as out-of-order data is stored), except
@@ -14,7 +14,7 @@
 #include "tcp_int.h"
 
 /* Ring-held readable octets keep the ring; nothing held gives it back. */
-void tcp_ob_put_if_idle(struct rnic_tcp_conn *c)
+void tcp_ob_put_if_idle(struct rne_tcp_conn *c)
 {
     if (c->ob && !c->n_ooo && c->rd_len == c->rd_frame_len) {
         tcp_mem_free(c->t, &c->t->st.mem_conn_bytes, c->ob, c->rcv_buf);
@@ -23,7 +23,7 @@ void tcp_ob_put_if_idle(struct rnic_tcp_conn *c)
 }
 
 /* The out-of-order/read ring, taken on first need; false: no memory. */
-bool tcp_ob_get(struct rnic_tcp_conn *c)
+bool tcp_ob_get(struct rne_tcp_conn *c)
 {
     if (!c->ob) {
         c->ob = tcp_mem_alloc(c->t, &c->t->st.mem_conn_bytes, c->rcv_buf);
@@ -32,7 +32,7 @@ bool tcp_ob_get(struct rnic_tcp_conn *c)
 }
 
 /* n octets into the ring at pos, wrapping at its end. */
-void tcp_ob_write(struct rnic_tcp_conn *c, uint32_t pos, const uint8_t *p,
+void tcp_ob_write(struct rne_tcp_conn *c, uint32_t pos, const uint8_t *p,
                   uint32_t n)
 {
     uint32_t k = c->rcv_buf - pos;
@@ -46,7 +46,7 @@ void tcp_ob_write(struct rnic_tcp_conn *c, uint32_t pos, const uint8_t *p,
 }
 
 /* The frame's octets move into the ring: the frame is about to go. */
-static bool rd_stash(struct rnic_tcp_conn *c)
+static bool rd_stash(struct rne_tcp_conn *c)
 {
     if (!c->rd_frame_len) {
         return true;
@@ -64,7 +64,7 @@ static bool rd_stash(struct rnic_tcp_conn *c)
  * n in-order octets at rcv_nxt (before it advances) for the upper layer; p is
  * in the frame being processed, or NULL when they are in the ring already.
  */
-void tcp_rd_add(struct rnic_tcp_conn *c, const uint8_t *p, uint32_t n)
+void tcp_rd_add(struct rne_tcp_conn *c, const uint8_t *p, uint32_t n)
 {
     if (!tcp_has_reader(c) || !n) {
         return;                 /* nobody reads: dropped, the window stays */
@@ -86,14 +86,14 @@ void tcp_rd_add(struct rnic_tcp_conn *c, const uint8_t *p, uint32_t n)
         tcp_ob_write(c, c->ob_head, p, n);
     }
     c->rd_len += n;
-    tcp_conn_event(c, RNIC_TCP_EV_READABLE);
+    tcp_conn_event(c, RNE_TCP_EV_READABLE);
 }
 
 /*
  * Nobody will read c's data (its user is gone or it died): it counts as
  * consumed, the window reopens by it.
  */
-void tcp_rd_drop(struct rnic_tcp_conn *c)
+void tcp_rd_drop(struct rne_tcp_conn *c)
 {
     uint32_t n = c->rd_len;
 
@@ -114,9 +114,9 @@ void tcp_rd_drop(struct rnic_tcp_conn *c)
  * unread in the last frame is copied into the ring.  No memory for it: the
  * connection is reset (nothing may be lost).
  */
-void tcp_rd_frame_end(struct rnic_tcp *t)
+void tcp_rd_frame_end(struct rne_tcp *t)
 {
-    struct rnic_tcp_conn *c = t->rd_conn;
+    struct rne_tcp_conn *c = t->rd_conn;
 
     if (!c) {
         return;
@@ -127,14 +127,14 @@ void tcp_rd_frame_end(struct rnic_tcp *t)
         tcp_rd_drop(c);
     } else if (!rd_stash(c)) {
         tcp_send_rst_conn(c);
-        tcp_conn_drop(c, RNIC_TCP_ECONNRESET);
+        tcp_conn_drop(c, RNE_TCP_ECONNRESET);
         tcp_rd_drop(c);
     }
     tcp_end(t);
 }
 
-int rnic_tcp_peek(const struct rnic_tcp_conn *c, struct rnic_iov *span,
-                  int max)
+int rne_tcp_peek(const struct rne_tcp_conn *c, struct rne_iov *span,
+                 int max)
 {
     uint32_t ring = c->rd_len - c->rd_frame_len;
     uint32_t pos = (uint32_t)(((uint64_t)c->rd_pos + c->rd_frame_len) %
@@ -142,21 +142,21 @@ int rnic_tcp_peek(const struct rnic_tcp_conn *c, struct rnic_iov *span,
     int n = 0;
 
     if (c->rd_frame_len && n < max) {
-        span[n++] = (struct rnic_iov){ c->rd_frame, c->rd_frame_len };
+        span[n++] = (struct rne_iov){ c->rd_frame, c->rd_frame_len };
     }
     if (ring && n < max) {
         uint32_t k = c->rcv_buf - pos < ring ? c->rcv_buf - pos : ring;
 
-        span[n++] = (struct rnic_iov){ c->ob + pos, k };
+        span[n++] = (struct rne_iov){ c->ob + pos, k };
         if (ring > k && n < max) {
-            span[n++] = (struct rnic_iov){ c->ob, ring - k };
+            span[n++] = (struct rne_iov){ c->ob, ring - k };
         }
     }
     return n;
 }
 
 /* len readable octets are taken, the window stays until recv_done. */
-void tcp_rd_take(struct rnic_tcp_conn *c, uint32_t len)
+void tcp_rd_take(struct rne_tcp_conn *c, uint32_t len)
 {
     if (len > c->rd_len) {
         len = c->rd_len;
@@ -176,11 +176,11 @@ void tcp_rd_take(struct rnic_tcp_conn *c, uint32_t len)
     tcp_ob_put_if_idle(c);
 }
 
-void rnic_tcp_consume(struct rnic_tcp_conn *c, size_t len, uint64_t now_ns)
+void rne_tcp_consume(struct rne_tcp_conn *c, size_t len, uint64_t now_ns)
 {
     if (len > c->rd_len) {
         len = c->rd_len;
     }
     tcp_rd_take(c, (uint32_t)len);
-    rnic_tcp_recv_done(c, len, now_ns);
+    rne_tcp_recv_done(c, len, now_ns);
 }

@@ -9,13 +9,13 @@
 #include <string.h>
 #include "tcp_int.h"
 
-void tcp_rcv_advance(struct rnic_tcp_conn *c, uint32_t n)
+void tcp_rcv_advance(struct rne_tcp_conn *c, uint32_t n)
 {
     c->rcv_nxt += n;
     c->ob_head = (uint32_t)(((uint64_t)c->ob_head + n) % c->rcv_buf);
 }
 
-void tcp_ooo_insert(struct rnic_tcp_conn *c, uint32_t seq, const uint8_t *data,
+void tcp_ooo_insert(struct rne_tcp_conn *c, uint32_t seq, const uint8_t *data,
                     uint32_t len)
 {
     /*
@@ -63,7 +63,7 @@ void tcp_ooo_insert(struct rnic_tcp_conn *c, uint32_t seq, const uint8_t *data,
 }
 
 /* rcv_nxt moved: drop ranges now below it, hand up what became contiguous. */
-void tcp_ooo_deliver(struct rnic_tcp_conn *c)
+void tcp_ooo_deliver(struct rne_tcp_conn *c)
 {
     while (c->n_ooo && SEQ_LEQ(c->ooo[0].s, c->rcv_nxt)) {
         uint32_t e = c->ooo[0].e;
@@ -86,7 +86,7 @@ void tcp_ooo_deliver(struct rnic_tcp_conn *c)
 }
 
 /* RFC 2018 §4: the block with the latest segment first, then the others. */
-int tcp_ooo_sack_blocks(const struct rnic_tcp_conn *c, struct tcp_range *out,
+int tcp_ooo_sack_blocks(const struct rne_tcp_conn *c, struct tcp_range *out,
                         int max)
 {
     int n = 0, first = -1;

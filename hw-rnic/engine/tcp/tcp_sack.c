@@ -7,12 +7,12 @@
 #include <string.h>
 #include "tcp_int.h"
 
-void tcp_sack_clear(struct rnic_tcp_conn *c)
+void tcp_sack_clear(struct rne_tcp_conn *c)
 {
     c->n_sacked = 0;
 }
 
-static void sack_add(struct rnic_tcp_conn *c, uint32_t s, uint32_t e)
+static void sack_add(struct rne_tcp_conn *c, uint32_t s, uint32_t e)
 {
     struct tcp_range *b = c->sacked;
     int n = c->n_sacked, i = 0;
@@ -39,7 +39,7 @@ static void sack_add(struct rnic_tcp_conn *c, uint32_t s, uint32_t e)
 /*
  * Take the SACK blocks of an incoming ACK; stale or bogus blocks are ignored.
  */
-void tcp_sack_update(struct rnic_tcp_conn *c, const struct tcp_seg *s)
+void tcp_sack_update(struct rne_tcp_conn *c, const struct tcp_seg *s)
 {
     for (int k = 0; k < s->nsack; k++) {
         uint32_t bs = s->sack[k].s, be = s->sack[k].e;
@@ -56,7 +56,7 @@ void tcp_sack_update(struct rnic_tcp_conn *c, const struct tcp_seg *s)
 }
 
 /* snd_una moved: forget what lies below it. */
-void tcp_sack_ack(struct rnic_tcp_conn *c)
+void tcp_sack_ack(struct rne_tcp_conn *c)
 {
     int k = 0;
     for (int i = 0; i < c->n_sacked; i++) {
@@ -72,7 +72,7 @@ void tcp_sack_ack(struct rnic_tcp_conn *c)
     c->n_sacked = k;
 }
 
-bool tcp_sack_is_sacked(const struct rnic_tcp_conn *c, uint32_t seq,
+bool tcp_sack_is_sacked(const struct rne_tcp_conn *c, uint32_t seq,
                         uint32_t *end)
 {
     for (int i = 0; i < c->n_sacked; i++) {
@@ -89,7 +89,7 @@ bool tcp_sack_is_sacked(const struct rnic_tcp_conn *c, uint32_t seq,
  * (DupThresh - 1) * SMSS bytes, or DupThresh ranges, SACKed above it.
  * Every byte of one hole has the same SACKed bytes above it.
  */
-static bool hole_lost(const struct rnic_tcp_conn *c, int i)
+static bool hole_lost(const struct rne_tcp_conn *c, int i)
 {
     uint32_t above = 0;
     for (int k = i; k < c->n_sacked; k++) {
@@ -99,7 +99,7 @@ static bool hole_lost(const struct rnic_tcp_conn *c, int i)
         c->n_sacked - i >= TCP_DUPTHRESH;
 }
 
-bool tcp_sack_is_lost(const struct rnic_tcp_conn *c, uint32_t seq)
+bool tcp_sack_is_lost(const struct rne_tcp_conn *c, uint32_t seq)
 {
     for (int i = 0; i < c->n_sacked; i++) {
         if (SEQ_LT(seq, c->sacked[i].s)) {
@@ -116,7 +116,7 @@ bool tcp_sack_is_lost(const struct rnic_tcp_conn *c, uint32_t seq)
  * RFC 6675 pipe: octets believed in the network. Hole i lies below range i; the
  * last hole (above every range) is never lost.
  */
-uint32_t tcp_sack_pipe(const struct rnic_tcp_conn *c)
+uint32_t tcp_sack_pipe(const struct rne_tcp_conn *c)
 {
     uint32_t pipe = 0, s = c->snd_una;
     for (int i = 0; i <= c->n_sacked; i++) {
@@ -140,7 +140,7 @@ uint32_t tcp_sack_pipe(const struct rnic_tcp_conn *c)
  * NextSeg rule 1: the first lost, not yet retransmitted octet and how much to
  * send.
  */
-bool tcp_sack_next_lost(const struct rnic_tcp_conn *c, uint32_t *seq,
+bool tcp_sack_next_lost(const struct rne_tcp_conn *c, uint32_t *seq,
                         uint32_t *len)
 {
     uint32_t s = c->snd_una;

@@ -4,20 +4,20 @@
  * connections in a binary min-heap by earliest deadline, so finding due work
  * is O(1) and rearming O(log n) with thousands of connections. Time comes
  * only from the caller (now_ns); the embedder learns the next deadline from
- * ops->timer or rnic_tcp_next_deadline().
+ * ops->timer or rne_tcp_next_deadline().
  */
 #include "tcp_int.h"
 
-static void heap_swap(struct rnic_tcp *t, uint32_t a, uint32_t b)
+static void heap_swap(struct rne_tcp *t, uint32_t a, uint32_t b)
 {
-    struct rnic_tcp_conn *x = t->heap[a];
+    struct rne_tcp_conn *x = t->heap[a];
     t->heap[a] = t->heap[b];
     t->heap[b] = x;
     t->heap[a]->heap_idx = a;
     t->heap[b]->heap_idx = b;
 }
 
-static void heap_up(struct rnic_tcp *t, uint32_t i)
+static void heap_up(struct rne_tcp *t, uint32_t i)
 {
     while (i > 0) {
         uint32_t p = (i - 1) / 2;
@@ -29,7 +29,7 @@ static void heap_up(struct rnic_tcp *t, uint32_t i)
     }
 }
 
-static void heap_down(struct rnic_tcp *t, uint32_t i)
+static void heap_down(struct rne_tcp *t, uint32_t i)
 {
     for (;;) {
         uint32_t l = 2 * i + 1, r = l + 1, m = i;
@@ -47,7 +47,7 @@ static void heap_down(struct rnic_tcp *t, uint32_t i)
     }
 }
 
-static void heap_remove(struct rnic_tcp *t, struct rnic_tcp_conn *c)
+static void heap_remove(struct rne_tcp *t, struct rne_tcp_conn *c)
 {
     uint32_t i = c->heap_idx;
     if (i == UINT32_MAX) {
@@ -63,9 +63,9 @@ static void heap_remove(struct rnic_tcp *t, struct rnic_tcp_conn *c)
     c->heap_idx = UINT32_MAX;
 }
 
-static void conn_resched(struct rnic_tcp_conn *c)
+static void conn_resched(struct rne_tcp_conn *c)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     uint64_t d = 0;
     for (int i = 0; i < T_NTIMERS; i++) {
         if (c->tm[i] && (!d || c->tm[i] < d)) {
@@ -86,13 +86,13 @@ static void conn_resched(struct rnic_tcp_conn *c)
     heap_up(t, c->heap_idx);
 }
 
-void tcp_timer_set(struct rnic_tcp_conn *c, enum tcp_timer which, uint64_t when)
+void tcp_timer_set(struct rne_tcp_conn *c, enum tcp_timer which, uint64_t when)
 {
     c->tm[which] = when ? when : 1;
     conn_resched(c);
 }
 
-void tcp_timer_clear(struct rnic_tcp_conn *c, enum tcp_timer which)
+void tcp_timer_clear(struct rne_tcp_conn *c, enum tcp_timer which)
 {
     if (c->tm[which]) {
         c->tm[which] = 0;
@@ -100,7 +100,7 @@ void tcp_timer_clear(struct rnic_tcp_conn *c, enum tcp_timer which)
     }
 }
 
-void tcp_timer_clear_all(struct rnic_tcp_conn *c)
+void tcp_timer_clear_all(struct rne_tcp_conn *c)
 {
     for (int i = 0; i < T_NTIMERS; i++) {
         c->tm[i] = 0;
@@ -109,14 +109,14 @@ void tcp_timer_clear_all(struct rnic_tcp_conn *c)
     c->deadline = 0;
 }
 
-uint64_t rnic_tcp_next_deadline(const struct rnic_tcp *t)
+uint64_t rne_tcp_next_deadline(const struct rne_tcp *t)
 {
     return t->heap_n ? t->heap[0]->deadline : UINT64_MAX;
 }
 
-void tcp_report_deadline(struct rnic_tcp *t)
+void tcp_report_deadline(struct rne_tcp *t)
 {
-    uint64_t d = rnic_tcp_next_deadline(t);
+    uint64_t d = rne_tcp_next_deadline(t);
     if (d != t->reported_deadline) {
         t->reported_deadline = d;
         if (t->ops->timer && d != UINT64_MAX) {
@@ -125,14 +125,14 @@ void tcp_report_deadline(struct rnic_tcp *t)
     }
 }
 
-void tcp_rexmt_arm(struct rnic_tcp_conn *c)
+void tcp_rexmt_arm(struct rne_tcp_conn *c)
 {
     if (c->snd_max != c->snd_una && !c->tm[T_REXMT]) {
         tcp_timer_set(c, T_REXMT, c->t->now + c->rto);
     }
 }
 
-static uint64_t clamp_rto(const struct rnic_tcp *t, uint64_t rto)
+static uint64_t clamp_rto(const struct rne_tcp *t, uint64_t rto)
 {
     uint64_t lo = (uint64_t)t->cfg.rto_min_ms * NS_PER_MS;
     uint64_t hi = (uint64_t)t->cfg.rto_max_ms * NS_PER_MS;
@@ -140,7 +140,7 @@ static uint64_t clamp_rto(const struct rnic_tcp *t, uint64_t rto)
 }
 
 /* RFC 6298 §2 with a 1 ms clock granularity G (our timestamp tick). */
-void tcp_rtt_sample(struct rnic_tcp_conn *c, uint64_t r)
+void tcp_rtt_sample(struct rne_tcp_conn *c, uint64_t r)
 {
     if (!c->srtt) {
         c->srtt = r ? r : 1;
@@ -158,18 +158,18 @@ void tcp_rtt_sample(struct rnic_tcp_conn *c, uint64_t r)
     c->nrexmit = 0;
 }
 
-static void rexmt_fire(struct rnic_tcp_conn *c)
+static void rexmt_fire(struct rne_tcp_conn *c)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     t->st.rto_fired++;
     c->rto = clamp_rto(t, c->rto * 2);      /* RFC 6298 5.5: back off */
-    if (c->state == RNIC_TCP_SYN_SENT || c->state == RNIC_TCP_SYN_RCVD) {
+    if (c->state == RNE_TCP_SYN_SENT || c->state == RNE_TCP_SYN_RCVD) {
         if (++c->nrexmit > t->cfg.syn_retries) {
-            tcp_trace_rexmit(c, RNIC_TCP_REXMIT_GIVEUP);
-            tcp_conn_drop(c, RNIC_TCP_ETIMEDOUT);
+            tcp_trace_rexmit(c, RNE_TCP_REXMIT_GIVEUP);
+            tcp_conn_drop(c, RNE_TCP_ETIMEDOUT);
             return;
         }
-        tcp_trace_rexmit(c, RNIC_TCP_REXMIT_SYN);
+        tcp_trace_rexmit(c, RNE_TCP_REXMIT_SYN);
         c->rexmits++;
         c->syn_rexmit = true;
         tcp_send_syn(c);
@@ -183,12 +183,12 @@ static void rexmt_fire(struct rnic_tcp_conn *c)
      * up.
      */
     if (c->snd_wnd != 0 && ++c->nrexmit > t->cfg.data_retries) {
-        tcp_trace_rexmit(c, RNIC_TCP_REXMIT_GIVEUP);
+        tcp_trace_rexmit(c, RNE_TCP_REXMIT_GIVEUP);
         tcp_send_rst_conn(c);
-        tcp_conn_drop(c, RNIC_TCP_ETIMEDOUT);
+        tcp_conn_drop(c, RNE_TCP_ETIMEDOUT);
         return;
     }
-    tcp_trace_rexmit(c, RNIC_TCP_REXMIT_RTO);
+    tcp_trace_rexmit(c, RNE_TCP_REXMIT_RTO);
     tcp_cc_rto(c);
     c->rtt_timing = false;
     c->snd_nxt = c->snd_una;
@@ -214,9 +214,9 @@ static void rexmt_fire(struct rnic_tcp_conn *c)
     tcp_output(c);
 }
 
-static void persist_fire(struct rnic_tcp_conn *c)
+static void persist_fire(struct rne_tcp_conn *c)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     if (c->snd_max != c->snd_una) {
         return;                         /* data in flight: the RTO covers it */
     }
@@ -233,12 +233,12 @@ static void persist_fire(struct rnic_tcp_conn *c)
     tcp_timer_set(c, T_PERSIST, t->now + d);
 }
 
-static void keep_fire(struct rnic_tcp_conn *c)
+static void keep_fire(struct rne_tcp_conn *c)
 {
-    struct rnic_tcp *t = c->t;
+    struct rne_tcp *t = c->t;
     uint64_t idle = (uint64_t)t->cfg.keep_idle_ms * NS_PER_MS;
     uint64_t intvl = (uint64_t)t->cfg.keep_intvl_ms * NS_PER_MS;
-    if (c->state < RNIC_TCP_ESTABLISHED || c->state == RNIC_TCP_TIME_WAIT) {
+    if (c->state < RNE_TCP_ESTABLISHED || c->state == RNE_TCP_TIME_WAIT) {
         return;
     }
     if (t->now - c->last_rx < idle) {
@@ -247,7 +247,7 @@ static void keep_fire(struct rnic_tcp_conn *c)
     }
     if (c->keep_probes >= t->cfg.keep_probes) {
         tcp_send_rst_conn(c);
-        tcp_conn_drop(c, RNIC_TCP_ETIMEDOUT);
+        tcp_conn_drop(c, RNE_TCP_ETIMEDOUT);
         return;
     }
     c->keep_probes++;
@@ -255,7 +255,7 @@ static void keep_fire(struct rnic_tcp_conn *c)
     tcp_timer_set(c, T_KEEP, t->now + intvl);
 }
 
-static void fire(struct rnic_tcp_conn *c, int which)
+static void fire(struct rne_tcp_conn *c, int which)
 {
     switch (which) {
     case T_REXMT:
@@ -276,23 +276,23 @@ static void fire(struct rnic_tcp_conn *c, int which)
          * TIME_WAIT over, or FIN_WAIT_2 heard nothing from the peer for
          * fin_wait2_ms.
          */
-        if (c->state == RNIC_TCP_FIN_WAIT_2) {
+        if (c->state == RNE_TCP_FIN_WAIT_2) {
             uint64_t lim = (uint64_t)c->t->cfg.fin_wait2_ms * NS_PER_MS;
             if (c->t->now - c->last_rx < lim) {
                 tcp_timer_set(c, T_2MSL, c->last_rx + lim);
                 break;
             }
         }
-        tcp_conn_drop(c, c->state == RNIC_TCP_TIME_WAIT ? RNIC_TCP_OK
-                                                        : RNIC_TCP_ETIMEDOUT);
+        tcp_conn_drop(c, c->state == RNE_TCP_TIME_WAIT ? RNE_TCP_OK
+                                                        : RNE_TCP_ETIMEDOUT);
         break;
     }
 }
 
-void tcp_timers_run(struct rnic_tcp *t, uint64_t now)
+void tcp_timers_run(struct rne_tcp *t, uint64_t now)
 {
     while (t->heap_n && t->heap[0]->deadline <= now) {
-        struct rnic_tcp_conn *c = t->heap[0];
+        struct rne_tcp_conn *c = t->heap[0];
         for (int i = 0; i < T_NTIMERS && !c->dead; i++) {
             if (c->tm[i] && c->tm[i] <= now) {
                 c->tm[i] = 0;
@@ -303,7 +303,7 @@ void tcp_timers_run(struct rnic_tcp *t, uint64_t now)
     }
 }
 
-void rnic_tcp_tick(struct rnic_tcp *t, uint64_t now_ns)
+void rne_tcp_tick(struct rne_tcp *t, uint64_t now_ns)
 {
     tcp_begin(t, now_ns);
     tcp_timers_run(t, t->now);

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * CRC32c for MPA. See crc32c.h. ISA-L's crc32_iscsi (SIMD, dispatched at run
- * time) by default; built with RNIC_CRC32C_QEMU (QEMU without libisal) it is
+ * time) by default; built with RNE_CRC32C_QEMU (QEMU without libisal) it is
  * QEMU's own table-driven crc32c() from util/crc32c.c.
  */
-#ifndef RNIC_CRC32C_QEMU
+#ifndef RNE_CRC32C_QEMU
 #include <isa-l/crc.h>
 #endif
 #include <limits.h>
 #include "crc32c.h"
 
-#ifdef RNIC_CRC32C_QEMU
-uint32_t rnic_crc32c(uint32_t crc, const void *data, size_t len)
+#ifdef RNE_CRC32C_QEMU
+uint32_t rne_crc32c(uint32_t crc, const void *data, size_t len)
 {
     /*
      * QEMU's crc32c() takes the raw register (callers start it at ~0) and
@@ -30,7 +30,7 @@ uint32_t rnic_crc32c(uint32_t crc, const void *data, size_t len)
     return ~reg;
 }
 #else
-uint32_t rnic_crc32c(uint32_t crc, const void *data, size_t len)
+uint32_t rne_crc32c(uint32_t crc, const void *data, size_t len)
 {
     /*
      * crc32_iscsi() neither pre- nor post-inverts: it runs the reflected

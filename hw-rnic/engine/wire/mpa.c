@@ -6,150 +6,150 @@
 #include "crc32c.h"
 #include "mpa.h"
 
-const uint8_t rnic_mpa_key_req[RNIC_MPA_KEY_LEN] = {
+const uint8_t rne_mpa_key_req[RNE_MPA_KEY_LEN] = {
     'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R',
     'e', 'q', ' ', 'F', 'r', 'a', 'm', 'e'
 };
-const uint8_t rnic_mpa_key_rep[RNIC_MPA_KEY_LEN] = {
+const uint8_t rne_mpa_key_rep[RNE_MPA_KEY_LEN] = {
     'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R',
     'e', 'p', ' ', 'F', 'r', 'a', 'm', 'e'
 };
 
 /* ---- Request / Reply ---- */
 
-int rnic_mpa_rr_encode(const struct rnic_mpa_rr *rr, uint8_t *buf, size_t cap)
+int rne_mpa_rr_encode(const struct rne_mpa_rr *rr, uint8_t *buf, size_t cap)
 {
     bool v2 = rr->enhanced;
-    size_t pd_total = (size_t)rr->pd_len + (v2 ? RNIC_MPA_V2_LEN : 0);
+    size_t pd_total = (size_t)rr->pd_len + (v2 ? RNE_MPA_V2_LEN : 0);
 
     if (rr->rev != 1 && rr->rev != 2) {
-        return -RNIC_MPA_E_REV;
+        return -RNE_MPA_E_REV;
     }
     if (v2 && rr->rev != 2) {
-        return -RNIC_MPA_E_REV;
+        return -RNE_MPA_E_REV;
     }
-    if (pd_total > RNIC_MPA_PD_MAX || (rr->pd_len && !rr->pd)) {
-        return -RNIC_MPA_E_PD_LEN;
+    if (pd_total > RNE_MPA_PD_MAX || (rr->pd_len && !rr->pd)) {
+        return -RNE_MPA_E_PD_LEN;
     }
-    if (v2 && (rr->ird > RNIC_MPA_V2_MASK || rr->ord > RNIC_MPA_V2_MASK ||
+    if (v2 && (rr->ird > RNE_MPA_V2_MASK || rr->ord > RNE_MPA_V2_MASK ||
                (!rr->p2p && rr->rtr) || (rr->rtr & ~7))) {
-        return -RNIC_MPA_E_IRD_ORD;
+        return -RNE_MPA_E_IRD_ORD;
     }
-    if (cap < RNIC_MPA_RR_HLEN + pd_total) {
-        return -RNIC_MPA_E_SPACE;
+    if (cap < RNE_MPA_RR_HLEN + pd_total) {
+        return -RNE_MPA_E_SPACE;
     }
-    memcpy(buf, rr->reply ? rnic_mpa_key_rep : rnic_mpa_key_req,
-           RNIC_MPA_KEY_LEN);
-    buf[16] = (uint8_t)((rr->markers ? RNIC_MPA_FLAG_M : 0) |
-                        (rr->crc ? RNIC_MPA_FLAG_C : 0) |
-                        (rr->reply && rr->reject ? RNIC_MPA_FLAG_R : 0) |
-                        (v2 ? RNIC_MPA_FLAG_E : 0) |
-                        (rr->x7306 ? (rr->reply ? RNIC_MPA_FLAG_X7306_ACCEPT :
-                                      RNIC_MPA_FLAG_X7306_OFFER) : 0));
+    memcpy(buf, rr->reply ? rne_mpa_key_rep : rne_mpa_key_req,
+           RNE_MPA_KEY_LEN);
+    buf[16] = (uint8_t)((rr->markers ? RNE_MPA_FLAG_M : 0) |
+                        (rr->crc ? RNE_MPA_FLAG_C : 0) |
+                        (rr->reply && rr->reject ? RNE_MPA_FLAG_R : 0) |
+                        (v2 ? RNE_MPA_FLAG_E : 0) |
+                        (rr->x7306 ? (rr->reply ? RNE_MPA_FLAG_X7306_ACCEPT :
+                                      RNE_MPA_FLAG_X7306_OFFER) : 0));
     buf[17] = rr->rev;
-    rnic_st_be16(buf + 18, (uint16_t)pd_total);
-    uint8_t *p = buf + RNIC_MPA_RR_HLEN;
+    rne_st_be16(buf + 18, (uint16_t)pd_total);
+    uint8_t *p = buf + RNE_MPA_RR_HLEN;
     if (v2) {
         uint16_t ird = rr->ird, ord = rr->ord;
         if (rr->p2p) {
-            ird |= RNIC_MPA_V2_IRD_P;
-            ird |= (rr->rtr & RNIC_MPA_RTR_SEND) ? RNIC_MPA_V2_IRD_SEND : 0;
-            ord |= (rr->rtr & RNIC_MPA_RTR_WRITE) ? RNIC_MPA_V2_ORD_WRITE : 0;
-            ord |= (rr->rtr & RNIC_MPA_RTR_READ) ? RNIC_MPA_V2_ORD_READ : 0;
+            ird |= RNE_MPA_V2_IRD_P;
+            ird |= (rr->rtr & RNE_MPA_RTR_SEND) ? RNE_MPA_V2_IRD_SEND : 0;
+            ord |= (rr->rtr & RNE_MPA_RTR_WRITE) ? RNE_MPA_V2_ORD_WRITE : 0;
+            ord |= (rr->rtr & RNE_MPA_RTR_READ) ? RNE_MPA_V2_ORD_READ : 0;
         }
-        rnic_st_be16(p, ird);
-        rnic_st_be16(p + 2, ord);
-        p += RNIC_MPA_V2_LEN;
+        rne_st_be16(p, ird);
+        rne_st_be16(p + 2, ord);
+        p += RNE_MPA_V2_LEN;
     }
     if (rr->pd_len) {
         memcpy(p, rr->pd, rr->pd_len);
     }
-    return (int)(RNIC_MPA_RR_HLEN + pd_total);
+    return (int)(RNE_MPA_RR_HLEN + pd_total);
 }
 
-int rnic_mpa_rr_decode(const uint8_t *buf, size_t len, struct rnic_mpa_rr *rr)
+int rne_mpa_rr_decode(const uint8_t *buf, size_t len, struct rne_mpa_rr *rr)
 {
     memset(rr, 0, sizeof(*rr));
     if (len == 0) {
         return 0;
     }
     /* Judge the key on whatever prefix is here: garbage fails fast. */
-    size_t k = len < RNIC_MPA_KEY_LEN ? len : RNIC_MPA_KEY_LEN;
-    bool is_req = memcmp(buf, rnic_mpa_key_req, k) == 0;
-    bool is_rep = memcmp(buf, rnic_mpa_key_rep, k) == 0;
+    size_t k = len < RNE_MPA_KEY_LEN ? len : RNE_MPA_KEY_LEN;
+    bool is_req = memcmp(buf, rne_mpa_key_req, k) == 0;
+    bool is_rep = memcmp(buf, rne_mpa_key_rep, k) == 0;
     if (!is_req && !is_rep) {
-        return -RNIC_MPA_E_KEY;
+        return -RNE_MPA_E_KEY;
     }
-    if (len < RNIC_MPA_RR_HLEN) {
+    if (len < RNE_MPA_RR_HLEN) {
         return 0;
     }
     uint8_t fl = buf[16];
-    uint16_t pd_total = rnic_ld_be16(buf + 18);
+    uint16_t pd_total = rne_ld_be16(buf + 18);
     rr->reply = is_rep;
-    rr->markers = fl & RNIC_MPA_FLAG_M;
-    rr->crc = fl & RNIC_MPA_FLAG_C;
-    rr->reject = is_rep && (fl & RNIC_MPA_FLAG_R);
+    rr->markers = fl & RNE_MPA_FLAG_M;
+    rr->crc = fl & RNE_MPA_FLAG_C;
+    rr->reject = is_rep && (fl & RNE_MPA_FLAG_R);
     rr->rev = buf[17];
-    uint8_t x7306 = is_rep ? RNIC_MPA_FLAG_X7306_ACCEPT :
-                    RNIC_MPA_FLAG_X7306_OFFER;
+    uint8_t x7306 = is_rep ? RNE_MPA_FLAG_X7306_ACCEPT :
+                    RNE_MPA_FLAG_X7306_OFFER;
     rr->x7306 = fl & x7306;
-    rr->res = fl & RNIC_MPA_FLAG_RES & ~x7306;
-    if (pd_total > RNIC_MPA_PD_MAX) {
-        return -RNIC_MPA_E_PD_LEN;
+    rr->res = fl & RNE_MPA_FLAG_RES & ~x7306;
+    if (pd_total > RNE_MPA_PD_MAX) {
+        return -RNE_MPA_E_PD_LEN;
     }
     if (rr->rev != 1 && rr->rev != 2) {
-        return -RNIC_MPA_E_REV;
+        return -RNE_MPA_E_REV;
     }
-    rr->enhanced = rr->rev == 2 && (fl & RNIC_MPA_FLAG_E);
-    if (rr->rev == 1 && (fl & RNIC_MPA_FLAG_E)) {
-        rr->res |= RNIC_MPA_FLAG_E;
+    rr->enhanced = rr->rev == 2 && (fl & RNE_MPA_FLAG_E);
+    if (rr->rev == 1 && (fl & RNE_MPA_FLAG_E)) {
+        rr->res |= RNE_MPA_FLAG_E;
     }
-    if (rr->enhanced && pd_total < RNIC_MPA_V2_LEN) {
-        return -RNIC_MPA_E_PD_LEN;
+    if (rr->enhanced && pd_total < RNE_MPA_V2_LEN) {
+        return -RNE_MPA_E_PD_LEN;
     }
-    if (len < (size_t)RNIC_MPA_RR_HLEN + pd_total) {
+    if (len < (size_t)RNE_MPA_RR_HLEN + pd_total) {
         return 0;
     }
-    const uint8_t *p = buf + RNIC_MPA_RR_HLEN;
+    const uint8_t *p = buf + RNE_MPA_RR_HLEN;
     rr->pd_len = pd_total;
     if (rr->enhanced) {
-        uint16_t ird = rnic_ld_be16(p), ord = rnic_ld_be16(p + 2);
-        rr->p2p = ird & RNIC_MPA_V2_IRD_P;
-        rr->ird = ird & RNIC_MPA_V2_MASK;
-        rr->ord = ord & RNIC_MPA_V2_MASK;
+        uint16_t ird = rne_ld_be16(p), ord = rne_ld_be16(p + 2);
+        rr->p2p = ird & RNE_MPA_V2_IRD_P;
+        rr->ird = ird & RNE_MPA_V2_MASK;
+        rr->ord = ord & RNE_MPA_V2_MASK;
         if (rr->p2p) {
             rr->rtr = (uint8_t)(
-                ((ird & RNIC_MPA_V2_IRD_SEND) ? RNIC_MPA_RTR_SEND : 0) |
-                ((ord & RNIC_MPA_V2_ORD_WRITE) ? RNIC_MPA_RTR_WRITE : 0) |
-                ((ord & RNIC_MPA_V2_ORD_READ) ? RNIC_MPA_RTR_READ : 0));
+                ((ird & RNE_MPA_V2_IRD_SEND) ? RNE_MPA_RTR_SEND : 0) |
+                ((ord & RNE_MPA_V2_ORD_WRITE) ? RNE_MPA_RTR_WRITE : 0) |
+                ((ord & RNE_MPA_V2_ORD_READ) ? RNE_MPA_RTR_READ : 0));
         }
-        p += RNIC_MPA_V2_LEN;
-        rr->pd_len = (uint16_t)(pd_total - RNIC_MPA_V2_LEN);
+        p += RNE_MPA_V2_LEN;
+        rr->pd_len = (uint16_t)(pd_total - RNE_MPA_V2_LEN);
     }
     rr->pd = rr->pd_len ? p : NULL;
-    return (int)(RNIC_MPA_RR_HLEN + pd_total);
+    return (int)(RNE_MPA_RR_HLEN + pd_total);
 }
 
-void rnic_mpa_rr_rx_init(struct rnic_mpa_rr_rx *s, bool want_reply)
+void rne_mpa_rr_rx_init(struct rne_mpa_rr_rx *s, bool want_reply)
 {
     s->want_reply = want_reply;
     s->have = 0;
 }
 
-int rnic_mpa_rr_rx_feed(struct rnic_mpa_rr_rx *s, const uint8_t *data,
-                        size_t len,
-                        size_t *consumed, struct rnic_mpa_rr *rr)
+int rne_mpa_rr_rx_feed(struct rne_mpa_rr_rx *s, const uint8_t *data,
+                       size_t len,
+                       size_t *consumed, struct rne_mpa_rr *rr)
 {
     /*
      * Take the header first, then exactly PD_Length more: never past the frame.
      */
-    size_t want = RNIC_MPA_RR_HLEN;
+    size_t want = RNE_MPA_RR_HLEN;
     size_t used = 0;
     *consumed = 0;
     for (;;) {
-        if (s->have >= RNIC_MPA_RR_HLEN) {
-            uint16_t pd = rnic_ld_be16(s->buf + 18);
-            want = RNIC_MPA_RR_HLEN + (pd > RNIC_MPA_PD_MAX ? 0 : pd);
+        if (s->have >= RNE_MPA_RR_HLEN) {
+            uint16_t pd = rne_ld_be16(s->buf + 18);
+            want = RNE_MPA_RR_HLEN + (pd > RNE_MPA_PD_MAX ? 0 : pd);
         }
         if (s->have < want) {
             size_t n = want - s->have;
@@ -160,13 +160,13 @@ int rnic_mpa_rr_rx_feed(struct rnic_mpa_rr_rx *s, const uint8_t *data,
             s->have = (uint16_t)(s->have + n);
             used += n;
         }
-        int r = rnic_mpa_rr_decode(s->buf, s->have, rr);
+        int r = rne_mpa_rr_decode(s->buf, s->have, rr);
         *consumed = used;
         if (r < 0) {
             return r;
         }
         if (r > 0) {
-            return rr->reply == s->want_reply ? 1 : -RNIC_MPA_E_KEY;
+            return rr->reply == s->want_reply ? 1 : -RNE_MPA_E_KEY;
         }
         if (used == len) {
             return 0;
@@ -178,11 +178,11 @@ int rnic_mpa_rr_rx_feed(struct rnic_mpa_rr_rx *s, const uint8_t *data,
 
 static uint16_t clip14(uint16_t v)
 {
-    return v > RNIC_MPA_V2_MASK ? RNIC_MPA_V2_MASK : v;
+    return v > RNE_MPA_V2_MASK ? RNE_MPA_V2_MASK : v;
 }
 
-void rnic_mpa_make_request(const struct rnic_mpa_local *loc,
-                           struct rnic_mpa_rr *req)
+void rne_mpa_make_request(const struct rne_mpa_local *loc,
+                          struct rne_mpa_rr *req)
 {
     memset(req, 0, sizeof(*req));
     req->rev = loc->rev == 1 ? 1 : 2;
@@ -196,15 +196,15 @@ void rnic_mpa_make_request(const struct rnic_mpa_local *loc,
         req->p2p = loc->p2p && (loc->rtr_caps & 7);
         req->rtr = req->p2p ? (loc->rtr_caps & 7) : 0;
         /* A Read RTR needs one outbound read credit (RFC 6581). */
-        if (req->rtr == RNIC_MPA_RTR_READ && req->ord == 0) {
+        if (req->rtr == RNE_MPA_RTR_READ && req->ord == 0) {
             req->ord = 1;
         }
     }
 }
 
-int rnic_mpa_make_reply(const struct rnic_mpa_rr *req,
-                        const struct rnic_mpa_local *loc,
-                        struct rnic_mpa_rr *rep)
+int rne_mpa_make_reply(const struct rne_mpa_rr *req,
+                       const struct rne_mpa_local *loc,
+                       struct rne_mpa_rr *rep)
 {
     memset(rep, 0, sizeof(*rep));
     rep->reply = true;
@@ -223,15 +223,15 @@ int rnic_mpa_make_reply(const struct rnic_mpa_rr *req,
         if (req->p2p && loc->p2p) {
             uint8_t common = req->rtr & loc->rtr_caps;
             rep->p2p = true;
-            rep->rtr = (common & RNIC_MPA_RTR_READ) ? RNIC_MPA_RTR_READ :
-                       (common & RNIC_MPA_RTR_WRITE) ? RNIC_MPA_RTR_WRITE :
-                       (common & RNIC_MPA_RTR_SEND) ? RNIC_MPA_RTR_SEND : 0;
+            rep->rtr = (common & RNE_MPA_RTR_READ) ? RNE_MPA_RTR_READ :
+                       (common & RNE_MPA_RTR_WRITE) ? RNE_MPA_RTR_WRITE :
+                       (common & RNE_MPA_RTR_SEND) ? RNE_MPA_RTR_SEND : 0;
             if (!rep->rtr) {
                 rep->reject = true;
                 rep->p2p = false;
-                return RNIC_MPA_EC_NO_MATCHING_RTR;
+                return RNE_MPA_EC_NO_MATCHING_RTR;
             }
-            if (rep->rtr == RNIC_MPA_RTR_READ && rep->ird == 0) {
+            if (rep->rtr == RNE_MPA_RTR_READ && rep->ird == 0) {
                 rep->ird = 1;       /* the RTR itself is an inbound read */
             }
         }
@@ -239,9 +239,9 @@ int rnic_mpa_make_reply(const struct rnic_mpa_rr *req,
     return 0;
 }
 
-void rnic_mpa_responder_neg(const struct rnic_mpa_rr *req,
-                            const struct rnic_mpa_rr *rep,
-                            struct rnic_mpa_neg *neg)
+void rne_mpa_responder_neg(const struct rne_mpa_rr *req,
+                           const struct rne_mpa_rr *rep,
+                           struct rne_mpa_neg *neg)
 {
     memset(neg, 0, sizeof(*neg));
     neg->rev = rep->rev;
@@ -253,13 +253,13 @@ void rnic_mpa_responder_neg(const struct rnic_mpa_rr *req,
         neg->ird_ord_known = true;
         neg->ird = rep->ird;
         neg->ord = rep->ord < req->ird ? rep->ord : req->ird;
-        neg->rtr = (req->p2p && rep->p2p) ? rep->rtr : RNIC_MPA_RTR_NONE;
+        neg->rtr = (req->p2p && rep->p2p) ? rep->rtr : RNE_MPA_RTR_NONE;
     }
 }
 
-int rnic_mpa_check_reply(const struct rnic_mpa_rr *req,
-                         const struct rnic_mpa_rr *rep,
-                         struct rnic_mpa_neg *neg)
+int rne_mpa_check_reply(const struct rne_mpa_rr *req,
+                        const struct rne_mpa_rr *rep,
+                        struct rne_mpa_neg *neg)
 {
     memset(neg, 0, sizeof(*neg));
     if (rep->reject) {
@@ -270,7 +270,7 @@ int rnic_mpa_check_reply(const struct rnic_mpa_rr *req,
      * enhanced Request gets an enhanced Reply or a Rev 1 one.
      */
     if (rep->rev > req->rev || (rep->enhanced && !req->enhanced)) {
-        return RNIC_MPA_EC_INVALID_REQ_REP;
+        return RNE_MPA_EC_INVALID_REQ_REP;
     }
     neg->rev = rep->rev;
     neg->crc = req->crc || rep->crc;
@@ -281,14 +281,14 @@ int rnic_mpa_check_reply(const struct rnic_mpa_rr *req,
     if (req->enhanced && rep->enhanced) {
         neg->ird_ord_known = true;
         if (rep->ord > req->ird) {
-            return RNIC_MPA_EC_INSUFFICIENT_IRD;
+            return RNE_MPA_EC_INSUFFICIENT_IRD;
         }
         neg->ird = req->ird;
         neg->ord = req->ord < rep->ird ? req->ord : rep->ird;
         if (req->p2p && rep->p2p) {
             uint8_t r = rep->rtr;
             if (r == 0 || (r & (r - 1)) || !(r & req->rtr)) {
-                return RNIC_MPA_EC_NO_MATCHING_RTR;
+                return RNE_MPA_EC_NO_MATCHING_RTR;
             }
             neg->rtr = r;
         }
@@ -298,20 +298,20 @@ int rnic_mpa_check_reply(const struct rnic_mpa_rr *req,
 
 /* ---- FPDU ---- */
 
-uint32_t rnic_mpa_mulpdu(uint32_t emss, bool markers)
+uint32_t rne_mpa_mulpdu(uint32_t emss, bool markers)
 {
     uint32_t ovh = 6 + emss % 4;
     if (markers) {
-        ovh += 4 * ((emss + RNIC_MPA_MARKER_INTERVAL - 1) /
-                    RNIC_MPA_MARKER_INTERVAL);
+        ovh += 4 * ((emss + RNE_MPA_MARKER_INTERVAL - 1) /
+                    RNE_MPA_MARKER_INTERVAL);
     }
     if (emss <= ovh) {
         return 0;
     }
-    return emss - ovh > RNIC_MPA_ULPDU_MAX ? RNIC_MPA_ULPDU_MAX : emss - ovh;
+    return emss - ovh > RNE_MPA_ULPDU_MAX ? RNE_MPA_ULPDU_MAX : emss - ovh;
 }
 
-uint32_t rnic_mpa_markers_in(uint32_t pos, uint32_t fpdu_len)
+uint32_t rne_mpa_markers_in(uint32_t pos, uint32_t fpdu_len)
 {
     /*
      * Walk the stream: a marker goes wherever an octet of the FPDU would land
@@ -319,13 +319,13 @@ uint32_t rnic_mpa_markers_in(uint32_t pos, uint32_t fpdu_len)
      */
     uint32_t n = 0, left = fpdu_len;
     while (left) {
-        uint32_t off = pos % RNIC_MPA_MARKER_INTERVAL;
+        uint32_t off = pos % RNE_MPA_MARKER_INTERVAL;
         if (off == 0) {
             n++;
-            pos += RNIC_MPA_MARKER_LEN;
-            off = RNIC_MPA_MARKER_LEN;
+            pos += RNE_MPA_MARKER_LEN;
+            off = RNE_MPA_MARKER_LEN;
         }
-        uint32_t run = RNIC_MPA_MARKER_INTERVAL - off;
+        uint32_t run = RNE_MPA_MARKER_INTERVAL - off;
         run = run < left ? run : left;
         pos += run;
         left -= run;
@@ -333,18 +333,18 @@ uint32_t rnic_mpa_markers_in(uint32_t pos, uint32_t fpdu_len)
     return n;
 }
 
-void rnic_mpa_tx_init(struct rnic_mpa_tx *tx, bool crc, bool markers)
+void rne_mpa_tx_init(struct rne_mpa_tx *tx, bool crc, bool markers)
 {
     tx->crc = crc;
     tx->markers = markers;
     tx->pos = 0;
 }
 
-uint32_t rnic_mpa_tx_size(const struct rnic_mpa_tx *tx, uint32_t ulpdu_len)
+uint32_t rne_mpa_tx_size(const struct rne_mpa_tx *tx, uint32_t ulpdu_len)
 {
-    uint32_t len = rnic_mpa_fpdu_len(ulpdu_len);
+    uint32_t len = rne_mpa_fpdu_len(ulpdu_len);
     return tx->markers ?
-           len + RNIC_MPA_MARKER_LEN * rnic_mpa_markers_in(tx->pos, len) : len;
+           len + RNE_MPA_MARKER_LEN * rne_mpa_markers_in(tx->pos, len) : len;
 }
 
 /* Output cursor that inserts markers at the stream's 512-octet grid. */
@@ -359,13 +359,13 @@ struct mk_writer {
 static void mk_put(struct mk_writer *w, const uint8_t *src, size_t len)
 {
     while (len) {
-        if (w->markers && w->pos % RNIC_MPA_MARKER_INTERVAL == 0) {
+        if (w->markers && w->pos % RNE_MPA_MARKER_INTERVAL == 0) {
             uint16_t ptr = w->hdr_seen ? (uint16_t)(w->pos - w->hdr_pos) : 0;
             uint8_t *m = w->out + w->n;
             m[0] = m[1] = 0;
-            rnic_st_be16(m + 2, ptr);
-            w->n += RNIC_MPA_MARKER_LEN;
-            w->pos += RNIC_MPA_MARKER_LEN;
+            rne_st_be16(m + 2, ptr);
+            w->n += RNE_MPA_MARKER_LEN;
+            w->pos += RNE_MPA_MARKER_LEN;
         }
         if (!w->hdr_seen) {
             w->hdr_seen = true;
@@ -373,8 +373,8 @@ static void mk_put(struct mk_writer *w, const uint8_t *src, size_t len)
         }
         size_t run = len;
         if (w->markers) {
-            uint32_t room = RNIC_MPA_MARKER_INTERVAL -
-                            w->pos % RNIC_MPA_MARKER_INTERVAL;
+            uint32_t room = RNE_MPA_MARKER_INTERVAL -
+                            w->pos % RNE_MPA_MARKER_INTERVAL;
             run = run < room ? run : room;
         }
         if (src) {
@@ -389,21 +389,21 @@ static void mk_put(struct mk_writer *w, const uint8_t *src, size_t len)
     }
 }
 
-uint32_t rnic_mpa_fpdu_build(struct rnic_mpa_tx *tx, uint8_t *out, size_t cap,
-                             const uint8_t *hdr, size_t hlen,
-                             const uint8_t *payload, size_t plen)
+uint32_t rne_mpa_fpdu_build(struct rne_mpa_tx *tx, uint8_t *out, size_t cap,
+                            const uint8_t *hdr, size_t hlen,
+                            const uint8_t *payload, size_t plen)
 {
-    if (hlen > RNIC_MPA_ULPDU_MAX || plen > RNIC_MPA_ULPDU_MAX - hlen) {
+    if (hlen > RNE_MPA_ULPDU_MAX || plen > RNE_MPA_ULPDU_MAX - hlen) {
         return 0;
     }
     uint32_t ulen = (uint32_t)(hlen + plen);
-    uint32_t total = rnic_mpa_tx_size(tx, ulen);
+    uint32_t total = rne_mpa_tx_size(tx, ulen);
     if (cap < total) {
         return 0;
     }
     struct mk_writer w = { .out = out, .pos = tx->pos, .markers = tx->markers };
     uint8_t lenb[2];
-    rnic_st_be16(lenb, (uint16_t)ulen);
+    rne_st_be16(lenb, (uint16_t)ulen);
     mk_put(&w, lenb, 2);
     if (hlen) {
         mk_put(&w, hdr, hlen);
@@ -411,76 +411,76 @@ uint32_t rnic_mpa_fpdu_build(struct rnic_mpa_tx *tx, uint8_t *out, size_t cap,
     if (plen) {
         mk_put(&w, payload, plen);
     }
-    mk_put(&w, NULL, rnic_mpa_pad(ulen));
+    mk_put(&w, NULL, rne_mpa_pad(ulen));
     /*
      * The CRC field is 4-aligned in the stream like every marker, so it is
      * never split: a marker due here lands in front of it, covered by it.
      */
-    mk_put(&w, NULL, RNIC_MPA_CRC_LEN);
-    size_t crc_off = w.n - RNIC_MPA_CRC_LEN;
-    rnic_crc32c_put(out + crc_off, tx->crc ? rnic_crc32c(0, out, crc_off) : 0);
+    mk_put(&w, NULL, RNE_MPA_CRC_LEN);
+    size_t crc_off = w.n - RNE_MPA_CRC_LEN;
+    rne_crc32c_put(out + crc_off, tx->crc ? rne_crc32c(0, out, crc_off) : 0);
     tx->pos = w.pos;
     return (uint32_t)w.n;
 }
 
-uint32_t rnic_mpa_fpdu_frame(struct rnic_mpa_tx *tx,
-                             const struct rnic_mpa_piece *pieces,
-                             int npieces, uint8_t prefix[2], uint8_t trailer[7])
+uint32_t rne_mpa_fpdu_frame(struct rne_mpa_tx *tx,
+                            const struct rne_mpa_piece *pieces,
+                            int npieces, uint8_t prefix[2], uint8_t trailer[7])
 {
     size_t ulen = 0;
     if (tx->markers || npieces < 0) {
         return 0;
     }
     for (int i = 0; i < npieces; i++) {
-        if (pieces[i].len > RNIC_MPA_ULPDU_MAX - ulen) {
+        if (pieces[i].len > RNE_MPA_ULPDU_MAX - ulen) {
             return 0;
         }
         ulen += pieces[i].len;
     }
-    uint32_t pad = rnic_mpa_pad((uint32_t)ulen);
-    rnic_st_be16(prefix, (uint16_t)ulen);
+    uint32_t pad = rne_mpa_pad((uint32_t)ulen);
+    rne_st_be16(prefix, (uint16_t)ulen);
     memset(trailer, 0, pad);
     uint32_t crc = 0;
     if (tx->crc) {
-        crc = rnic_crc32c(0, prefix, 2);
+        crc = rne_crc32c(0, prefix, 2);
         for (int i = 0; i < npieces; i++) {
-            crc = rnic_crc32c(crc, pieces[i].base, pieces[i].len);
+            crc = rne_crc32c(crc, pieces[i].base, pieces[i].len);
         }
-        crc = rnic_crc32c(crc, trailer, pad);
+        crc = rne_crc32c(crc, trailer, pad);
     }
-    rnic_crc32c_put(trailer + pad, crc);
-    tx->pos += rnic_mpa_fpdu_len((uint32_t)ulen);
-    return pad + RNIC_MPA_CRC_LEN;
+    rne_crc32c_put(trailer + pad, crc);
+    tx->pos += rne_mpa_fpdu_len((uint32_t)ulen);
+    return pad + RNE_MPA_CRC_LEN;
 }
 
-uint32_t rnic_mpa_fpdu_seal(struct rnic_mpa_tx *tx,
-                            const struct rnic_span room[2], uint32_t ulen)
+uint32_t rne_mpa_fpdu_seal(struct rne_mpa_tx *tx,
+                           const struct rne_span room[2], uint32_t ulen)
 {
     static const uint8_t zero[3];
-    uint32_t pad = rnic_mpa_pad(ulen), len, crc = 0;
+    uint32_t pad = rne_mpa_pad(ulen), len, crc = 0;
     uint8_t b[4];
     size_t k;
 
-    if (tx->markers || ulen > RNIC_MPA_ULPDU_MAX) {
+    if (tx->markers || ulen > RNE_MPA_ULPDU_MAX) {
         return 0;
     }
-    len = rnic_mpa_fpdu_len(ulen);
+    len = rne_mpa_fpdu_len(ulen);
     if (room[0].len + room[1].len != len) {
         return 0;
     }
-    rnic_st_be16(b, (uint16_t)ulen);
-    rnic_span_put(room, 0, b, 2);
-    rnic_span_put(room, 2 + ulen, zero, pad);
+    rne_st_be16(b, (uint16_t)ulen);
+    rne_span_put(room, 0, b, 2);
+    rne_span_put(room, 2 + ulen, zero, pad);
     if (tx->crc) {
         /* prefix, ULPDU and pad: contiguous in each part */
         k = room[0].len < len - 4 ? room[0].len : len - 4;
-        crc = rnic_crc32c(0, room[0].base, k);
+        crc = rne_crc32c(0, room[0].base, k);
         if (k < len - 4) {
-            crc = rnic_crc32c(crc, room[1].base, len - 4 - k);
+            crc = rne_crc32c(crc, room[1].base, len - 4 - k);
         }
     }
-    rnic_crc32c_put(b, crc);
-    rnic_span_put(room, len - 4, b, 4);
+    rne_crc32c_put(b, crc);
+    rne_span_put(room, len - 4, b, 4);
     tx->pos += len;
     return len;
 }
@@ -489,27 +489,27 @@ uint32_t rnic_mpa_fpdu_seal(struct rnic_mpa_tx *tx,
 
 enum { RX_LEN, RX_ULPDU, RX_PAD, RX_CRC };
 
-void rnic_mpa_rx_init(struct rnic_mpa_rx *rx, bool crc, bool markers,
-                      uint8_t *buf, uint32_t cap)
+void rne_mpa_rx_init(struct rne_mpa_rx *rx, bool crc, bool markers,
+                     uint8_t *buf, uint32_t cap)
 {
     memset(rx, 0, sizeof(*rx));
     rx->crc = crc;
     rx->markers = markers;
     rx->buf = buf;
-    rx->cap = cap > RNIC_MPA_ULPDU_MAX ? RNIC_MPA_ULPDU_MAX : cap;
+    rx->cap = cap > RNE_MPA_ULPDU_MAX ? RNE_MPA_ULPDU_MAX : cap;
     rx->state = RX_LEN;
 }
 
-static size_t rx_fail(struct rnic_mpa_rx *rx, uint8_t code, size_t used,
-                      struct rnic_mpa_rx_ev *ev)
+static size_t rx_fail(struct rne_mpa_rx *rx, uint8_t code, size_t used,
+                      struct rne_mpa_rx_ev *ev)
 {
     rx->err = code;
-    ev->type = RNIC_MPA_RX_ERROR;
+    ev->type = RNE_MPA_RX_ERROR;
     ev->code = code;
     return used;
 }
 
-static void rx_begin(struct rnic_mpa_rx *rx)
+static void rx_begin(struct rne_mpa_rx *rx)
 {
     if (!rx->in_fpdu) {
         rx->in_fpdu = true;
@@ -520,37 +520,37 @@ static void rx_begin(struct rnic_mpa_rx *rx)
 /*
  * The whole FPDU is in the chunk and no marker can be in it: verify in place.
  */
-static bool rx_fast(struct rnic_mpa_rx *rx, const uint8_t *p, size_t len,
+static bool rx_fast(struct rne_mpa_rx *rx, const uint8_t *p, size_t len,
                     size_t *used,
-                    struct rnic_mpa_rx_ev *ev)
+                    struct rne_mpa_rx_ev *ev)
 {
-    uint16_t ulen = rnic_ld_be16(p);
-    uint32_t total = rnic_mpa_fpdu_len(ulen);
+    uint16_t ulen = rne_ld_be16(p);
+    uint32_t total = rne_mpa_fpdu_len(ulen);
     if (ulen > rx->cap || len < total) {
         return false;
     }
-    uint32_t body = total - RNIC_MPA_CRC_LEN;
-    if (rx->crc && rnic_crc32c(0, p, body) != rnic_crc32c_get(p + body)) {
+    uint32_t body = total - RNE_MPA_CRC_LEN;
+    if (rx->crc && rne_crc32c(0, p, body) != rne_crc32c_get(p + body)) {
         rx->pos += total;       /* where the stream died, for diagnostics */
-        *used = rx_fail(rx, RNIC_MPA_EC_CRC, total, ev);
+        *used = rx_fail(rx, RNE_MPA_EC_CRC, total, ev);
         return true;
     }
     rx->pos += total;
     rx->fpdus++;
-    ev->type = RNIC_MPA_RX_FPDU;
+    ev->type = RNE_MPA_RX_FPDU;
     ev->ulpdu = p + 2;
     ev->len = ulen;
     *used = total;
     return true;
 }
 
-size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
-                        struct rnic_mpa_rx_ev *ev)
+size_t rne_mpa_rx_feed(struct rne_mpa_rx *rx, const uint8_t *data, size_t len,
+                       struct rne_mpa_rx_ev *ev)
 {
     size_t i = 0;
     memset(ev, 0, sizeof(*ev));
     if (rx->err) {
-        ev->type = RNIC_MPA_RX_ERROR;
+        ev->type = RNE_MPA_RX_ERROR;
         ev->code = rx->err;
         return 0;
     }
@@ -569,21 +569,21 @@ size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
      */
     size_t crc_from = (rx->state == RX_CRC && rx->got > 0) ? SIZE_MAX : 0;
     while (i < len) {
-        uint32_t off = rx->pos % RNIC_MPA_MARKER_INTERVAL;
-        if (rx->markers && off < RNIC_MPA_MARKER_LEN) {
+        uint32_t off = rx->pos % RNE_MPA_MARKER_INTERVAL;
+        if (rx->markers && off < RNE_MPA_MARKER_LEN) {
             /* marker octets: into the FPDU's CRC, then check FPDUPTR */
             rx_begin(rx);
-            size_t n = RNIC_MPA_MARKER_LEN - off;
+            size_t n = RNE_MPA_MARKER_LEN - off;
             n = n < len - i ? n : len - i;
             memcpy(rx->mk + off, data + i, n);
             i += n;
             rx->pos += (uint32_t)n;
-            if (off + n == RNIC_MPA_MARKER_LEN) {
-                uint32_t mpos = rx->pos - RNIC_MPA_MARKER_LEN;
+            if (off + n == RNE_MPA_MARKER_LEN) {
+                uint32_t mpos = rx->pos - RNE_MPA_MARKER_LEN;
                 bool before_hdr = rx->state == RX_LEN && rx->got == 0;
                 uint16_t want = before_hdr ? 0 : (uint16_t)(mpos - rx->hdr_pos);
-                if ((rnic_ld_be16(rx->mk + 2) & ~3u) != (want & ~3u)) {
-                    return rx_fail(rx, RNIC_MPA_EC_MARKER_MISMATCH, i, ev);
+                if ((rne_ld_be16(rx->mk + 2) & ~3u) != (want & ~3u)) {
+                    return rx_fail(rx, RNE_MPA_EC_MARKER_MISMATCH, i, ev);
                 }
             }
             continue;
@@ -591,7 +591,7 @@ size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
         /* a run of FPDU octets up to the next marker or end of field */
         size_t n = len - i;
         if (rx->markers) {
-            size_t room = RNIC_MPA_MARKER_INTERVAL - off;
+            size_t room = RNE_MPA_MARKER_INTERVAL - off;
             n = n < room ? n : room;
         }
         const uint8_t *p = data + i;
@@ -605,9 +605,9 @@ size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
             memcpy(rx->lenb + rx->got, p, n);
             rx->got += (uint32_t)n;
             if (rx->got == 2) {
-                rx->ulpdu_len = rnic_ld_be16(rx->lenb);
+                rx->ulpdu_len = rne_ld_be16(rx->lenb);
                 if (rx->ulpdu_len > rx->cap) {
-                    return rx_fail(rx, RNIC_MPA_EC_MARKER_MISMATCH, i + n, ev);
+                    return rx_fail(rx, RNE_MPA_EC_MARKER_MISMATCH, i + n, ev);
                 }
                 rx->got = 0;
                 /* pad(0) == 2 */
@@ -620,47 +620,47 @@ size_t rnic_mpa_rx_feed(struct rnic_mpa_rx *rx, const uint8_t *data, size_t len,
             rx->got += (uint32_t)n;
             if (rx->got == rx->ulpdu_len) {
                 rx->got = 0;
-                rx->state = rnic_mpa_pad(rx->ulpdu_len) ? RX_PAD : RX_CRC;
+                rx->state = rne_mpa_pad(rx->ulpdu_len) ? RX_PAD : RX_CRC;
             }
             break;
         case RX_PAD:
-            n = n < rnic_mpa_pad(rx->ulpdu_len) - rx->got ?
-                n : rnic_mpa_pad(rx->ulpdu_len) - rx->got;
+            n = n < rne_mpa_pad(rx->ulpdu_len) - rx->got ?
+                n : rne_mpa_pad(rx->ulpdu_len) - rx->got;
             rx->got += (uint32_t)n;
-            if (rx->got == rnic_mpa_pad(rx->ulpdu_len)) {
+            if (rx->got == rne_mpa_pad(rx->ulpdu_len)) {
                 rx->got = 0;
                 rx->state = RX_CRC;
             }
             break;
         default: /* RX_CRC */
             if (rx->got == 0 && crc_from != SIZE_MAX) {
-                rx->crc_run = rnic_crc32c(rx->crc_run, data + crc_from,
-                                          i - crc_from);
+                rx->crc_run = rne_crc32c(rx->crc_run, data + crc_from,
+                                         i - crc_from);
                 crc_from = SIZE_MAX;
             }
-            n = n < RNIC_MPA_CRC_LEN - rx->got ? n : RNIC_MPA_CRC_LEN - rx->got;
+            n = n < RNE_MPA_CRC_LEN - rx->got ? n : RNE_MPA_CRC_LEN - rx->got;
             memcpy(rx->crcb + rx->got, p, n);
             rx->got += (uint32_t)n;
             break;
         }
         i += n;
         rx->pos += (uint32_t)n;
-        if (rx->state == RX_CRC && rx->got == RNIC_MPA_CRC_LEN) {
-            if (rx->crc && rx->crc_run != rnic_crc32c_get(rx->crcb)) {
-                return rx_fail(rx, RNIC_MPA_EC_CRC, i, ev);
+        if (rx->state == RX_CRC && rx->got == RNE_MPA_CRC_LEN) {
+            if (rx->crc && rx->crc_run != rne_crc32c_get(rx->crcb)) {
+                return rx_fail(rx, RNE_MPA_EC_CRC, i, ev);
             }
             rx->state = RX_LEN;
             rx->got = 0;
             rx->in_fpdu = false;
             rx->fpdus++;
-            ev->type = RNIC_MPA_RX_FPDU;
+            ev->type = RNE_MPA_RX_FPDU;
             ev->ulpdu = rx->buf;
             ev->len = rx->ulpdu_len;
             return i;
         }
     }
     if (crc_from != SIZE_MAX) {
-        rx->crc_run = rnic_crc32c(rx->crc_run, data + crc_from, i - crc_from);
+        rx->crc_run = rne_crc32c(rx->crc_run, data + crc_from, i - crc_from);
     }
     return i;
 }

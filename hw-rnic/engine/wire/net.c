@@ -3,20 +3,20 @@
 #include <string.h>
 #include "net.h"
 
-void rnic_ipaddr_v4(struct rnic_ipaddr *a, uint8_t b0, uint8_t b1, uint8_t b2,
-                    uint8_t b3)
+void rne_ipaddr_v4(struct rne_ipaddr *a, uint8_t b0, uint8_t b1, uint8_t b2,
+                   uint8_t b3)
 {
     memset(a, 0, sizeof(*a));
-    a->family = RNIC_AF_INET;
+    a->family = RNE_AF_INET;
     a->u.v4[0] = b0; a->u.v4[1] = b1; a->u.v4[2] = b2; a->u.v4[3] = b3;
 }
 
-bool rnic_ipaddr_eq(const struct rnic_ipaddr *a, const struct rnic_ipaddr *b)
+bool rne_ipaddr_eq(const struct rne_ipaddr *a, const struct rne_ipaddr *b)
 {
     if (a->family != b->family) {
         return false;
     }
-    return a->family == RNIC_AF_INET ? !memcmp(a->u.v4, b->u.v4, 4)
+    return a->family == RNE_AF_INET ? !memcmp(a->u.v4, b->u.v4, 4)
                                      : !memcmp(a->u.v6, b->u.v6, 16);
 }
 
@@ -28,7 +28,7 @@ bool rnic_ipaddr_eq(const struct rnic_ipaddr *a, const struct rnic_ipaddr *b)
  * the high halves, no data-dependent branches); csum_tail() folds and swaps.
  * dst, if not NULL, gets a copy of the octets in the same pass.
  */
-#ifdef RNIC_CSUM_AVX2         /* x86-64, set by meson */
+#ifdef RNE_CSUM_AVX2          /* x86-64, set by meson */
 #include <immintrin.h>
 
 __attribute__((target("avx2")))
@@ -114,7 +114,7 @@ static uint32_t csum_run(uint32_t sum, uint8_t *dst, const uint8_t *p,
      * little-endian.
      */
     {
-        uint16_t x = (uint16_t)rnic_csum_fold16(nat);
+        uint16_t x = (uint16_t)rne_csum_fold16(nat);
         const uint8_t *xb = (const uint8_t *)&x;
         acc += (uint16_t)(xb[0] << 8 | xb[1]);
     }
@@ -138,87 +138,87 @@ static uint32_t csum_run(uint32_t sum, uint8_t *dst, const uint8_t *p,
     return (uint32_t)acc;
 }
 
-uint32_t rnic_csum_add(uint32_t sum, const void *data, size_t len)
+uint32_t rne_csum_add(uint32_t sum, const void *data, size_t len)
 {
     return csum_run(sum, NULL, data, len);
 }
 
-uint32_t rnic_csum_copy(void *dst, const void *src, size_t len)
+uint32_t rne_csum_copy(void *dst, const void *src, size_t len)
 {
     return csum_run(0, dst, src, len);
 }
 
-uint16_t rnic_csum_fold(uint32_t sum)
+uint16_t rne_csum_fold(uint32_t sum)
 {
     sum = (sum & 0xffff) + (sum >> 16);
     sum = (sum & 0xffff) + (sum >> 16);
     return (uint16_t)~sum;
 }
 
-uint32_t rnic_csum_pseudo4(const uint8_t *src, const uint8_t *dst,
-                           uint8_t proto, uint16_t len)
+uint32_t rne_csum_pseudo4(const uint8_t *src, const uint8_t *dst,
+                          uint8_t proto, uint16_t len)
 {
     uint32_t s = 0;
-    s += rnic_ld_be16(src) + rnic_ld_be16(src + 2);
-    s += rnic_ld_be16(dst) + rnic_ld_be16(dst + 2);
+    s += rne_ld_be16(src) + rne_ld_be16(src + 2);
+    s += rne_ld_be16(dst) + rne_ld_be16(dst + 2);
     s += proto;
     s += len;
     return s;
 }
 
-enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len,
-                                 struct rnic_ip4_pkt *out)
+enum rne_ip4_err rne_ip4_parse(const uint8_t *frame, size_t len,
+                               struct rne_ip4_pkt *out)
 {
-    size_t l2 = RNIC_ETH_HLEN;
+    size_t l2 = RNE_ETH_HLEN;
     uint16_t tci = 0;
     bool tagged = false;
 
-    if (len < RNIC_ETH_HLEN) {
-        return RNIC_IP4_SHORT;
+    if (len < RNE_ETH_HLEN) {
+        return RNE_IP4_SHORT;
     }
-    if (rnic_ld_be16(frame + 12) == RNIC_ETHERTYPE_VLAN) {
-        if (len < RNIC_ETH_HLEN + RNIC_VLAN_HLEN) {
-            return RNIC_IP4_SHORT;
+    if (rne_ld_be16(frame + 12) == RNE_ETHERTYPE_VLAN) {
+        if (len < RNE_ETH_HLEN + RNE_VLAN_HLEN) {
+            return RNE_IP4_SHORT;
         }
         tagged = true;
-        tci = rnic_ld_be16(frame + 14);
-        l2 += RNIC_VLAN_HLEN;
+        tci = rne_ld_be16(frame + 14);
+        l2 += RNE_VLAN_HLEN;
     }
-    if (rnic_ld_be16(frame + l2 - 2) != RNIC_ETHERTYPE_IP) {
-        return RNIC_IP4_NOT_IP;
+    if (rne_ld_be16(frame + l2 - 2) != RNE_ETHERTYPE_IP) {
+        return RNE_IP4_NOT_IP;
     }
     const uint8_t *ip = frame + l2;
     size_t avail = len - l2;
-    if (avail < RNIC_IP4_HLEN) {
-        return RNIC_IP4_SHORT;
+    if (avail < RNE_IP4_HLEN) {
+        return RNE_IP4_SHORT;
     }
     if ((ip[0] >> 4) != 4) {
-        return RNIC_IP4_BAD_VERSION;
+        return RNE_IP4_BAD_VERSION;
     }
     size_t hlen = (size_t)(ip[0] & 0xf) * 4;
-    if (hlen < RNIC_IP4_HLEN || hlen > avail) {
-        return RNIC_IP4_BAD_HLEN;
+    if (hlen < RNE_IP4_HLEN || hlen > avail) {
+        return RNE_IP4_BAD_HLEN;
     }
-    size_t tot = rnic_ld_be16(ip + 2);
+    size_t tot = rne_ld_be16(ip + 2);
     /*
      * Ethernet may pad short frames, so the frame may exceed total length,
      * never the reverse.
      */
     if (tot < hlen || tot > avail) {
-        return RNIC_IP4_BAD_LEN;
+        return RNE_IP4_BAD_LEN;
     }
-    if (rnic_csum_fold(rnic_csum_add(0, ip, hlen)) != 0) {
-        return RNIC_IP4_BAD_CSUM;
+    if (rne_csum_fold(rne_csum_add(0, ip, hlen)) != 0) {
+        return RNE_IP4_BAD_CSUM;
     }
-    uint16_t frag = rnic_ld_be16(ip + 6);
+    uint16_t frag = rne_ld_be16(ip + 6);
     if (frag & 0x3fff) {        /* MF set or offset != 0 */
-        return RNIC_IP4_FRAGMENT;
+        return RNE_IP4_FRAGMENT;
     }
     if (ip[12] >= 224 ||
         (ip[12] == 0 && ip[13] == 0 && ip[14] == 0 && ip[15] == 0) ||
         (ip[12] == 255 && ip[13] == 255 && ip[14] == 255 && ip[15] == 255) ||
         ip[16] >= 224) {
-        return RNIC_IP4_BAD_ADDR;
+        return RNE_IP4_BAD_ADDR;
     }
     out->eth = frame;
     out->ip = ip;
@@ -227,55 +227,55 @@ enum rnic_ip4_err rnic_ip4_parse(const uint8_t *frame, size_t len,
     out->proto = ip[9];
     memcpy(out->src, ip + 12, 4);
     memcpy(out->dst, ip + 16, 4);
-    memcpy(out->src_mac, frame + 6, RNIC_ETH_ALEN);
+    memcpy(out->src_mac, frame + 6, RNE_ETH_ALEN);
     out->tagged = tagged;
     out->tci = tci;
-    return RNIC_IP4_OK;
+    return RNE_IP4_OK;
 }
 
-size_t rnic_ip4_build(uint8_t *frame, const uint8_t *dmac, const uint8_t *smac,
-                      const uint8_t *src, const uint8_t *dst, uint8_t proto,
-                      uint16_t l4_len, uint16_t id)
+size_t rne_ip4_build(uint8_t *frame, const uint8_t *dmac, const uint8_t *smac,
+                     const uint8_t *src, const uint8_t *dst, uint8_t proto,
+                     uint16_t l4_len, uint16_t id)
 {
-    return rnic_ip4_build_vlan(frame, dmac, smac, RNIC_NO_VLAN, src, dst,
-                               proto, l4_len, id);
+    return rne_ip4_build_vlan(frame, dmac, smac, RNE_NO_VLAN, src, dst,
+                              proto, l4_len, id);
 }
 
-size_t rnic_ip4_build_vlan(uint8_t *frame, const uint8_t *dmac,
-                           const uint8_t *smac, int32_t tci,
-                           const uint8_t *src, const uint8_t *dst,
-                           uint8_t proto, uint16_t l4_len, uint16_t id)
+size_t rne_ip4_build_vlan(uint8_t *frame, const uint8_t *dmac,
+                          const uint8_t *smac, int32_t tci,
+                          const uint8_t *src, const uint8_t *dst,
+                          uint8_t proto, uint16_t l4_len, uint16_t id)
 {
-    size_t l2 = RNIC_ETH_HLEN;
+    size_t l2 = RNE_ETH_HLEN;
 
-    memcpy(frame, dmac, RNIC_ETH_ALEN);
-    memcpy(frame + 6, smac, RNIC_ETH_ALEN);
-    if (tci != RNIC_NO_VLAN) {
-        rnic_st_be16(frame + 12, RNIC_ETHERTYPE_VLAN);
-        rnic_st_be16(frame + 14, (uint16_t)tci);
-        l2 += RNIC_VLAN_HLEN;
+    memcpy(frame, dmac, RNE_ETH_ALEN);
+    memcpy(frame + 6, smac, RNE_ETH_ALEN);
+    if (tci != RNE_NO_VLAN) {
+        rne_st_be16(frame + 12, RNE_ETHERTYPE_VLAN);
+        rne_st_be16(frame + 14, (uint16_t)tci);
+        l2 += RNE_VLAN_HLEN;
     }
-    rnic_st_be16(frame + l2 - 2, RNIC_ETHERTYPE_IP);
+    rne_st_be16(frame + l2 - 2, RNE_ETHERTYPE_IP);
     uint8_t *ip = frame + l2;
     /*
      * The header's 16-bit words, written and summed from these values, not
      * read back: loads spanning the stores just made cannot be forwarded and
      * stall (once per frame).
      */
-    uint16_t ver_tos = 0x45 << 8, tot = (uint16_t)(RNIC_IP4_HLEN + l4_len);
+    uint16_t ver_tos = 0x45 << 8, tot = (uint16_t)(RNE_IP4_HLEN + l4_len);
     uint16_t frag = 0x4000;     /* DF: we do PMTU via EMSS, never fragment */
     uint16_t ttl_proto = (uint16_t)(64 << 8 | proto);
     uint32_t sum = (uint32_t)ver_tos + tot + id + frag + ttl_proto +
-                   rnic_ld_be16(src) + rnic_ld_be16(src + 2) +
-                   rnic_ld_be16(dst) + rnic_ld_be16(dst + 2);
+                   rne_ld_be16(src) + rne_ld_be16(src + 2) +
+                   rne_ld_be16(dst) + rne_ld_be16(dst + 2);
 
-    rnic_st_be16(ip, ver_tos);
-    rnic_st_be16(ip + 2, tot);
-    rnic_st_be16(ip + 4, id);
-    rnic_st_be16(ip + 6, frag);
-    rnic_st_be16(ip + 8, ttl_proto);
-    rnic_st_be16(ip + 10, rnic_csum_fold(sum));
+    rne_st_be16(ip, ver_tos);
+    rne_st_be16(ip + 2, tot);
+    rne_st_be16(ip + 4, id);
+    rne_st_be16(ip + 6, frag);
+    rne_st_be16(ip + 8, ttl_proto);
+    rne_st_be16(ip + 10, rne_csum_fold(sum));
     memcpy(ip + 12, src, 4);
     memcpy(ip + 16, dst, 4);
-    return l2 + RNIC_IP4_HLEN;
+    return l2 + RNE_IP4_HLEN;
 }

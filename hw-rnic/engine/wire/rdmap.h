@@ -27,8 +27,8 @@
  * QP's state and live in the verbs engine; this layer checks everything a
  * single segment can tell.
  */
-#ifndef RNIC_RDMAP_H
-#define RNIC_RDMAP_H
+#ifndef RNE_RDMAP_H
+#define RNE_RDMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,66 +36,66 @@
 #include "ddp.h"
 #include "iwarp_term.h"
 
-#define RNIC_RDMAP_VERSION      1
-#define RNIC_RDMAP_RV_SHIFT     6
-#define RNIC_RDMAP_RSVD_MASK    0x30
-#define RNIC_RDMAP_OP_MASK      0x0f
+#define RNE_RDMAP_VERSION       1
+#define RNE_RDMAP_RV_SHIFT      6
+#define RNE_RDMAP_RSVD_MASK     0x30
+#define RNE_RDMAP_OP_MASK       0x0f
 
-enum rnic_rdmap_op {
-    RNIC_RDMAP_WRITE = 0x0,
-    RNIC_RDMAP_READ_REQ = 0x1,
-    RNIC_RDMAP_READ_RESP = 0x2,
-    RNIC_RDMAP_SEND = 0x3,
-    RNIC_RDMAP_SEND_INV = 0x4,
-    RNIC_RDMAP_SEND_SE = 0x5,
-    RNIC_RDMAP_SEND_SE_INV = 0x6,
-    RNIC_RDMAP_TERMINATE = 0x7,
-    RNIC_RDMAP_IMM_DATA = 0x8,          /* RFC 7306 */
-    RNIC_RDMAP_IMM_DATA_SE = 0x9,       /* RFC 7306 */
-    RNIC_RDMAP_ATOMIC_REQ = 0xa,        /* RFC 7306 */
-    RNIC_RDMAP_ATOMIC_RESP = 0xb,       /* RFC 7306 */
-    RNIC_RDMAP_NOPS = 0xc,
+enum rne_rdmap_op {
+    RNE_RDMAP_WRITE = 0x0,
+    RNE_RDMAP_READ_REQ = 0x1,
+    RNE_RDMAP_READ_RESP = 0x2,
+    RNE_RDMAP_SEND = 0x3,
+    RNE_RDMAP_SEND_INV = 0x4,
+    RNE_RDMAP_SEND_SE = 0x5,
+    RNE_RDMAP_SEND_SE_INV = 0x6,
+    RNE_RDMAP_TERMINATE = 0x7,
+    RNE_RDMAP_IMM_DATA = 0x8,           /* RFC 7306 */
+    RNE_RDMAP_IMM_DATA_SE = 0x9,        /* RFC 7306 */
+    RNE_RDMAP_ATOMIC_REQ = 0xa,         /* RFC 7306 */
+    RNE_RDMAP_ATOMIC_RESP = 0xb,        /* RFC 7306 */
+    RNE_RDMAP_NOPS = 0xc,
 };
 
 /* DDP untagged queues used by RDMAP (RFC 5040; QN 3 from RFC 7306) */
 enum {
-    RNIC_RDMAP_QN_SEND = 0,             /* Send family, Immediate Data */
-    RNIC_RDMAP_QN_READ_REQ = 1,         /* RDMA Read Request, Atomic Request */
-    RNIC_RDMAP_QN_TERMINATE = 2,
-    RNIC_RDMAP_QN_ATOMIC_RESP = 3,
+    RNE_RDMAP_QN_SEND = 0,              /* Send family, Immediate Data */
+    RNE_RDMAP_QN_READ_REQ = 1,          /* RDMA Read Request, Atomic Request */
+    RNE_RDMAP_QN_TERMINATE = 2,
+    RNE_RDMAP_QN_ATOMIC_RESP = 3,
 };
 
-#define RNIC_RDMAP_READ_REQ_LEN     28
-#define RNIC_RDMAP_TERM_CTRL_LEN    4
-#define RNIC_RDMAP_IMM_LEN          8
-#define RNIC_RDMAP_ATOMIC_REQ_LEN   52
-#define RNIC_RDMAP_ATOMIC_RESP_LEN  12
+#define RNE_RDMAP_READ_REQ_LEN      28
+#define RNE_RDMAP_TERM_CTRL_LEN     4
+#define RNE_RDMAP_IMM_LEN           8
+#define RNE_RDMAP_ATOMIC_REQ_LEN    52
+#define RNE_RDMAP_ATOMIC_RESP_LEN   12
 /*
  * Largest Terminate ULPDU: DDP + control + segment length + DDP hdr + Read
  * Request hdr
  */
-#define RNIC_RDMAP_TERM_MAX \
-    (RNIC_DDP_UNTAGGED_HLEN + RNIC_RDMAP_TERM_CTRL_LEN + 2 + \
-     RNIC_DDP_UNTAGGED_HLEN + RNIC_RDMAP_READ_REQ_LEN)
+#define RNE_RDMAP_TERM_MAX \
+    (RNE_DDP_UNTAGGED_HLEN + RNE_RDMAP_TERM_CTRL_LEN + 2 + \
+     RNE_DDP_UNTAGGED_HLEN + RNE_RDMAP_READ_REQ_LEN)
 
 /* Terminate Control: Layer(4) EType(4) Code(8) M D R Rsvd(13), big-endian */
 /* in octet 2: DDP Segment Length valid */
-#define RNIC_RDMAP_TERM_M       0x80
-#define RNIC_RDMAP_TERM_D       0x40    /* Terminated DDP Header included */
+#define RNE_RDMAP_TERM_M        0x80
+#define RNE_RDMAP_TERM_D        0x40    /* Terminated DDP Header included */
 /* Terminated RDMA (Read Request) Header included */
-#define RNIC_RDMAP_TERM_R       0x20
+#define RNE_RDMAP_TERM_R        0x20
 
 /* RFC 7306 AtomicOpCode */
 enum {
-    RNIC_RDMAP_ATOMIC_FETCH_ADD = 0x0,
-    RNIC_RDMAP_ATOMIC_SWAP = 0x1,
-    RNIC_RDMAP_ATOMIC_CMP_SWAP = 0x2,
+    RNE_RDMAP_ATOMIC_FETCH_ADD = 0x0,
+    RNE_RDMAP_ATOMIC_SWAP = 0x1,
+    RNE_RDMAP_ATOMIC_CMP_SWAP = 0x2,
 };
 
 /* decode flags */
-#define RNIC_RDMAP_F_RFC7306    0x1     /* accept opcodes 8-11 and QN 3 */
+#define RNE_RDMAP_F_RFC7306     0x1     /* accept opcodes 8-11 and QN 3 */
 
-struct rnic_rdmap_read_req {
+struct rne_rdmap_read_req {
     uint32_t sink_stag;
     uint64_t sink_to;
     uint32_t size;
@@ -103,18 +103,18 @@ struct rnic_rdmap_read_req {
     uint64_t src_to;
 };
 
-struct rnic_rdmap_term {
+struct rne_rdmap_term {
     uint8_t layer, etype, code;
     bool m, d, r;
     uint16_t rsvd;              /* low 13 bits as received */
     uint16_t ddp_seg_len;       /* with d (valid if m) */
     uint8_t ddp_hdr_len;        /* 14 or 18, with d */
-    uint8_t ddp_hdr[RNIC_DDP_UNTAGGED_HLEN];
-    uint8_t rdma_hdr[RNIC_RDMAP_READ_REQ_LEN];      /* with r */
+    uint8_t ddp_hdr[RNE_DDP_UNTAGGED_HLEN];
+    uint8_t rdma_hdr[RNE_RDMAP_READ_REQ_LEN];       /* with r */
 };
 
-struct rnic_rdmap_atomic_req {
-    uint8_t op;                 /* RNIC_RDMAP_ATOMIC_* */
+struct rne_rdmap_atomic_req {
+    uint8_t op;                 /* RNE_RDMAP_ATOMIC_* */
     uint32_t req_id;
     uint32_t stag;
     uint64_t to;
@@ -122,22 +122,22 @@ struct rnic_rdmap_atomic_req {
     uint64_t compare, compare_mask;
 };
 
-struct rnic_rdmap_atomic_resp {
+struct rne_rdmap_atomic_resp {
     uint32_t req_id;
     uint64_t orig;
 };
 
 /* One DDP segment seen as RDMAP. */
-struct rnic_rdmap_msg {
+struct rne_rdmap_msg {
     /* ddp.ulp_ctrl is derived from opcode/rv on encode */
-    struct rnic_ddp_hdr ddp;
+    struct rne_ddp_hdr ddp;
     uint8_t opcode;
     uint8_t rv;                 /* RDMAP version */
     union {
-        struct rnic_rdmap_read_req rr;
-        struct rnic_rdmap_term term;
-        struct rnic_rdmap_atomic_req areq;
-        struct rnic_rdmap_atomic_resp aresp;
+        struct rne_rdmap_read_req rr;
+        struct rne_rdmap_term term;
+        struct rne_rdmap_atomic_req areq;
+        struct rne_rdmap_atomic_resp aresp;
     } u;
     /* decode: the data after the headers (payload or Immediate Data) */
     const uint8_t *payload;
@@ -145,7 +145,7 @@ struct rnic_rdmap_msg {
 };
 
 /* Static facts about an opcode. */
-struct rnic_rdmap_op_info {
+struct rne_rdmap_op_info {
     const char *name;
     bool tagged;
     bool rfc7306;
@@ -154,39 +154,39 @@ struct rnic_rdmap_op_info {
     uint8_t hdr_len;
 };
 /* NULL if reserved */
-const struct rnic_rdmap_op_info *rnic_rdmap_op_info(uint8_t opcode);
+const struct rne_rdmap_op_info *rne_rdmap_op_info(uint8_t opcode);
 
 /* The RDMAP control octet (DDP RsvdULP[0:7]) for version rv and opcode op. */
-static inline uint8_t rnic_rdmap_ctrl(uint8_t rv, uint8_t op)
+static inline uint8_t rne_rdmap_ctrl(uint8_t rv, uint8_t op)
 {
-    return (uint8_t)((rv & 3) << RNIC_RDMAP_RV_SHIFT | op);
+    return (uint8_t)((rv & 3) << RNE_RDMAP_RV_SHIFT | op);
 }
 
 /*
  * The DDP and RDMAP headers of one segment of an op that has no RDMAP header
  * past the control octet: Write and Read Response (tagged), the Sends and
  * Immediate Data (untagged; inv_stag for Send with Invalidate, else 0).
- * DV and RV 1, fields as given; buf holds RNIC_DDP_TAGGED_HLEN /
- * RNIC_DDP_UNTAGGED_HLEN octets.  Returns the header length.  The engine's
+ * DV and RV 1, fields as given; buf holds RNE_DDP_TAGGED_HLEN /
+ * RNE_DDP_UNTAGGED_HLEN octets.   Returns the header length.  The engine's
  * transmit path and the tests' raw peer (which may then damage the bytes)
  * both write segment headers with these.
  */
-size_t rnic_rdmap_seg_tagged(uint8_t *buf, uint8_t op, uint32_t stag,
-                             uint64_t to, bool last);
-size_t rnic_rdmap_seg_untagged(uint8_t *buf, uint8_t op, uint32_t qn,
-                               uint32_t msn, uint32_t mo, bool last,
-                               uint32_t inv_stag);
+size_t rne_rdmap_seg_tagged(uint8_t *buf, uint8_t op, uint32_t stag,
+                            uint64_t to, bool last);
+size_t rne_rdmap_seg_untagged(uint8_t *buf, uint8_t op, uint32_t qn,
+                              uint32_t msn, uint32_t mo, bool last,
+                              uint32_t inv_stag);
 
 /* Length of the DDP + RDMAP headers m encodes to (0 for a reserved opcode). */
-size_t rnic_rdmap_hdr_len(const struct rnic_rdmap_msg *m);
+size_t rne_rdmap_hdr_len(const struct rne_rdmap_msg *m);
 /*
  * Write the DDP and RDMAP headers of m (the payload, if any, follows them in
  * the ULPDU). ddp.tagged comes from the opcode, the RDMAP control byte from
  * opcode and rv; for Send with Invalidate ddp.ulp_word is the STag. Returns
  * the header length, or 0 if cap is too small or the opcode is reserved.
  */
-size_t rnic_rdmap_hdr_encode(const struct rnic_rdmap_msg *m, uint8_t *buf,
-                             size_t cap);
+size_t rne_rdmap_hdr_encode(const struct rne_rdmap_msg *m, uint8_t *buf,
+                            size_t cap);
 /*
  * Decode and validate one DDP segment (a ULPDU). Returns 0 on success, -1
  * with *cause filled on the first violation:
@@ -197,20 +197,20 @@ size_t rnic_rdmap_hdr_encode(const struct rnic_rdmap_msg *m, uint8_t *buf,
  *   DDP  QN not valid for the opcode (untagged 0x01); Read Request, Terminate,
  *        Atomic or Immediate Data not in one segment at MO 0 (0x04 Invalid MO
  *        for MO != 0, 0x05 message too long for L = 0 or trailing octets).
- * With RNIC_RDMAP_F_RFC7306 unset, opcodes 8-11 are "Unexpected OpCode".
+ * With RNE_RDMAP_F_RFC7306 unset, opcodes 8-11 are "Unexpected OpCode".
  */
-int rnic_rdmap_decode(const uint8_t *ulpdu, size_t len, unsigned flags,
-                      struct rnic_rdmap_msg *m, struct rnic_term_cause *cause);
+int rne_rdmap_decode(const uint8_t *ulpdu, size_t len, unsigned flags,
+                     struct rne_rdmap_msg *m, struct rne_term_cause *cause);
 
 /*
  * Build the ULPDU of a Terminate (QN 2, MO 0, L = 1, the given MSN) for
  * cause, attaching from the offending segment bad (bad_len octets, may be
  * NULL) its DDP header and segment length if cause->hdr_ddp (D, M), and its
  * Read Request header if cause->hdr_rdma and it is a complete Read Request
- * (R). Returns the ULPDU length (<= RNIC_RDMAP_TERM_MAX), 0 if cap is short.
+ * (R). Returns the ULPDU length (<= RNE_RDMAP_TERM_MAX), 0 if cap is short.
  */
-size_t rnic_rdmap_term_build(uint8_t *out, size_t cap, uint32_t msn,
-                             const struct rnic_term_cause *cause,
-                             const uint8_t *bad, size_t bad_len);
+size_t rne_rdmap_term_build(uint8_t *out, size_t cap, uint32_t msn,
+                            const struct rne_term_cause *cause,
+                            const uint8_t *bad, size_t bad_len);
 
 #endif
