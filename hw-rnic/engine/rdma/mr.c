@@ -10,7 +10,7 @@
 #include "wire/le.h"
 
 /* Access bits are known and remote write/atomic come with local write. */
-static bool access_ok(uint32_t access)
+bool rne_mr_access_ok(uint32_t access)
 {
     if (access & ~RNE_ACCESS_ALL) {
         return false;
@@ -23,7 +23,7 @@ static bool access_ok(uint32_t access)
  * Pages needed to cover [iova, iova + length) with 2^shift-byte pages, the
  * first starting at iova rounded down; 0 if that exceeds the device limit.
  */
-static uint32_t pages_for(uint64_t iova, uint64_t length, uint32_t shift)
+uint32_t rne_mr_pages_for(uint64_t iova, uint64_t length, uint32_t shift)
 {
     uint64_t first = iova & ((1ull << shift) - 1);
     uint64_t n;
@@ -45,14 +45,14 @@ static uint32_t mr_charge(const struct rne_mr *mr)
 }
 
 /* Entries left in the budget (max-mr-pages) of MRs and rings together. */
-static uint64_t budget_left(struct rne_dev *d)
+uint64_t rne_mr_budget_left(struct rne_dev *d)
 {
     return d->cfg.max_mr_pages - d->rdma->pbl_pages;
 }
 
 static bool mr_budget_ok(struct rne_dev *d, uint32_t n)
 {
-    return n <= budget_left(d);
+    return n <= rne_mr_budget_left(d);
 }
 
 unsigned rne_rdma_ring_load(struct rne_dev *d, struct rne_ring *r,
@@ -64,7 +64,7 @@ unsigned rne_rdma_ring_load(struct rne_dev *d, struct rne_ring *r,
     /* Loading costs a DMA per entry: it counts toward the pass bound. */
     d->admq.pass_pages += rne_ring_pages_needed(depth, entry_size);
     sts = rne_ring_load_large(r, &d->host, pbl, depth, entry_size,
-                              budget_left(d));
+                              rne_mr_budget_left(d));
     if (!sts) {
         d->rdma->pbl_pages += r->npages;
     }
@@ -77,7 +77,7 @@ void rne_rdma_ring_free(struct rne_dev *d, struct rne_ring *r)
     rne_ring_free(r);
 }
 
-static bool page_shift_ok(uint32_t shift)
+bool rne_mr_page_shift_ok(uint32_t shift)
 {
     return shift < 32 && (RNE_MR_PAGE_SIZES & (1u << shift));
 }
@@ -130,7 +130,7 @@ unsigned rne_mr_reg(struct rne_dev *d, const struct rnic_cmd_reg_mr *c)
     if (sts) {
         return sts;
     }
-    if ((flags & ~RNIC_MR_F_PHYS) || !access_ok(access) ||
+    if ((flags & ~RNIC_MR_F_PHYS) || !rne_mr_access_ok(access) ||
         iova + length < iova) {
         return RNIC_STS_BAD_PARAM;
     }
@@ -140,11 +140,11 @@ unsigned rne_mr_reg(struct rne_dev *d, const struct rnic_cmd_reg_mr *c)
             return RNIC_STS_BAD_PARAM;
         }
     } else {
-        if (!page_shift_ok(c->pages.page_shift) ||
+        if (!rne_mr_page_shift_ok(c->pages.page_shift) ||
             length > RNE_MR_MAX_SIZE) {
             return RNIC_STS_BAD_PARAM;
         }
-        npages = pages_for(iova, length, c->pages.page_shift);
+        npages = rne_mr_pages_for(iova, length, c->pages.page_shift);
         if ((length && !npages) ||
             rne_le32_to_cpu(c->pages.nentries) != npages) {
             return RNIC_STS_BAD_PARAM;
@@ -266,11 +266,11 @@ unsigned rne_mr_fast_reg(struct rne_dev *d, struct rne_qp *qp,
         mr->pdn != qp->pdn) {
         return RNIC_WC_LOC_PROT_ERR;
     }
-    if (!access_ok(access) || !page_shift_ok(w->pages.page_shift) ||
-        iova + length < iova) {
+    if (!rne_mr_access_ok(access) ||
+        !rne_mr_page_shift_ok(w->pages.page_shift) || iova + length < iova) {
         return RNIC_WC_LOC_QP_OP_ERR;
     }
-    npages = pages_for(iova, length, w->pages.page_shift);
+    npages = rne_mr_pages_for(iova, length, w->pages.page_shift);
     if (length > RNE_MR_MAX_SIZE || (length && !npages) ||
         npages > mr->max_pages) {
         return RNIC_WC_LOC_LEN_ERR;

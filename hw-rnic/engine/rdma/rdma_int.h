@@ -109,6 +109,16 @@ unsigned rne_rdma_ring_load(struct rne_dev *d, struct rne_ring *r,
                             const struct rnic_pbl *pbl, uint32_t depth,
                             uint32_t entry_size);
 void rne_rdma_ring_free(struct rne_dev *d, struct rne_ring *r);
+/*
+ * MR checks shared by the commands and the state loader (mr.c): access
+ * bits known and remote write/atomic only with local write; pages of
+ * 2^shift covering [iova, iova + length), 0 if more than the device
+ * allows; a supported page size; entries left in the page-list budget.
+ */
+bool rne_mr_access_ok(uint32_t access);
+uint32_t rne_mr_pages_for(uint64_t iova, uint64_t length, uint32_t shift);
+bool rne_mr_page_shift_ok(uint32_t shift);
+uint64_t rne_mr_budget_left(struct rne_dev *d);
 /* Fast-register WQE (wq.c calls it from rne_sq_local_wr). */
 unsigned rne_mr_fast_reg(struct rne_dev *d, struct rne_qp *qp,
                          const struct rnic_wqe_reg_mr *w);

@@ -13,39 +13,6 @@
 #include "state_int.h"
 #include "rdma/rdma_int.h"
 
-/* As mr.c: known access bits, remote write/atomic with local write. */
-static bool st_access_ok(uint32_t access)
-{
-    if (access & ~RNE_ACCESS_ALL) {
-        return false;
-    }
-    return !(access & (RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_ATOMIC)) ||
-           (access & RNIC_ACCESS_LOCAL_WRITE);
-}
-
-/* As mr.c: pages of 2^shift covering [iova, iova + length), 0: too many. */
-static uint32_t st_pages_for(uint64_t iova, uint64_t length, uint32_t shift)
-{
-    uint64_t first = iova & ((1ull << shift) - 1);
-    uint64_t n;
-
-    if (!length) {
-        return 0;
-    }
-    n = ((first + length - 1) >> shift) + 1;
-    return n > RNE_MR_MAX_PAGES ? 0 : (uint32_t)n;
-}
-
-static bool st_page_shift_ok(uint32_t shift)
-{
-    return shift < 32 && (RNE_MR_PAGE_SIZES & (1u << shift));
-}
-
-static uint64_t budget_left(struct rne_dev *d)
-{
-    return d->cfg.max_mr_pages - d->rdma->pbl_pages;
-}
-
 const char *rne_st_rdma_unsaved(struct rne_dev *d, char *buf, size_t n)
 {
     struct rne_rdma *r = d->rdma;
@@ -163,7 +130,7 @@ bool rne_st_load_cq(struct rne_st_ld *ld)
                            (unsigned long long)cq.dbrec_addr);
     }
     if (!rne_st_load_ring(ld, &cq.ring, RNIC_CQE_SIZE, d->cfg.max_cqe,
-                          budget_left(d), false, "CQ")) {
+                          rne_mr_budget_left(d), false, "CQ")) {
         return false;
     }
     if (rne_ring_used(cq.pidx, cq.cidx) > cq.ring.depth) {
@@ -232,7 +199,8 @@ bool rne_st_load_srq(struct rne_st_ld *ld)
                            s.max_sge, RNIC_RQ_MAX_SGE);
     }
     if (!rne_st_load_ring(ld, &s.wq.ring, RNIC_RQ_WQE_SIZE,
-                          d->cfg.max_srq_wr, budget_left(d), false, "SRQ")) {
+                          d->cfg.max_srq_wr, rne_mr_budget_left(d), false,
+                          "SRQ")) {
         return false;
     }
     if (s.limit > s.wq.ring.depth ||
@@ -300,7 +268,7 @@ static bool qp_shape_ok(struct rne_st_ld *ld, const struct rne_qp *q)
     if (q->max_send_sge > RNIC_SQ_MAX_SGE ||
         q->max_recv_sge > RNIC_RQ_MAX_SGE ||
         q->max_inline > RNIC_SQ_MAX_INLINE ||
-        (q->flags & ~RNIC_QP_F_SQ_SIG_ALL) || !st_access_ok(q->access) ||
+        (q->flags & ~RNIC_QP_F_SQ_SIG_ALL) || !rne_mr_access_ok(q->access) ||
         q->ird > c->max_ird || q->ord > c->max_ord) {
         return rne_sr_fail(r, "QP %u: SGE, inline, flag, access or IRD/ORD "
                            "limits exceeded", q->qpn);
@@ -337,13 +305,13 @@ static bool qp_rings(struct rne_st_ld *ld, struct rne_qp *q)
     bool srq = q->srqn != RNIC_NO_SRQ;
 
     if (!rne_st_load_ring(ld, &q->sq.ring, RNIC_SQ_WQE_SIZE,
-                          d->cfg.max_qp_wr, budget_left(d), false,
+                          d->cfg.max_qp_wr, rne_mr_budget_left(d), false,
                           "QP SQ")) {
         return false;
     }
     if (!rne_st_load_ring(ld, &q->rq.ring, RNIC_RQ_WQE_SIZE,
                           d->cfg.max_qp_wr,
-                          budget_left(d) - q->sq.ring.npages, srq,
+                          rne_mr_budget_left(d) - q->sq.ring.npages, srq,
                           "QP RQ") ||
         (srq && q->rq.ring.pages)) {
         rne_ring_free(&q->sq.ring);
@@ -460,7 +428,7 @@ static bool mr_shape_ok(struct rne_st_ld *ld, uint32_t idx,
     if (m->state != RNE_MR_INVALID && m->state != RNE_MR_VALID) {
         return rne_sr_fail(r, "MR %u: state %u", idx, m->state);
     }
-    if (!st_access_ok(m->access) || m->iova + m->length < m->iova) {
+    if (!rne_mr_access_ok(m->access) || m->iova + m->length < m->iova) {
         return rne_sr_fail(r, "MR %u: access 0x%x or range wraps", idx,
                            m->access);
     }
@@ -486,9 +454,9 @@ static bool mr_shape_ok(struct rne_st_ld *ld, uint32_t idx,
         return rne_sr_fail(r, "MR %u: a registered MR with max_pages or "
                            "not valid", idx);
     }
-    if (!st_page_shift_ok(m->page_shift) || m->length > RNE_MR_MAX_SIZE ||
-        (m->length && !st_pages_for(m->iova, m->length, m->page_shift)) ||
-        m->npages != st_pages_for(m->iova, m->length, m->page_shift)) {
+    if (!rne_mr_page_shift_ok(m->page_shift) || m->length > RNE_MR_MAX_SIZE ||
+        (m->length && !rne_mr_pages_for(m->iova, m->length, m->page_shift)) ||
+        m->npages != rne_mr_pages_for(m->iova, m->length, m->page_shift)) {
         return rne_sr_fail(r, "MR %u: %u pages of 2^%u do not cover its "
                            "0x%llx bytes", idx, m->npages, m->page_shift,
                            (unsigned long long)m->length);
@@ -556,7 +524,7 @@ bool rne_st_load_mr(struct rne_st_ld *ld)
         return false;
     }
     charge = m.fast_reg ? m.max_pages : m.npages;
-    if (charge > budget_left(d)) {
+    if (charge > rne_mr_budget_left(d)) {
         return rne_sr_fail(r, "MR %u: %u page-list entries beyond "
                            "max-mr-pages", idx, charge);
     }
