@@ -300,6 +300,30 @@ nvmet_rdma_target() {
 # The whole log is kept in the run directory (out<N>/dmesg.txt). The kernel
 # command line is not an event: it holds "oops=panic", which a
 # case-insensitive check would take for an oops in every guest.
+# nvme_rw_verify NQN MIB NAME: after `nvme connect` to NQN, waits for its
+# namespace, writes MIB MiB of random data with O_DIRECT, reads it back and
+# compares SHA-256, disconnects, and reports RESULT NAME with the write rate.
+nvme_rw_verify() {
+	local nqn=$1 mib=$2 name=$3 dev want got t0 t1
+	for _ in $(seq 1 100); do
+		dev=$(ls /dev/nvme*n1 2>/dev/null | head -1)
+		[ -n "$dev" ] && break
+		sleep 0.2
+	done
+	[ -n "$dev" ] || fail "$name: no namespace appeared"
+	head -c $((mib << 20)) /dev/urandom >/tmp/data || fail "random data"
+	want=$(sha256sum </tmp/data | cut -d' ' -f1)
+	t0=$(date +%s.%N)
+	dd if=/tmp/data of="$dev" bs=1M oflag=direct status=none || fail "write $mib MiB"
+	t1=$(date +%s.%N)
+	got=$(dd if="$dev" bs=1M count="$mib" iflag=direct status=none | sha256sum | cut -d' ' -f1) ||
+		fail "read back"
+	[ "$got" = "$want" ] || fail "read back: sha256 $got != $want"
+	nvme disconnect -n "$nqn" >/dev/null || fail "nvme disconnect"
+	result "$name" write_mib="$mib" sha256=match \
+		write_mbps="$(echo "$mib $t0 $t1" | awk '{printf "%.1f", $1*8*1.048576/($3-$2)}')"
+}
+
 kernel_clean() {
 	local bad
 	dmesg >"$RNIC_OUT/dmesg.txt"

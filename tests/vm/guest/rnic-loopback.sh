@@ -83,29 +83,13 @@ perf_self() { # perf_self TOOL PORT
 
 NQN=nqn.2026-12.invalid.rnic:loopback
 nvmeof_self() {
-	local mib=${RNIC_NVME_MIB:-64} want got dev t0 t1
+	local mib=${RNIC_NVME_MIB:-64}
 	nvmet_rdma_target "$NQN" 4420
 	modprobe nvme-rdma || fail "nvme-rdma"
 	nvme connect -t rdma -a "$RNIC_IP" -s 4420 -n "$NQN" \
 		--hostnqn="nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)" ||
 		fail "nvme connect -t rdma $RNIC_IP:4420 (this guest's own target)"
-	for _ in $(seq 1 100); do
-		dev=$(ls /dev/nvme*n1 2>/dev/null | head -1)
-		[ -n "$dev" ] && break
-		sleep 0.2
-	done
-	[ -n "$dev" ] || fail "no namespace appeared"
-	head -c $((mib << 20)) /dev/urandom >/tmp/data || fail "random data"
-	want=$(sha256sum </tmp/data | cut -d' ' -f1)
-	t0=$(date +%s.%N)
-	dd if=/tmp/data of="$dev" bs=1M oflag=direct status=none || fail "write $mib MiB"
-	t1=$(date +%s.%N)
-	got=$(dd if="$dev" bs=1M count="$mib" iflag=direct status=none | sha256sum | cut -d' ' -f1) ||
-		fail "read back"
-	[ "$got" = "$want" ] || fail "read back: sha256 $got != $want"
-	nvme disconnect -n "$NQN" >/dev/null || fail "nvme disconnect"
-	result "loopback-nvmeof" write_mib="$mib" sha256=match \
-		write_mbps="$(echo "$mib $t0 $t1" | awk '{printf "%.1f", $1*8*1.048576/($3-$2)}')"
+	nvme_rw_verify "$NQN" "$mib" loopback-nvmeof
 	dmesg | grep -E "Oops|BUG:|WARNING:" -A12 && fail "kernel oops/BUG/WARNING"
 	return 0
 }

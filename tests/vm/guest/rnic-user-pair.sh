@@ -144,7 +144,7 @@ nvmeof_target() {
 }
 
 nvmeof_host() {
-	local mib=${RNIC_NVME_MIB:-64} want got dev t0 t1 i
+	local mib=${RNIC_NVME_MIB:-64} i
 	trap 'touch "$RNIC_OUT/nvmeof.done"' EXIT
 	modprobe nvme-rdma || fail "nvme-rdma"
 	for i in $(seq 1 60); do
@@ -153,23 +153,7 @@ nvmeof_host() {
 			>/dev/null 2>&1 && break
 		sleep 2
 	done
-	for i in $(seq 1 100); do
-		dev=$(ls /dev/nvme*n1 2>/dev/null | head -1)
-		[ -n "$dev" ] && break
-		sleep 0.2
-	done
-	[ -n "$dev" ] || fail "nvme connect -t rdma $RNIC_PEER:$(port nvmeof): no namespace"
-	head -c $((mib << 20)) /dev/urandom >/tmp/data || fail "random data"
-	want=$(sha256sum </tmp/data | cut -d' ' -f1)
-	t0=$(date +%s.%N)
-	dd if=/tmp/data of="$dev" bs=1M oflag=direct status=none || fail "write $mib MiB"
-	t1=$(date +%s.%N)
-	got=$(dd if="$dev" bs=1M count="$mib" iflag=direct status=none | sha256sum | cut -d' ' -f1) ||
-		fail "read back"
-	[ "$got" = "$want" ] || fail "read back: sha256 $got != $want"
-	nvme disconnect -n "$NQN" >/dev/null || fail "nvme disconnect"
-	result "nvmeof-$TAG" write_mib="$mib" sha256=match \
-		write_mbps="$(echo "$mib $t0 $t1" | awk '{printf "%.1f", $1*8*1.048576/($3-$2)}')"
+	nvme_rw_verify "$NQN" "$mib" "nvmeof-$TAG"
 	kernel_clean || fail "kernel oops/BUG/WARNING on the host"
 }
 
