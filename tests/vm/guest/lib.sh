@@ -113,8 +113,7 @@ rping_try() {
 	while [ $SECONDS -lt $end ]; do
 		[ $attempt = 0 ] || retry_marker "$(cmd_port 7174 "$@")" "$name" $attempt
 		attempt=$((attempt + 1))
-		RPING_OUT=$(timeout 60 rping -c "$@" 2>&1)
-		RPING_RC=$?
+		rping_attempt "$@"
 		echo "$RPING_OUT" | grep -q "ping data" && { client_done "$name" ok; return 0; }
 		[ $RPING_RC = 124 ] && client_attempt_hung "$name"
 		echo "$RPING_OUT" | grep -qi "refused\|REJECTED\|CONNECT_ERROR\|ADDR_ERROR\|UNREACHABLE" ||
@@ -124,6 +123,29 @@ rping_try() {
 	client_done "$name" fail
 	say "rping: no connection to the server in 180 s"
 	return 1
+}
+
+# rping_attempt ARGS...: one bounded rping client run into RPING_OUT/RPING_RC;
+# like a perftest attempt (client_try), one that has verified no ping
+# HANDSHAKE_S seconds after its start is ended as hung (rc 124) then (the
+# callers pass -v, which prints each verified ping).
+rping_attempt() {
+	local log=/tmp/rping_try.out pid hs_end=$((SECONDS + HANDSHAKE_S)) stuck=0
+	timeout 60 stdbuf -oL rping -c "$@" >"$log" 2>&1 &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		if [ $SECONDS -ge $hs_end ] && ! grep -q "ping data" "$log"; then
+			say "rping: no ping in $HANDSHAKE_S s: ending the attempt" >&2
+			stuck=1
+			kill $pid
+			break
+		fi
+		sleep 1
+	done
+	wait $pid
+	RPING_RC=$?
+	[ $stuck = 1 ] && RPING_RC=124
+	RPING_OUT=$(cat "$log")
 }
 
 # rping_client ARGS...: rping_try for a server served as "rping".
@@ -148,16 +170,37 @@ rping_client() { rping_try rping "$@"; }
 # second connect is refused (the server had not listened again yet; seen on the
 # stream wire), the exchange fails on both sides ("Bad wc status 5") and the
 # server winds down as after any failure past the connection.
+# A perftest attempt caught in the accept race never gets past its exchange of
+# addresses: one whose "remote address" line has not appeared HANDSHAKE_S
+# seconds after its start is ended as hung then, not after its whole bound
+# (90 s for 64 KiB bandwidth, 420 s for -a sweeps). Its output is line
+# buffered (stdbuf) so the line shows as soon as perftest prints it.
 PAST_CONNECT="Bad wc status\|exchange data\|Failed to sync"
+HANDSHAKE_S=${RNIC_HANDSHAKE_S:-30}
 client_try() {
-	local name=$1 end=$((SECONDS + $2)) each=$3 rc log=/tmp/client_try.$1 served attempt=0
+	local name=$1 end=$((SECONDS + $2)) each=$3 rc log=/tmp/client_try.$1 served attempt=0 pid hs_end stuck
 	shift 3
 	while :; do
 		[ $attempt = 0 ] || retry_marker "$(cmd_port 18515 "$@")" "$name" $attempt
 		attempt=$((attempt + 1))
 		served=$(serving_count "$name")
-		timeout "$each" "$@" >"$log" 2>&1
+		timeout "$each" stdbuf -oL "$@" >"$log" 2>&1 &
+		pid=$! hs_end=$((SECONDS + HANDSHAKE_S)) stuck=0
+		while kill -0 $pid 2>/dev/null; do
+			case "$1" in
+			ib_*)
+				if [ $SECONDS -ge $hs_end ] && ! grep -q "remote address" "$log"; then
+					say "$name: no exchange of addresses in $HANDSHAKE_S s: ending the attempt" >&2
+					stuck=1
+					kill $pid
+					break
+				fi ;;
+			esac
+			sleep 1
+		done
+		wait $pid
 		rc=$?
+		[ $stuck = 1 ] && rc=124
 		cat "$log"
 		[ $rc = 0 ] && { client_done "$name" ok; return 0; }
 		[ $rc = 124 ] && client_attempt_hung "$name"
