@@ -16,7 +16,9 @@
  *     attacked region and the queues the device writes by design, and no
  *     guard byte anywhere changed.
  * A "control" case sends the same kind of traffic legally and must get no
- * Terminate: it proves the attacker speaks correct MPA.
+ * Terminate: it proves the attacker speaks correct MPA.  A "peer-term" case
+ * sends a Terminate the victim cannot parse (Linux siw's bit layout): the QP
+ * must end as for any Terminate received, and with no Terminate in answer.
  *
  *   iwarp-malicious [--case NAME]... [--mode as-listed|markers|nocrc-rev1]
  *                   [--list] [--pcap DIR] [-v]
@@ -75,6 +77,10 @@ struct mcase {
     struct expect exp, alt;             /* alt.layer 0xff: none */
     bool control;                       /* legal traffic: no Terminate */
 };
+
+/* exp of a case that terminates: the QP ends, no Terminate answers ours */
+#define NOANSWER { 0xfe, 0, 0 }
+#define PEER_TERM(mc) ((mc)->exp.layer == 0xfe)
 
 static const uint8_t a_ip[4] = { 10, 0, 0, 1 }, v_ip[4] = { 10, 0, 0, 2 };
 static const uint8_t a_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
@@ -295,6 +301,24 @@ static bool at_no_rq(struct world *w)
     return send_msg(w, 1, 32, 0);
 }
 
+/*
+ * Linux siw's "no buffer" Terminate as an x86 host sends it (captured in
+ * the lab): siw declares the control word as little-endian bitfields, so
+ * byte 0 is EType << 4 | Layer and M/D are bits 0/1 of byte 2, while the
+ * 20 octets of the Send's headers that the D bit meant to announce follow.
+ */
+static bool at_siw_terminate(struct world *w)
+{
+    uint8_t h[64], body[4 + 2 + RNE_DDP_UNTAGGED_HLEN] = { 0x21, 0x02, 0x03 };
+    size_t hl = rne_rdmap_seg_untagged(h, RNE_RDMAP_TERMINATE,
+                                       RNE_RDMAP_QN_TERMINATE, 1, 0, true, 0);
+
+    body[5] = 32;                               /* DDP Segment Length */
+    rne_rdmap_seg_untagged(body + 6, RNE_RDMAP_SEND, RNE_RDMAP_QN_SEND, 1, 0,
+                           true, 0);
+    return rp_fpdu(&w->a, h, hl, body, sizeof(body), 0);
+}
+
 static bool at_beyond_ird(struct world *w)
 {
     uint8_t h[64];
@@ -415,6 +439,9 @@ static const struct mcase cases[] = {
       true, false, 2, 4, true, false, -1, at_no_rq,
       { L_DDP, RNE_DDP_ETYPE_UNTAGGED, RNE_DDP_EC_U_INVALID_MSN_NOBUF },
       NOALT, false },
+    { "peer-term", "Terminate in siw's little-endian layout (no answer)",
+      true, false, 2, 4, false, false, -1, at_siw_terminate, NOANSWER, NOALT,
+      false },
     { "read-beyond-ird", "IRD + 9 Read Requests while responses cannot drain",
       true, false, 2, 2, false, true, -1, at_beyond_ird,
       { L_RDMAP, RNE_RDMAP_ETYPE_REMOTE_OPERATION,
@@ -605,8 +632,19 @@ static bool wait_done(void *ctx)
     if (w->mc->control) {
         return c->recvd == 1 && w->a.read_resp_segs > 0;
     }
+    if (PEER_TERM(w->mc)) {
+        return w->a.got_term ||
+               c->flushed + c->recvd + c->errored >= w->v.posted_recvs;
+    }
     return w->a.got_term &&
            c->flushed + c->recvd + c->errored >= w->v.posted_recvs;
+}
+
+static bool term_seen(void *ctx)
+{
+    struct world *w = ctx;
+
+    return w->a.got_term;
 }
 
 static uint64_t diff_memory(struct world *w, const uint8_t *snap, int target,
@@ -773,6 +811,15 @@ static int run_case(const struct mcase *mc0, const char *pcap_dir, int verbose)
                 snprintf(err, sizeof(err), "legal RDMA Write not placed");
                 fail = 1;
             }
+        }
+    } else if (PEER_TERM(mc)) {
+        /* what the victim might still send: 1 s more on the link */
+        sl_run(&w->sl, term_seen, w, SL_SEC);
+        if (w->a.got_term) {
+            snprintf(err, sizeof(err), "the victim answered our Terminate "
+                     "with one of its own (%u/%u/0x%02x)", w->a.term.layer,
+                     w->a.term.etype, w->a.term.code);
+            fail = 1;
         }
     } else if (!w->a.got_term) {
         snprintf(err, sizeof(err), "no Terminate received within 30 s "
