@@ -524,6 +524,16 @@ void rne_iw_rx_ulpdu(struct rne_dev *d, struct rne_qp *qp,
 
     if (rne_rdmap_decode(u, len, iq->rfc7306 ? RNE_RDMAP_F_RFC7306 : 0,
                          &m, &cause)) {
+        /*
+         * A Terminate is the stream's last message even when it does not
+         * parse (Linux siw on x86 puts its M/D/R flags in reserved bits):
+         * end the QP as for any Terminate, never answer it with one.
+         */
+        if (m.rv == RNE_RDMAP_VERSION && m.opcode == RNE_RDMAP_TERMINATE &&
+            !m.ddp.tagged && m.ddp.qn == RNE_RDMAP_QN_TERMINATE) {
+            rne_iw_term_received(d, qp, &m);
+            return;
+        }
         rne_iw_terminate(d, qp, cause, u, len);
         return;
     }
