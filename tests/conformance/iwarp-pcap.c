@@ -17,7 +17,10 @@
  * CASE changes one thing: ok (as said), late (conn 2 also gets the Terminate),
  * none (no marker), port (the marker names 18523), rdmap (conn 1's Terminate
  * is an RDMAP one), early (the marker comes before conn 1), icmp (no marker,
- * only an ICMP error quoting one).
+ * only an ICMP error quoting one), siw (conn 1's Terminate in siw's
+ * little-endian bit layout, as Linux siw on x86 sends it), answer (as siw,
+ * and the initiator answers it with a Terminate of its own: DDP "too long",
+ * what rnic's engine sent for a Terminate it could not parse).
  *
  * Ethernet/IPv4/TCP with correct checksums and consistent seq/ack; one FPDU
  * per segment except where said (MPA-aware sender, EMSS 1448).
@@ -401,9 +404,28 @@ static void retry_marker(struct conv *c, uint16_t port, bool icmp)
     pcap_frame(e, eo + 8 + q);
 }
 
+/*
+ * Linux siw's Terminate control word on a little-endian host: its struct
+ * iwarp_terminate declares layer:4, etype:4, ecode:8, flag_m:1, flag_d:1,
+ * flag_r:1 as __LITTLE_ENDIAN_BITFIELD members, so byte 0 carries etype in
+ * its high nibble and layer in its low one, and M/D/R are bits 0/1/2 of
+ * byte 2 (RFC 5040: layer high, M/D/R bits 7/6/5). t: a Terminate's ULPDU.
+ */
+static void siw_term_layout(uint8_t *t)
+{
+    uint8_t *ctl = t + RNE_DDP_UNTAGGED_HLEN;
+    uint8_t f = ctl[2];
+
+    ctl[0] = (uint8_t)(ctl[0] << 4 | ctl[0] >> 4);
+    ctl[2] = (uint8_t)((f & RNE_RDMAP_TERM_M ? 1 : 0) | (f & RNE_RDMAP_TERM_D ? 2 : 0) |
+                       (f & RNE_RDMAP_TERM_R ? 4 : 0) | (f & 0x1f));
+}
+
 /* A perftest-like exchange: the initiator's Send, then either the responder's
- * Terminate for it (cause) or its own Send back; FIN both ways. */
-static void send_or_terminate(struct conv *c, const struct rne_term_cause *cause)
+ * Terminate for it (cause; in siw's layout with siw, answered by the
+ * initiator's own Terminate with answer) or its own Send back; FIN both ways. */
+static void send_or_terminate(struct conv *c, const struct rne_term_cause *cause, bool siw,
+                              bool answer)
 {
     static const uint8_t data[64] = "perftest exchange";
     send_msg(c, 0, RNE_RDMAP_SEND, 0, data, sizeof(data));
@@ -416,7 +438,16 @@ static void send_or_terminate(struct conv *c, const struct rne_term_cause *cause
         m.ddp.last = true;
         size_t hl = rne_rdmap_hdr_encode(&m, h, sizeof(h));
         size_t tl = rne_rdmap_term_build(t, sizeof(t), 1, cause, h, hl);
+        if (siw) {
+            siw_term_layout(t);
+        }
         send_fpdu(c, 1, t, tl, NULL, 0);
+        if (answer) {
+            struct rne_term_cause too_long = rne_term_cause(RNE_TERM_LAYER_DDP,
+                RNE_DDP_ETYPE_UNTAGGED, RNE_DDP_EC_U_TOO_LONG, true, false);
+            tl = rne_rdmap_term_build(t, sizeof(t), 1, &too_long, h, hl);
+            send_fpdu(c, 0, t, tl, NULL, 0);
+        }
     } else {
         send_msg(c, 1, RNE_RDMAP_SEND, 0, data, sizeof(data));
     }
@@ -433,10 +464,11 @@ static int retry_case(const char *name)
                                                  RNE_DDP_EC_U_INVALID_MSN_NOBUF, true, false);
     struct rne_term_cause rdmap = rne_term_cause(RNE_TERM_LAYER_RDMAP,
         RNE_RDMAP_ETYPE_REMOTE_PROTECTION, RNE_RDMAP_EC_INVALID_STAG, true, false);
-    bool late = !strcmp(name, "late");
+    bool late = !strcmp(name, "late"), answer = !strcmp(name, "answer");
+    bool siw = answer || !strcmp(name, "siw");
 
     if (strcmp(name, "ok") && !late && strcmp(name, "none") && strcmp(name, "port") &&
-        strcmp(name, "rdmap") && strcmp(name, "early") && strcmp(name, "icmp")) {
+        strcmp(name, "rdmap") && strcmp(name, "early") && strcmp(name, "icmp") && !siw) {
         fprintf(stderr, "iwarp-pcap: unknown --retry case %s\n", name);
         return 2;
     }
@@ -445,13 +477,13 @@ static int retry_case(const char *name)
         retry_marker(&c, 18522, false);
     }
     handshake(&c, &l, &l);
-    send_or_terminate(&c, !strcmp(name, "rdmap") ? &rdmap : &nobuf);
+    send_or_terminate(&c, !strcmp(name, "rdmap") ? &rdmap : &nobuf, siw, answer);
     if (strcmp(name, "none") && strcmp(name, "early")) {
         retry_marker(&c, !strcmp(name, "port") ? 18523 : 18522, !strcmp(name, "icmp"));
     }
     conv_init(&c, 40011, 18522, 0x72000000, 0x73000000);
     handshake(&c, &l, &l);
-    send_or_terminate(&c, late ? &nobuf : NULL);
+    send_or_terminate(&c, late ? &nobuf : NULL, false, false);
     return 0;
 }
 

@@ -17,8 +17,11 @@ first sends one UDP datagram "rnic-lab-retried port=P ..." to its peer's port 9.
 On a connection to server port P that began before such a marker, a DDP "no
 buffer" Terminate (layer 1, untagged buffer error 2, code 2: a Send that
 arrived before the retried attempt's receive was posted) is accepted without
---allow-terminate; any other Terminate there, and any Terminate elsewhere,
-is judged as before.
+--allow-terminate, in the RFC's bit layout or in Linux siw's (see
+term_reading); any other Terminate there, one that answers the peer's
+Terminate (a Terminate is a stream's last message: nothing answers it), and
+any Terminate elsewhere, is judged as before. Each judged Terminate gets a
+line in the summary: who sent it, its cause, and the verdict.
 """
 import argparse
 import collections
@@ -47,9 +50,16 @@ FIELDS = ['frame.number', 'tcp.stream', 'ip.src', 'tcp.srcport', 'ip.dst', 'tcp.
           'iwarp_mpa.marker_flag', 'iwarp_mpa.crc_flag', 'iwarp_mpa.rej_flag', 'iwarp_mpa.rev',
           'iwarp_rdma.opcode', 'iwarp_mpa.ulpdulength', 'iwarp_mpa.crc_check',
           'iwarp_mpa.res', 'iwarp_mpa.privatedata', 'iwarp_mpa.marker_fpduptr',
-          'iwarp_rdma.term_layer', 'iwarp_rdma.term_etype_ddp',
-          'iwarp_rdma.term_errcode_ddp_untagged', 'udp.dstport', 'udp.payload', 'icmp.type',
-          'vlan.id']
+          'udp.dstport', 'udp.payload', 'icmp.type', 'vlan.id']
+# A Terminate's control word as tshark splits it: the EType and Error Code
+# land in the field of the layer the word names (of the first that applies).
+TERM_ETYPE = ['iwarp_rdma.term_etype_rdma', 'iwarp_rdma.term_etype_ddp',
+              'iwarp_rdma.term_etype_llp', 'iwarp_rdma.term_etype']
+TERM_CODE = ['iwarp_rdma.term_errcode_rdma', 'iwarp_rdma.term_errcode_ddp_tagged',
+             'iwarp_rdma.term_errcode_ddp_untagged', 'iwarp_rdma.term_errcode_llp',
+             'iwarp_rdma.term_errcode']
+TERM_FLAGS = ['iwarp_rdma.term_hdrct_m', 'iwarp_rdma.hdrct_d', 'iwarp_rdma.hdrct_r']
+FIELDS += ['iwarp_rdma.term_layer', 'iwarp_rdma.term_rsvd'] + TERM_ETYPE + TERM_CODE + TERM_FLAGS
 # --require-vlan: every frame of every iWARP connection carries this 802.1Q VID.
 REQUIRE_VLAN = None
 # The CRC verdict as a field (rnic_mpa_crc.bad: bad CRCs in the frame), from a
@@ -65,6 +75,10 @@ TERMINATE = 7
 # Layer DDP, EType untagged buffer error, code "invalid MSN - no buffer available"
 # (RFC 5040 section 7.2): a Send that found no receive posted.
 DDP_NO_BUFFER = (1, 2, 2)
+LAYERS = {0: 'RDMAP', 1: 'DDP', 2: 'LLP'}
+# Linux siw's M/D/R flags (bits 0-2 of the control word's third byte) seen
+# through the RFC layout: tshark's 13 reserved bits 0x100/0x200/0x400.
+SIW_FLAGS = 0x700
 RETRY_MARKER_PORT = 9
 RETRY_MARKER = re.compile(rb'^rnic-lab-retried port=(\d+)\b')
 
@@ -153,7 +167,7 @@ class Conn:
         self.first_op = [None, None]  # first RDMAP opcode from initiator, from responder
         self.marker_ptrs = 0         # markers dissected in FPDUs
         self.first_frame = None      # frame of its first MPA message
-        self.terms = []              # (frame, cause or None) per Terminate
+        self.terms = []              # (frame, sender, control word or None) per Terminate
         self.retried_at = None       # frame of the harness's retry marker for it
         self.terms_accepted = 0      # no-buffer Terminates of a retried attempt
         self.vlans = collections.Counter()  # its MPA frames per 802.1Q VID ('' untagged)
@@ -170,14 +184,47 @@ class Conn:
                 'terminates_accepted': self.terms_accepted}
 
 
-def term_causes(v, n):
-    """The (layer, etype, code) of a frame's n Terminates, or None for each
-    when tshark's fields do not line up one per Terminate (another layer)."""
-    cols = [ints(v.get(f, '')) for f in ('iwarp_rdma.term_layer', 'iwarp_rdma.term_etype_ddp',
-                                          'iwarp_rdma.term_errcode_ddp_untagged')]
-    if any(len(c) != n for c in cols):
+def bools(s):
+    return [x in ('1', 'True', 'true') for x in s.split(',') if x != '']
+
+
+def term_controls(v, n):
+    """The control word of each of a frame's n Terminates as tshark read it,
+    the RFC's way: (layer, etype, code, M/D/R as bits 4/2/1, reserved); None
+    for each when the fields do not line up one per Terminate (Terminates of
+    different layers in one frame)."""
+    def one_field(names):
+        cols = [c for c in ([ints(v.get(f, '')) for f in names]) if c]
+        return cols[0] if len(cols) == 1 and len(cols[0]) == n else None
+    layer, etype, code = ints(v.get('iwarp_rdma.term_layer', '')), one_field(TERM_ETYPE), \
+        one_field(TERM_CODE)
+    rsvd = ints(v.get('iwarp_rdma.term_rsvd', ''))
+    flags = [bools(v.get(f, '')) for f in TERM_FLAGS]
+    if len(layer) != n or etype is None or code is None or len(rsvd) != n or \
+            any(len(f) != n for f in flags):
         return [None] * n
-    return list(zip(*cols))
+    return [(layer[i], etype[i], code[i], flags[0][i] << 2 | flags[1][i] << 1 | flags[2][i],
+             rsvd[i]) for i in range(n)]
+
+
+def term_reading(ctl):
+    """(cause, siw) of a Terminate's control word: siw when it is in Linux
+    siw's layout. siw's struct iwarp_terminate declares layer:4, etype:4,
+    ecode:8, flag_m:1, flag_d:1, flag_r:1 as little-endian bitfields, so on
+    x86 the first byte carries etype in its high nibble (where the RFC puts
+    the layer) and M/D/R sit in reserved bits: a word with no RFC flag but
+    only those reserved bits set is read with layer and etype swapped. (A
+    siw Terminate without flags cannot be told apart; none is accepted.)"""
+    layer, etype, code, flags, rsvd = ctl
+    if not flags and rsvd and not rsvd & ~SIW_FLAGS:
+        return (etype, layer, code), True
+    return (layer, etype, code), False
+
+
+def term_name(cause):
+    layer, etype, code = cause
+    name = '%s %d/%d/0x%02x' % (LAYERS.get(layer, 'layer'), layer, etype, code)
+    return name + (' (untagged buffer, no buffer)' if cause == DDP_NO_BUFFER else '')
 
 
 def retry_marker(v):
@@ -304,7 +351,8 @@ def scan_fields(out, allowed, allow_term, lua):
                     continue    # judged below, once the retry markers are known
                 bad_ops[op] += 1
         if TERMINATE in opcodes:
-            c.terms += [(frames, t) for t in term_causes(v, opcodes.count(TERMINATE))]
+            sender = '%s:%s' % (v.get('ip.src'), v.get('tcp.srcport'))
+            c.terms += [(frames, sender, t) for t in term_controls(v, opcodes.count(TERMINATE))]
         c.bytes += sum(ints(v.get('iwarp_mpa.ulpdulength', '')))
         c.crc_checked += len(v.get('iwarp_mpa.crc_check', '').split(',')) if v.get('iwarp_mpa.crc_check') else 0
     st.frames, st.malformed, st.experr = frames, malformed, experr
@@ -320,11 +368,24 @@ def report(pcap, st, allowed, allow_term, required, conns_out):
             # before it said so: the failed attempt's, never the retry's.
             c.retried_at = next((f for f, p in retries if p == c.server_port and
                                  c.first_frame is not None and c.first_frame < f), None)
-            for _, cause in c.terms:
-                if c.retried_at is not None and cause == DDP_NO_BUFFER:
+            c.term_notes = []
+            for frame, sender, ctl in c.terms:
+                cause, siw = term_reading(ctl) if ctl else (None, False)
+                # The other end's Terminate came first: this one answers it.
+                answer = any(f < frame and s != sender for f, s, _ in c.terms)
+                what = ('frame %d: Terminate from %s: %s%s' %
+                        (frame, sender, term_name(cause) if cause else 'cause not decoded',
+                         " in siw's little-endian bit layout" if siw else ''))
+                if answer:
+                    verdict = "unexpected: it answers the peer's Terminate, which nothing may"
+                elif c.retried_at is not None and cause == DDP_NO_BUFFER:
                     c.terms_accepted += 1
+                    verdict = "accepted: a Send that beat the receive in an attempt the harness retried"
                 else:
+                    verdict = 'unexpected'
+                if not verdict.startswith('accepted'):
                     bad_ops[TERMINATE] += 1
+                c.term_notes.append('%s: %s' % (what, verdict))
 
     bad_crc_frames = st.bad_crc_frames
     bad_crc = len(bad_crc_frames)
@@ -352,6 +413,8 @@ def report(pcap, st, allowed, allow_term, required, conns_out):
         print('  conn %s %s: MPA rev %s, CRC %s (%d checked), markers req/rep %s%s%s%s, %d ULPDU bytes, %s%s'
               % (s, c.ends or '(handshake not captured)', c.rev, crc, c.crc_checked, mk, v2, vl,
                  ', REJECTED' if c.rejected else '', c.bytes, ops or 'no RDMAP opcodes', acc))
+        for note in getattr(c, 'term_notes', []):
+            print('    ' + note)
         if conns_out is not None:
             conns_out.append(dict(c.as_dict(), pcap=pcap, stream=s))
     problems = []
