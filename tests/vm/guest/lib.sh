@@ -130,11 +130,14 @@ rping_try() {
 # HANDSHAKE_S seconds after its start is ended as hung (rc 124) then (the
 # callers pass -v, which prints each verified ping).
 rping_attempt() {
-	local log=/tmp/rping_try.out pid hs_end=$((SECONDS + HANDSHAKE_S)) stuck=0
+	local log=/tmp/rping_try.out pid t0=$SECONDS stuck=0 seen=0
 	timeout 60 stdbuf -oL rping -c "$@" >"$log" 2>&1 &
 	pid=$!
 	while kill -0 $pid 2>/dev/null; do
-		if [ $SECONDS -ge $hs_end ] && ! grep -q "ping data" "$log"; then
+		if [ $seen = 0 ] && grep -q "ping data" "$log"; then
+			seen=1
+			say "rping: first ping after $((SECONDS - t0)) s" >&2
+		elif [ $seen = 0 ] && [ $SECONDS -ge $((t0 + HANDSHAKE_S)) ]; then
 			say "rping: no ping in $HANDSHAKE_S s: ending the attempt" >&2
 			stuck=1
 			kill $pid
@@ -178,18 +181,22 @@ rping_client() { rping_try rping "$@"; }
 PAST_CONNECT="Bad wc status\|exchange data\|Failed to sync"
 HANDSHAKE_S=${RNIC_HANDSHAKE_S:-30}
 client_try() {
-	local name=$1 end=$((SECONDS + $2)) each=$3 rc log=/tmp/client_try.$1 served attempt=0 pid hs_end stuck
+	local name=$1 end=$((SECONDS + $2)) each=$3 rc log=/tmp/client_try.$1 served attempt=0 pid t0 stuck seen
 	shift 3
 	while :; do
 		[ $attempt = 0 ] || retry_marker "$(cmd_port 18515 "$@")" "$name" $attempt
 		attempt=$((attempt + 1))
 		served=$(serving_count "$name")
 		timeout "$each" stdbuf -oL "$@" >"$log" 2>&1 &
-		pid=$! hs_end=$((SECONDS + HANDSHAKE_S)) stuck=0
+		pid=$! t0=$SECONDS stuck=0 seen=0
 		while kill -0 $pid 2>/dev/null; do
 			case "$1" in
 			ib_*)
-				if [ $SECONDS -ge $hs_end ] && ! grep -q "remote address" "$log"; then
+				# The time each exchange took shows the bound's margin.
+				if [ $seen = 0 ] && grep -q "remote address" "$log"; then
+					seen=1
+					say "$name: exchange of addresses after $((SECONDS - t0)) s" >&2
+				elif [ $seen = 0 ] && [ $SECONDS -ge $((t0 + HANDSHAKE_S)) ]; then
 					say "$name: no exchange of addresses in $HANDSHAKE_S s: ending the attempt" >&2
 					stuck=1
 					kill $pid
