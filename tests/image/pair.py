@@ -129,7 +129,9 @@ class Guest:
         self.boot_s = None
         self.rc = None
         self.checks = []
+        self.plan = []
         self.results = []
+        self.notes = []  # RETRY and HUNG lines: retries are named, hangs shown
         self.fh = open(log, 'wb')
         self.p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, start_new_session=True)
@@ -149,6 +151,10 @@ class Guest:
                 self.rc = int(line.split('=', 1)[1])
             elif line.startswith('CHECK '):
                 self.checks.append(line[6:])
+            elif line.startswith('PLAN '):
+                self.plan = line[5:].split()
+            elif line.startswith(('RETRY ', 'HUNG ')):
+                self.notes.append(line)
             elif line.startswith('RESULT '):
                 self.results.append(line[7:])
         self.fh.close()
@@ -271,10 +277,13 @@ def capture_args(cmd, pcap):
     return ['-object', 'filter-dump,id=rnicwire,netdev=%s,file=%s' % (netdev.group(1), pcap)]
 
 
-def run_pair(a_suite, b_suite, images, wire, out, timeout, nvme_mib=32, extra=None, capture=None):
+def run_pair(a_suite, b_suite, images, wire, out, timeout, nvme_mib=32, extra=None, capture=None,
+             env=None, trace=None):
     """One boot of the pair under the VM lock, guest/pair-test.sh in each (plus
-    EXTRA files on both test disks); CAPTURE: pcap path of guest 1's wire.
-    Returns (guests, seconds)."""
+    EXTRA files on both test disks); CAPTURE: pcap path of guest 1's wire; ENV:
+    more of pair-test.sh's environment (CHECKS, REPEAT, CHECK_S); TRACE: a
+    pattern of QEMU trace events written to vmN.trace. Returns (guests, seconds)."""
+    env_more = env
     qemu_img = QEMU_IMG if os.access(QEMU_IMG, os.X_OK) else shutil.which('qemu-img')
     if not qemu_img:
         die('no qemu-img (%s): run ./rnic setup' % QEMU_IMG)
@@ -300,6 +309,7 @@ def run_pair(a_suite, b_suite, images, wire, out, timeout, nvme_mib=32, extra=No
                             '-F', 'raw', disk], check=True)
             env = {'ROLE': 'server' if i == 1 else 'client', 'IP': '10.0.0.%d' % i,
                    'PEER': '10.0.0.%d' % (3 - i), 'PEER_MAC': macs[2 - i], 'NVME_MIB': str(nvme_mib)}
+            env.update(env_more or {})
             tdisk = os.path.join(out, 'test%d.tar' % i)
             test_disk(tdisk, env, extra)
             full = cmd + ['-kernel', os.path.join(img, 'vmlinuz'), '-initrd', os.path.join(img, 'initrd.img'),
@@ -316,6 +326,8 @@ def run_pair(a_suite, b_suite, images, wire, out, timeout, nvme_mib=32, extra=No
                           '-device', 'virtio-blk-pci,drive=rnictest,serial=rnictest', '-no-reboot']
             if capture and i == 1:
                 full += capture_args(cmd, capture)
+            if trace:
+                full += ['-trace', 'enable=%s,file=%s' % (trace, os.path.join(out, 'vm%d.trace' % i))]
             for d in FIRMWARE_DIRS:
                 full += ['-L', d]
             with open(os.path.join(out, 'vm%d.cmd' % i), 'w') as f:
@@ -337,8 +349,11 @@ def run_pair(a_suite, b_suite, images, wire, out, timeout, nvme_mib=32, extra=No
 
 
 def guest_ok(g):
-    """The guest's own verdict: exit 0, every check ok, and all of them ran."""
-    return g.rc == 0 and len(g.checks) >= 10 and all(c.endswith(' ok') for c in g.checks)
+    """The guest's own verdict: exit 0, every check ok, and all of them ran
+    (the guest's PLAN names them before it starts)."""
+    ran = {c.rpartition(' ')[0] for c in g.checks}
+    return (g.rc == 0 and len(g.plan) >= 7 and set(g.plan) <= ran and
+            all(c.endswith(' ok') for c in g.checks))
 
 
 def main():
@@ -351,6 +366,13 @@ def main():
                     help='guest kit directory (default: ./rnic guest-kit builds it from this tree)')
     ap.add_argument('--timeout', type=float, default=420)
     ap.add_argument('--nvme-mib', type=int, default=32)
+    ap.add_argument('--checks', help='the pair checks to run, in order (default: rping,write-bw,read-lat,nvmeof)')
+    ap.add_argument('--repeat', type=int, default=1, help='run each pair check N times in the one boot')
+    ap.add_argument('--check-seconds', type=int, default=120,
+                    help="each pair check's deadline in the guests (per attempt)")
+    ap.add_argument('--server-late', type=float, default=0,
+                    help="guest 1 starts each pair check's server this many seconds late")
+    ap.add_argument('--trace', metavar='PATTERN', help="QEMU trace events to vmN.trace, e.g. 'rnic_*'")
     ap.add_argument('--build-only', action='store_true', help='build (or find) the images and stop')
     ap.add_argument('--out', help='run directory (default: a new one under $RNIC_CACHE/image-runs)')
     a = ap.parse_args()
@@ -361,7 +383,14 @@ def main():
             prune_images(images.values())
         return
     out = os.path.abspath(a.out or new_run_dir())
-    guests, took = run_pair(a.a, a.b, images, a.wire, out, a.timeout, a.nvme_mib)
+    env = {'REPEAT': str(a.repeat), 'CHECK_S': str(a.check_seconds), 'SERVER_LATE': str(a.server_late)}
+    if a.checks:
+        known = ('rping', 'write-bw', 'read-lat', 'nvmeof')
+        checks = a.checks.replace(',', ' ').split()
+        if not checks or any(c not in known for c in checks):
+            die('--checks takes %s' % ', '.join(known))
+        env['CHECKS'] = ' '.join(checks)
+    guests, took = run_pair(a.a, a.b, images, a.wire, out, a.timeout, a.nvme_mib, env=env, trace=a.trace)
     ok = len(guests) == 2
     for g in guests:
         ok = ok and guest_ok(g)
@@ -370,6 +399,11 @@ def main():
             g.name, '%.1f' % g.boot_s if g.boot_s else '-', g.rc, len(g.checks), ', '.join(bad) or 'none'))
         for c in g.checks:
             print('image:   %s %s' % (g.name, c))
+        missing = [c for c in g.plan if c not in {x.rpartition(' ')[0] for x in g.checks}]
+        if missing:
+            print('image: %s: never reported: %s' % (g.name, ', '.join(missing)))
+        for n in g.notes:
+            print('image: %s: %s' % (g.name, n))
         for r in g.results:
             print('image: result %s %s' % (g.name, r))
     print('image: %s %s<->%s (%s) in %.1f s; logs in %s' % (
