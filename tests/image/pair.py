@@ -295,6 +295,7 @@ def run_pair(a_suite, b_suite, images, wire, out, timeout, nvme_mib=32, extra=No
         signal.signal(sig, lambda signum, frame: sys.exit(128 + signum))
     # A caller that already holds the lock (a wrapper that rebuilt QEMU under
     # it) says so; taking it again here would wait for ourselves forever.
+    lock = None
     if os.environ.get('RNIC_VM_LOCK_HELD') != '1':
         lock = open(LOCK, 'w')
         t_lock = time.time()
@@ -342,7 +343,8 @@ def run_pair(a_suite, b_suite, images, wire, out, timeout, nvme_mib=32, extra=No
     finally:
         for g in guests:
             g.stop()
-        lock.close()
+        if lock:
+            lock.close()
     for g in guests:
         g.thread.join(2)
     return guests, time.time() - t0
