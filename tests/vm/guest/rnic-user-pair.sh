@@ -13,6 +13,8 @@
 #             perftest over rdma_cm (-R): sizes 2 B .. 8 MiB (-a) unless
 #             RNIC_PERF_SIZE gives one size; RNIC_PERF_ITERS iterations each
 #             (default 5 with -a, perftest's minimum: 80 MiB a run, 300 for one size)
+#   srq_bw    ib_send_bw --use-srq: the server's receives come from a shared
+#             receive queue (same sizes and iterations as send_bw)
 #   atomic_bw atomic_lat
 #             perftest ib_atomic_bw / ib_atomic_lat -R (FetchAdd, then -A
 #             CMP_AND_SWAP), RNIC_PERF_ITERS (default 1000) each
@@ -48,7 +50,7 @@ TAG=${RNIC_NIC%%,*}
 # refused for a while by a peer's CM.
 declare -A PORT=([rping]=7174 [ucmatose]=7471 [rdmacm]=7472 [write_bw]=18515 [read_bw]=18516
 	[send_bw]=18517 [write_lat]=18518 [send_lat]=18519 [strace]=18520 [strace2]=18521
-	[read_lat]=18522 [counters]=7175 [atomic_bw]=18523 [atomic_lat]=18524 [atomics]=7176 [nvmeof]=4420)
+	[read_lat]=18522 [srq_bw]=18525 [counters]=7175 [atomic_bw]=18523 [atomic_lat]=18524 [atomics]=7176 [nvmeof]=4420)
 
 # port TOOL: its port, moved on by 100 for each earlier run in this boot.
 # CMP_AND_SWAP runs of the atomic perftests take the port 50 above.
@@ -70,7 +72,13 @@ perf_args() { # perf_args TOOL: the arguments both sides share
 		a+=(-a -n "${RNIC_PERF_ITERS:-5}")
 	fi
 	case "$1" in *_bw) a+=(--report_gbits) ;; esac
+	[ "$1" = srq_bw ] && a+=(--use-srq)
 	echo "${a[@]}"
+}
+
+# perf_bin TOOL: the perftest binary that runs it.
+perf_bin() {
+	case "$1" in srq_bw) echo ib_send_bw ;; *) echo "ib_$1" ;; esac
 }
 
 devinfo() {
@@ -103,12 +111,12 @@ serve() { # serve TOOL
 		timeout 400 ucmatose -b "$RNIC_IP" -p "$(port ucmatose)" -c "${RNIC_UCMA_CONNS:-4}" \
 			-C "${RNIC_UCMA_MSGS:-10}" ;;
 	rdmacm) timeout 300 rdma_server -s "$RNIC_IP" -p "$(port rdmacm)" ;;
-	write_bw | read_bw | send_bw | write_lat | read_lat | send_lat)
+	write_bw | read_bw | send_bw | srq_bw | write_lat | read_lat | send_lat)
 		a=$(perf_args "$1")
 		# Started over when the client reports a hung attempt (siw's accept
 		# race, see serve_until_client_done in lib.sh).
 		# shellcheck disable=SC2086
-		serve_until_client_done "$(pair_name "$1")" 660 "ib_$1" $a ;;
+		serve_until_client_done "$(pair_name "$1")" 660 "$(perf_bin "$1")" $a ;;
 	atomic_bw | atomic_lat)
 		for ATOMIC_OP in FETCH_AND_ADD CMP_AND_SWAP; do
 			a=$(perf_args "$1")
@@ -268,7 +276,7 @@ perf_client() {
 		case "$1" in *_bw) each=90 ;; *) each=60 ;; esac
 	fi
 	# shellcheck disable=SC2086
-	out=$(client_try "$(pair_name "$name")" $((each + 180)) $each "ib_$1" $a "$RNIC_PEER") ||
+	out=$(client_try "$(pair_name "$name")" $((each + 180)) $each "$(perf_bin "$1")" $a "$RNIC_PEER") ||
 		{ echo "$out"; fail "ib_$name client"; }
 	echo "$out"
 	# Result rows start with the size in bytes and an iteration count; out
@@ -355,7 +363,7 @@ client() { # client TOOL
 		echo "$out" | grep -q "rdma_client: end 0" || fail "rdma_client did not end 0"
 		result "rdmacm-$TAG" end=0
 		;;
-	write_bw | read_bw | send_bw | write_lat | read_lat | send_lat) perf_client "$1" ;;
+	write_bw | read_bw | send_bw | srq_bw | write_lat | read_lat | send_lat) perf_client "$1" ;;
 	atomic_bw | atomic_lat)
 		for ATOMIC_OP in FETCH_AND_ADD CMP_AND_SWAP; do
 			perf_client "$1"
@@ -428,7 +436,7 @@ check_wire() {
 	read_bw | read_lat) echo "ports=$(port "$1") opcodes=1,2" ;;
 	atomic_bw | atomic_lat) echo "ports=$(port "$1"),$(ATOMIC_OP=CMP_AND_SWAP port "$1") opcodes=10,11" ;;
 	atomics) echo "ports=$(port atomics) opcodes=1,2,3,10,11" ;;
-	send_bw | send_lat) echo "ports=$(port "$1") opcodes=3" ;;
+	send_bw | srq_bw | send_lat) echo "ports=$(port "$1") opcodes=3" ;;
 	strace) echo "ports=$(port strace),$(port strace2) opcodes=0" ;;
 	counters) echo "ports=$(port counters) opcodes=0,1,2,3" ;;
 	nvmeof) echo "ports=$(port nvmeof) opcodes=0,1,2,3" ;;
