@@ -157,6 +157,8 @@ typedef __u64 __le64;
 #define RNIC_FEAT_IMM		(1u << 6)	/* RFC 7306 immediate data */
 #define RNIC_FEAT_MPA_MARKERS	(1u << 7)
 #define RNIC_FEAT_MPA_CRC	(1u << 8)
+#define RNIC_FEAT_RESIZE_CQ	(1u << 9)	/* RNIC_CMD_RESIZE_CQ */
+#define RNIC_FEAT_REREG_MR	(1u << 10)	/* RNIC_CMD_REREG_MR */
 
 /* ------------------------------------------------------------------ */
 /* Doorbell BAR                                                        */
@@ -238,9 +240,11 @@ enum rnic_admin_opcode {
 	RNIC_CMD_MODIFY_QP		= 0x1a,
 	RNIC_CMD_QUERY_QP		= 0x1b,
 	RNIC_CMD_DESTROY_QP		= 0x1c,
+	RNIC_CMD_RESIZE_CQ		= 0x1d,	/* RNIC_FEAT_RESIZE_CQ */
 	RNIC_CMD_REG_MR			= 0x20,
 	RNIC_CMD_ALLOC_MR		= 0x21,	/* fast-register MR */
 	RNIC_CMD_DEREG_MR		= 0x22,
+	RNIC_CMD_REREG_MR		= 0x23,	/* RNIC_FEAT_REREG_MR */
 	RNIC_CMD_CM_LISTEN		= 0x30,
 	RNIC_CMD_CM_DESTROY_LISTEN	= 0x31,
 	RNIC_CMD_CM_CONNECT		= 0x32,
@@ -347,6 +351,22 @@ struct rnic_cmd_create_cq {
 	struct rnic_pbl ring;
 };
 
+/*
+ * RESIZE_CQ: the CQ moves to a new ring and consumer record.  The CQEs the
+ * consumer has not taken (the old record read first) are copied to slots
+ * 0..n-1 of the new ring, n in result0; the device goes on at n and the
+ * consumer starts again at 0 (its new record holds 0).  Arming carries over.
+ * Refused with BAD_STATE on a CQ in error or when n exceeds the new depth;
+ * a failed resize changes nothing.
+ */
+struct rnic_cmd_resize_cq {
+	__le32 cqn;
+	__u8 log_depth;		/* 32-byte CQEs */
+	__u8 rsvd[3];
+	__le64 dbrec_addr;	/* the new consumer record, holding 0 */
+	struct rnic_pbl ring;
+};
+
 struct rnic_cmd_create_srq {
 	__le32 srqn;
 	__le32 pdn;
@@ -439,6 +459,13 @@ struct rnic_cmd_reg_mr {
 	__le64 length;
 	struct rnic_pbl pages;	/* page_shift: a size in REG_PAGE_SIZES */
 };
+
+/*
+ * REREG_MR takes struct rnic_cmd_reg_mr (u.reg_mr): an MR of REG_MR (not
+ * PHYS, not fast-register) takes a new PD, access, iova/length and page
+ * list at once, under the same STag index; stag may carry a new key.  All
+ * fields are given (unchanged ones repeated).  A failed one changes nothing.
+ */
 
 struct rnic_cmd_alloc_mr {
 	__le32 stag;		/* invalid until a fast-register WQE */
@@ -543,6 +570,7 @@ struct rnic_admin_cmd {
 		struct rnic_cmd_alloc_uctx alloc_uctx;
 		struct rnic_cmd_create_pd create_pd;
 		struct rnic_cmd_create_cq create_cq;
+		struct rnic_cmd_resize_cq resize_cq;
 		struct rnic_cmd_create_srq create_srq;
 		struct rnic_cmd_modify_srq modify_srq;
 		struct rnic_cmd_create_qp create_qp;

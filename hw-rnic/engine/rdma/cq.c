@@ -10,6 +10,8 @@
 #include "core/eq.h"
 #include "wire/le.h"
 
+static void cq_event(struct rne_dev *d, uint32_t cqn, struct rne_cq *cq);
+
 static uint32_t log2_of(uint32_t pow2)
 {
     uint32_t n = 0;
@@ -71,6 +73,102 @@ unsigned rne_cq_create(struct rne_dev *d, const struct rnic_cmd_create_cq *c)
     cq->users = 0;
     d->eq[eqn].users++;
     rne_rdma_hold(d, UINT32_MAX, uctx);
+    return RNIC_STS_OK;
+}
+
+/* A CQ doorbell latched before a resize names the old ring: run it now. */
+static void cq_run_latched(struct rne_dev *d, uint32_t cqn)
+{
+    struct rne_db_latch l = d->rdma->latch[RNE_DBK_CQ][cqn];
+
+    rne_rdma_unlatch(d, RNE_DBK_CQ, cqn);
+    if (l.set) {
+        rne_cq_doorbell(d, cqn, &l);
+    }
+}
+
+/* The consumer record, if it names a consumer index within what was made. */
+static bool cq_refresh_cidx(struct rne_dev *d, struct rne_cq *cq)
+{
+    uint32_t rec;
+
+    if (rne_dma_read(&d->host, cq->dbrec_addr, &rec, sizeof(rec))) {
+        return false;
+    }
+    rec = rne_le32_to_cpu(rec);
+    if (rec - cq->cidx > cq->pidx - cq->cidx) {
+        return false;
+    }
+    cq->cidx = rec;
+    return true;
+}
+
+/*
+ * RESIZE_CQ: the CQEs not consumed yet move to slots 0..n-1 of the new
+ * ring; the old ring is freed only once the new one holds them, so a
+ * failure leaves the CQ as it was.
+ */
+unsigned rne_cq_resize(struct rne_dev *d, const struct rnic_cmd_resize_cq *c,
+                       uint32_t *carried)
+{
+    uint32_t cqn = rne_le32_to_cpu(c->cqn);
+    uint64_t dbrec = rne_le64_to_cpu(c->dbrec_addr);
+    struct rnic_cqe cqe;
+    struct rne_ring ring;
+    struct rne_cq *cq;
+    uint32_t probe, n, i;
+    unsigned sts;
+
+    if (cqn >= d->cfg.max_cq) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    cq = &d->rdma->cq[cqn];
+    if (!cq->live) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    if (c->rsvd[0] || c->rsvd[1] || c->rsvd[2] || c->log_depth < 1 ||
+        c->log_depth > log2_of(d->cfg.max_cqe) || (dbrec & 7)) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    if (cq->overflow || cq->err_pending) {
+        return RNIC_STS_BAD_STATE;
+    }
+    if (rne_dma_read(&d->host, dbrec, &probe, sizeof(probe))) {
+        return RNIC_STS_DMA_ERROR;
+    }
+    cq_run_latched(d, cqn);
+    /* The old record was readable at creation: garbage in it is refused. */
+    if (!cq_refresh_cidx(d, cq)) {
+        return RNIC_STS_BAD_STATE;
+    }
+    n = cq->pidx - cq->cidx;
+    if (n > (1u << c->log_depth)) {
+        return RNIC_STS_BAD_STATE;
+    }
+    memset(&ring, 0, sizeof(ring));
+    sts = rne_rdma_ring_load(d, &ring, &c->ring, 1u << c->log_depth,
+                             RNIC_CQE_SIZE);
+    if (sts) {
+        return sts;
+    }
+    for (i = 0; i < n; i++) {
+        if (rne_ring_read(&cq->ring, &d->host, cq->cidx + i, &cqe) ||
+            rne_ring_publish(&ring, &d->host, i, &cqe,
+                             offsetof(struct rnic_cqe, owner))) {
+            rne_rdma_ring_free(d, &ring);
+            return RNIC_STS_DMA_ERROR;
+        }
+    }
+    rne_rdma_ring_free(d, &cq->ring);
+    cq->ring = ring;
+    cq->dbrec_addr = dbrec;
+    cq->pidx = n;
+    cq->cidx = 0;
+    *carried = n;
+    /* Armed with CQEs waiting: the consumer hears of them on the new ring. */
+    if ((cq->arm || cq->arm_solicited) && n) {
+        cq_event(d, cqn, cq);
+    }
     return RNIC_STS_OK;
 }
 
@@ -173,21 +271,11 @@ void rne_rdma_cq_errors(struct rne_dev *d)
  */
 static bool cq_has_room(struct rne_dev *d, struct rne_cq *cq)
 {
-    uint32_t rec;
-
     if (cq->pidx - cq->cidx < cq->ring.depth) {
         return true;
     }
-    if (rne_dma_read(&d->host, cq->dbrec_addr, &rec, sizeof(rec))) {
-        return false;
-    }
-    rec = rne_le32_to_cpu(rec);
     /* A record beyond what was produced is garbage: treat as no room. */
-    if (rec - cq->cidx > cq->pidx - cq->cidx) {
-        return false;
-    }
-    cq->cidx = rec;
-    return cq->pidx - cq->cidx < cq->ring.depth;
+    return cq_refresh_cidx(d, cq) && cq->pidx - cq->cidx < cq->ring.depth;
 }
 
 int rne_cq_post(struct rne_dev *d, uint32_t cqn, struct rnic_cqe *cqe)

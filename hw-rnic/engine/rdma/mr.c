@@ -107,15 +107,88 @@ static unsigned mr_pd(struct rne_dev *d, uint32_t pdn, uint32_t *uctx)
     return RNIC_STS_OK;
 }
 
-unsigned rne_mr_reg(struct rne_dev *d, const struct rnic_cmd_reg_mr *c)
+/*
+ * REG_MR's and REREG_MR's fields checked and the page list copied in:
+ * credit is the entries the command frees (REREG_MR: the old list's).
+ */
+static unsigned mr_load(struct rne_dev *d, const struct rnic_cmd_reg_mr *c,
+                        uint32_t credit, uint32_t *uctx, uint32_t *npages,
+                        uint64_t **pages)
 {
-    uint32_t stag = rne_le32_to_cpu(c->stag), pdn = rne_le32_to_cpu(c->pdn);
+    uint32_t pdn = rne_le32_to_cpu(c->pdn);
     uint32_t access = rne_le32_to_cpu(c->access);
     uint32_t flags = rne_le32_to_cpu(c->flags);
     uint64_t iova = rne_le64_to_cpu(c->iova);
     uint64_t length = rne_le64_to_cpu(c->length);
-    uint32_t index = RNIC_STAG_INDEX(stag), uctx, npages = 0;
-    uint64_t *pages = NULL;
+    unsigned sts;
+
+    *npages = 0;
+    *pages = NULL;
+    sts = mr_pd(d, pdn, uctx);
+    if (sts) {
+        return sts;
+    }
+    if ((flags & ~RNIC_MR_F_PHYS) || !rne_mr_access_ok(access) ||
+        iova + length < iova) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    if (flags & RNIC_MR_F_PHYS) {
+        /* Guest-physical addressing bypasses pinning: kernel only. */
+        if (*uctx || !rne_pbl_is_zero(&c->pages)) {
+            return RNIC_STS_BAD_PARAM;
+        }
+        return RNIC_STS_OK;
+    }
+    if (!rne_mr_page_shift_ok(c->pages.page_shift) ||
+        length > RNE_MR_MAX_SIZE) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    *npages = rne_mr_pages_for(iova, length, c->pages.page_shift);
+    if ((length && !*npages) ||
+        rne_le32_to_cpu(c->pages.nentries) != *npages) {
+        return RNIC_STS_BAD_PARAM;
+    }
+    if (*npages > rne_mr_budget_left(d) + credit) {
+        return RNIC_STS_NO_RESOURCES;
+    }
+    *pages = calloc(*npages ? *npages : 1, sizeof(**pages));
+    if (!*pages) {
+        return RNIC_STS_NO_RESOURCES;
+    }
+    d->admq.pass_pages += *npages;
+    sts = rne_pbl_load(&d->host, &c->pages, *npages, *pages);
+    if (sts) {
+        free(*pages);
+        *pages = NULL;
+    }
+    return sts;
+}
+
+/* The MR as REG_MR describes it (pages: the list mr_load copied). */
+static void mr_set(struct rne_mr *mr, const struct rnic_cmd_reg_mr *c,
+                   uint32_t uctx, uint32_t npages, uint64_t *pages)
+{
+    uint32_t flags = rne_le32_to_cpu(c->flags);
+
+    memset(mr, 0, sizeof(*mr));
+    mr->state = RNE_MR_VALID;
+    mr->key = (uint8_t)RNIC_STAG_KEY(rne_le32_to_cpu(c->stag));
+    mr->phys = flags & RNIC_MR_F_PHYS;
+    mr->pdn = rne_le32_to_cpu(c->pdn);
+    mr->uctx = uctx;
+    mr->access = rne_le32_to_cpu(c->access);
+    mr->iova = rne_le64_to_cpu(c->iova);
+    mr->length = rne_le64_to_cpu(c->length);
+    mr->page_shift = mr->phys ? 0 : c->pages.page_shift;
+    mr->npages = npages;
+    mr->pages = pages;
+}
+
+unsigned rne_mr_reg(struct rne_dev *d, const struct rnic_cmd_reg_mr *c)
+{
+    uint32_t index = RNIC_STAG_INDEX(rne_le32_to_cpu(c->stag));
+    uint32_t uctx, npages;
+    uint64_t *pages;
     struct rne_mr *mr;
     unsigned sts;
 
@@ -126,57 +199,53 @@ unsigned rne_mr_reg(struct rne_dev *d, const struct rnic_cmd_reg_mr *c)
     if (mr->state != RNE_MR_FREE) {
         return RNIC_STS_EXISTS;
     }
-    sts = mr_pd(d, pdn, &uctx);
+    sts = mr_load(d, c, 0, &uctx, &npages, &pages);
     if (sts) {
         return sts;
     }
-    if ((flags & ~RNIC_MR_F_PHYS) || !rne_mr_access_ok(access) ||
-        iova + length < iova) {
+    mr_set(mr, c, uctx, npages, pages);
+    d->rdma->pbl_pages += npages;
+    rne_rdma_hold(d, mr->pdn, uctx);
+    return RNIC_STS_OK;
+}
+
+/*
+ * REREG_MR: a user or kernel MR of REG_MR gets a new description at once.
+ * Only its own context's PDs; PHYS and fast-register MRs keep theirs.
+ */
+unsigned rne_mr_rereg(struct rne_dev *d, const struct rnic_cmd_reg_mr *c)
+{
+    uint32_t index = RNIC_STAG_INDEX(rne_le32_to_cpu(c->stag));
+    uint32_t uctx, npages;
+    uint64_t *pages;
+    struct rne_mr *mr;
+    unsigned sts;
+
+    if (index >= d->cfg.max_mr) {
+        return RNIC_STS_BAD_INDEX;
+    }
+    mr = &d->rdma->mr[index];
+    if (mr->state == RNE_MR_FREE) {
+        return RNIC_STS_NOT_FOUND;
+    }
+    if (mr->fast_reg || mr->phys ||
+        (rne_le32_to_cpu(c->flags) & RNIC_MR_F_PHYS)) {
         return RNIC_STS_BAD_PARAM;
     }
-    if (flags & RNIC_MR_F_PHYS) {
-        /* Guest-physical addressing bypasses pinning: kernel only. */
-        if (uctx || !rne_pbl_is_zero(&c->pages)) {
-            return RNIC_STS_BAD_PARAM;
-        }
-    } else {
-        if (!rne_mr_page_shift_ok(c->pages.page_shift) ||
-            length > RNE_MR_MAX_SIZE) {
-            return RNIC_STS_BAD_PARAM;
-        }
-        npages = rne_mr_pages_for(iova, length, c->pages.page_shift);
-        if ((length && !npages) ||
-            rne_le32_to_cpu(c->pages.nentries) != npages) {
-            return RNIC_STS_BAD_PARAM;
-        }
-        if (!mr_budget_ok(d, npages)) {
-            return RNIC_STS_NO_RESOURCES;
-        }
-        pages = calloc(npages ? npages : 1, sizeof(*pages));
-        if (!pages) {
-            return RNIC_STS_NO_RESOURCES;
-        }
-        d->admq.pass_pages += npages;
-        sts = rne_pbl_load(&d->host, &c->pages, npages, pages);
-        if (sts) {
-            free(pages);
-            return sts;
-        }
+    sts = mr_load(d, c, mr->npages, &uctx, &npages, &pages);
+    if (sts) {
+        return sts;
     }
-    memset(mr, 0, sizeof(*mr));
-    mr->state = RNE_MR_VALID;
-    mr->key = (uint8_t)RNIC_STAG_KEY(stag);
-    mr->phys = flags & RNIC_MR_F_PHYS;
-    mr->pdn = pdn;
-    mr->uctx = uctx;
-    mr->access = access;
-    mr->iova = iova;
-    mr->length = length;
-    mr->page_shift = mr->phys ? 0 : c->pages.page_shift;
-    mr->npages = npages;
-    mr->pages = pages;
+    if (uctx != mr->uctx) {
+        free(pages);
+        return RNIC_STS_BAD_PARAM;
+    }
+    rne_rdma_release(d, mr->pdn, mr->uctx);
+    d->rdma->pbl_pages -= mr->npages;
+    free(mr->pages);
+    mr_set(mr, c, uctx, npages, pages);
     d->rdma->pbl_pages += npages;
-    rne_rdma_hold(d, pdn, uctx);
+    rne_rdma_hold(d, mr->pdn, uctx);
     return RNIC_STS_OK;
 }
 

@@ -75,6 +75,8 @@ void rne_rdma_db_error(struct rne_dev *d, uint32_t obj, uint32_t off,
 
 /* Commands (cq.c, srq.c, qp.c, mr.c). */
 unsigned rne_cq_create(struct rne_dev *d, const struct rnic_cmd_create_cq *c);
+unsigned rne_cq_resize(struct rne_dev *d, const struct rnic_cmd_resize_cq *c,
+                       uint32_t *carried);
 unsigned rne_cq_destroy(struct rne_dev *d, uint32_t cqn);
 void rne_cq_free(struct rne_dev *d, uint32_t cqn);
 void rne_cq_doorbell(struct rne_dev *d, uint32_t cqn,
@@ -99,6 +101,7 @@ void rne_rq_doorbell(struct rne_dev *d, struct rne_qp *qp, uint32_t idx);
 unsigned rne_mr_reg(struct rne_dev *d, const struct rnic_cmd_reg_mr *c);
 unsigned rne_mr_alloc(struct rne_dev *d, const struct rnic_cmd_alloc_mr *c);
 unsigned rne_mr_dereg(struct rne_dev *d, uint32_t stag);
+unsigned rne_mr_rereg(struct rne_dev *d, const struct rnic_cmd_reg_mr *c);
 void rne_mr_free(struct rne_dev *d, uint32_t index);
 /*
  * The ring of a CQ, QP or SRQ, its page array charged against the budget

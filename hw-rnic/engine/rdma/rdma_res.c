@@ -170,9 +170,9 @@ unsigned rne_rdma_admin(struct rne_dev *d, const struct rnic_admin_cmd *cmd,
                         struct rnic_admin_cqe *cqe)
 {
     const struct rnic_cmd_obj *obj = &cmd->u.obj;
-    uint32_t id = rne_le32_to_cpu(obj->id);
+    uint32_t id = rne_le32_to_cpu(obj->id), carried;
+    unsigned sts;
 
-    (void)cqe;
     switch (cmd->hdr.opcode) {
     case RNIC_CMD_CREATE_CQ:
         return rne_cq_create(d, &cmd->u.create_cq);
@@ -190,6 +190,14 @@ unsigned rne_rdma_admin(struct rne_dev *d, const struct rnic_admin_cmd *cmd,
         return rne_mr_reg(d, &cmd->u.reg_mr);
     case RNIC_CMD_ALLOC_MR:
         return rne_mr_alloc(d, &cmd->u.alloc_mr);
+    case RNIC_CMD_REREG_MR:
+        return rne_mr_rereg(d, &cmd->u.reg_mr);
+    case RNIC_CMD_RESIZE_CQ:
+        sts = rne_cq_resize(d, &cmd->u.resize_cq, &carried);
+        if (!sts) {
+            cqe->result0 = rne_cpu_to_le32(carried);
+        }
+        return sts;
     default:
         break;
     }
