@@ -160,6 +160,7 @@ struct rnic_mr {
 	dma_addr_t pages_dma;
 	u32 max_pages;
 	u32 npages;
+	int access;		/* user MRs: IB_ACCESS_* as registered */
 };
 
 static inline struct rnic_ib *to_rib(struct ib_device *ibdev)
@@ -225,6 +226,7 @@ int rnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int rnic_create_cq_udata(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			 struct ib_udata *udata);
 int rnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int rnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int rnic_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
 int rnic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void rnic_cq_kick(struct rnic_cq *cq);
@@ -259,6 +261,9 @@ int rnic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 struct ib_mr *rnic_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *rnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *rnic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 iova, int access,
+				 struct ib_pd *ibpd, struct ib_udata *udata);
 struct ib_mr *rnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			    u32 max_num_sg);
 int rnic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int nents,

@@ -211,6 +211,7 @@ static const struct ib_device_ops rnic_ib_ops = {
 	.destroy_cq = rnic_destroy_cq,
 	.poll_cq = rnic_poll_cq,
 	.req_notify_cq = rnic_req_notify_cq,
+	.resize_cq = rnic_resize_cq,
 
 	.create_qp = rnic_create_qp,
 	.modify_qp = rnic_modify_qp,
@@ -227,6 +228,7 @@ static const struct ib_device_ops rnic_ib_ops = {
 
 	.get_dma_mr = rnic_get_dma_mr,
 	.reg_user_mr = rnic_reg_user_mr,
+	.rereg_user_mr = rnic_rereg_user_mr,
 	.alloc_mr = rnic_alloc_mr,
 	.map_mr_sg = rnic_map_mr_sg,
 	.dereg_mr = rnic_dereg_mr,

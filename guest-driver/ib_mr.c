@@ -44,15 +44,16 @@ static void rnic_mr_release(struct rnic_ib *rib, struct rnic_mr *mr)
 	kfree(mr);
 }
 
-static int rnic_reg_mr_cmd(struct rnic_ib *rib, struct rnic_mr *mr, u32 pdn,
-			   int access, u32 flags, u64 iova, u64 length,
-			   const struct rnic_pbl_buf *pb)
+/* REG_MR, or REREG_MR with the same body under STag stag. */
+static int rnic_mr_cmd(struct rnic_ib *rib, u8 opcode, u32 stag, u32 pdn,
+		       int access, u32 flags, u64 iova, u64 length,
+		       const struct rnic_pbl_buf *pb)
 {
 	struct rnic_admin_cmd cmd = {};
 	struct rnic_cmd_reg_mr *c = &cmd.u.reg_mr;
 
-	cmd.hdr.opcode = RNIC_CMD_REG_MR;
-	c->stag = cpu_to_le32(mr->ibmr.lkey);
+	cmd.hdr.opcode = opcode;
+	c->stag = cpu_to_le32(stag);
 	c->pdn = cpu_to_le32(pdn);
 	c->access = cpu_to_le32(rnic_ib_access(access));
 	c->flags = cpu_to_le32(flags);
@@ -61,6 +62,14 @@ static int rnic_reg_mr_cmd(struct rnic_ib *rib, struct rnic_mr *mr, u32 pdn,
 	if (pb)
 		rnic_pbl_to_hw(pb, &c->pages);
 	return rnic_admin_exec(rib->rdev, &cmd, NULL);
+}
+
+static int rnic_reg_mr_cmd(struct rnic_ib *rib, struct rnic_mr *mr, u32 pdn,
+			   int access, u32 flags, u64 iova, u64 length,
+			   const struct rnic_pbl_buf *pb)
+{
+	return rnic_mr_cmd(rib, RNIC_CMD_REG_MR, mr->ibmr.lkey, pdn, access,
+			   flags, iova, length, pb);
 }
 
 /* The kernel's local DMA lkey for this PD: all of guest-physical memory. */
@@ -114,10 +123,99 @@ struct ib_mr *rnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err;
 	mr->ibmr.length = length;
 	mr->ibmr.iova = iova;
+	mr->access = access;
 	return &mr->ibmr;
 err:
 	rnic_mr_release(rib, mr);
 	return ERR_PTR(err);
+}
+
+/* Pin [start, start + length) and give the device its page list in *pb. */
+static int rnic_mr_pin_pbl(struct rnic_ib *rib, u64 start, u64 length,
+			   u64 iova, int access, struct ib_umem **umem,
+			   struct rnic_pbl_buf *pb)
+{
+	unsigned long pgsz;
+	int err;
+
+	err = rnic_umem_pin(rib, start, length, access, umem);
+	if (err)
+		return err;
+	pgsz = ib_umem_find_best_pgsz(*umem, rib->caps.page_sizes, iova);
+	err = -EINVAL;
+	if (pgsz && ib_umem_num_dma_blocks(*umem, pgsz) <=
+		    rib->caps.max_mr_pages)
+		err = rnic_pbl_from_umem(rib, *umem, pgsz, true, pb);
+	if (err) {
+		ib_umem_release(*umem);
+		*umem = NULL;
+	}
+	return err;
+}
+
+/*
+ * ibv_rereg_mr of a user MR, in place (NULL): the device swaps the whole
+ * description at once under a new key, so the old lkey/rkey stop working.
+ * A new translation or access pins again (the access may now need write);
+ * a PD change alone reuses the pinned pages.
+ */
+struct ib_mr *rnic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 iova, int access,
+				 struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct rnic_ib *rib = to_rib(ibmr->device);
+	struct rnic_mr *mr = to_rmr(ibmr);
+	struct ib_umem *umem = mr->umem;
+	struct rnic_pbl_buf pb;
+	unsigned long pgsz;
+	u32 stag;
+	int err;
+
+	if (!(rib->rdev->caps.features & RNIC_FEAT_REREG_MR))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!mr->umem || (flags & ~IB_MR_REREG_SUPPORTED))
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_PD))
+		ibpd = ibmr->pd;
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = ibmr->length;
+		iova = ibmr->iova;
+	}
+	if (!length || length > rib->caps.max_mr_size)
+		return ERR_PTR(-EINVAL);
+	if (flags & (IB_MR_REREG_TRANS | IB_MR_REREG_ACCESS)) {
+		err = rnic_mr_pin_pbl(rib, start, length, iova, access, &umem,
+				      &pb);
+	} else {
+		pgsz = ib_umem_find_best_pgsz(umem, rib->caps.page_sizes,
+					      iova);
+		err = pgsz ? rnic_pbl_from_umem(rib, umem, pgsz, true, &pb) :
+			     -EINVAL;
+	}
+	if (err)
+		return ERR_PTR(err);
+	stag = RNIC_STAG(mr->index, RNIC_STAG_KEY(ibmr->lkey) + 1);
+	err = rnic_mr_cmd(rib, RNIC_CMD_REREG_MR, stag, to_rpd(ibpd)->pdn,
+			  access, 0, iova, length, &pb);
+	rnic_pbl_free(rib, &pb);
+	if (err) {
+		if (umem != mr->umem)
+			ib_umem_release(umem);
+		return ERR_PTR(err);
+	}
+	if (umem != mr->umem) {
+		ib_umem_release(mr->umem);
+		mr->umem = umem;
+	}
+	ibmr->lkey = stag;
+	ibmr->rkey = stag;
+	ibmr->iova = iova;
+	ibmr->length = length;
+	mr->access = access;
+	return NULL;
 }
 
 struct ib_mr *rnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,

@@ -154,6 +154,68 @@ err_ida:
 	return err;
 }
 
+/*
+ * User CQs only: the provider holds its CQ lock across the command, so
+ * nothing polls the old ring while the device moves the CQEs.  A kernel
+ * CQ would need the same of every poller; no kernel consumer resizes.
+ */
+int rnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct rnic_ib *rib = to_rib(ibcq->device);
+	struct rnic_cq *cq = to_rcq(ibcq);
+	struct rnic_admin_cmd cmd = {};
+	struct rnic_cmd_resize_cq *c = &cmd.u.resize_cq;
+	struct rnic_resize_cq_resp resp = {};
+	struct rnic_resize_cq_req req;
+	struct rnic_umem_ring uring = {};
+	struct ib_umem *dbrec_umem;
+	dma_addr_t dbrec;
+	u32 carried;
+	int err;
+
+	if (!cq->user || !udata)
+		return -EOPNOTSUPP;
+	if (!(rib->rdev->caps.features & RNIC_FEAT_RESIZE_CQ))
+		return -EOPNOTSUPP;
+	if (cqe < 1 || cqe >= rib->caps.max_cqe)
+		return -EINVAL;
+	err = rnic_udata_req(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	err = rnic_umem_ring_get(rib, &uring, req.buf_va, req.buf_len,
+				 RNIC_CQE_SIZE, cqe, rib->caps.max_cqe);
+	if (err)
+		return err;
+	err = -EINVAL;
+	dbrec = rnic_umem_rec_get(rib, req.dbrec_va, &dbrec_umem);
+	if (!dbrec)
+		goto err_ring;
+
+	cmd.hdr.opcode = RNIC_CMD_RESIZE_CQ;
+	c->cqn = cpu_to_le32(cq->cqn);
+	c->log_depth = ilog2(uring.depth);
+	c->dbrec_addr = cpu_to_le64(dbrec);
+	rnic_pbl_to_hw(&uring.pbl, &c->ring);
+	err = rnic_admin_exec(rib->rdev, &cmd, &carried);
+	if (err)
+		goto err_rec;
+	/* The device has let go of the old ring and record. */
+	rnic_umem_ring_put(rib, &cq->uring);
+	ib_umem_release(cq->dbrec_umem);
+	cq->uring = uring;
+	cq->dbrec_umem = dbrec_umem;
+	ibcq->cqe = uring.depth;
+	resp.depth = uring.depth;
+	resp.carried = carried;
+	return rnic_udata_resp(udata, &resp, sizeof(resp));
+
+err_rec:
+	ib_umem_release(dbrec_umem);
+err_ring:
+	rnic_umem_ring_put(rib, &uring);
+	return err;
+}
+
 int rnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct rnic_ib *rib = to_rib(ibcq->device);

@@ -86,6 +86,63 @@ err_free:
 	return NULL;
 }
 
+/*
+ * A new ring and consumer record; the kernel has the device copy the CQEs
+ * not polled yet into its first slots.  The CQ lock is held throughout, so
+ * no poll reads the old ring while they move.
+ */
+int rnic_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct rnic_context *ctx = to_rnic_ctx(ibcq->context);
+	struct rnic_ucmd_resize_cq_resp resp = {};
+	struct rnic_ucmd_resize_cq cmd = {};
+	struct rnic_cq *cq = to_rnic_cq(ibcq);
+	struct rnic_queue_mem mem;
+	size_t ring_len;
+	uint32_t depth;
+	int ret;
+
+	if (cqe < 1 || (uint32_t)cqe > ctx->max_cqe)
+		return EINVAL;
+	depth = rnic_queue_depth(cqe);
+	ring_len = rnic_ring_len(depth, RNIC_CQE_SIZE);
+	if (rnic_alloc_queue_mem(&mem, ring_len + RNIC_PAGE_SIZE))
+		return ENOMEM;
+
+	pthread_spin_lock(&cq->lock);
+	cmd.drv_payload.buf_va = (uintptr_t)mem.buf;
+	cmd.drv_payload.buf_len = ring_len;
+	cmd.drv_payload.dbrec_va = (uintptr_t)mem.buf + ring_len;
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (!ret && (resp.drv_payload.depth < (uint32_t)cqe ||
+		     !rnic_ring_fits(resp.drv_payload.depth, RNIC_CQE_SIZE,
+				     ring_len) ||
+		     resp.drv_payload.carried > resp.drv_payload.depth)) {
+		/* The device uses the new ring now: nothing sane to go back to. */
+		verbs_err(&ctx->ibv_ctx, "rnic: driver answered CQ depth %u (%u carried) for a %zu-byte ring\n",
+			  resp.drv_payload.depth, resp.drv_payload.carried,
+			  ring_len);
+		ret = EPROTO;
+	}
+	if (ret) {
+		pthread_spin_unlock(&cq->lock);
+		rnic_free_queue_mem(&mem);
+		return ret;
+	}
+	rnic_free_queue_mem(&cq->mem);
+	cq->mem = mem;
+	depth = resp.drv_payload.depth;
+	cq->ring.cqe = mem.buf;
+	cq->ring.depth = depth;
+	cq->ring.log_depth = ilog32(depth) - 1;
+	cq->ring.cons = 0;
+	cq->ring.dbrec = (__le32 *)((uint8_t *)mem.buf + ring_len);
+	cq->ibv_cq.cqe = depth;
+	pthread_spin_unlock(&cq->lock);
+	return 0;
+}
+
 int rnic_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct rnic_cq *cq = to_rnic_cq(ibcq);

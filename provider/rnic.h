@@ -187,6 +187,8 @@ int rnic_query_port(struct ibv_context *ibctx, uint8_t port,
 		    struct ibv_port_attr *attr);
 struct ibv_pd *rnic_alloc_pd(struct ibv_context *ibctx);
 int rnic_dealloc_pd(struct ibv_pd *pd);
+int rnic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t len, int access);
 struct ibv_mr *rnic_reg_mr(struct ibv_pd *pd, void *addr, size_t len,
 			   uint64_t hca_va, int access);
 int rnic_dereg_mr(struct verbs_mr *vmr);
@@ -196,6 +198,7 @@ struct ibv_cq *rnic_create_cq(struct ibv_context *ibctx, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector);
 int rnic_destroy_cq(struct ibv_cq *ibcq);
+int rnic_resize_cq(struct ibv_cq *ibcq, int cqe);
 int rnic_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 int rnic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 

@@ -17,6 +17,8 @@
 #define _STRUCT_rnic_alloc_pd_resp struct {}
 #define _STRUCT_rnic_create_cq_req struct {}
 #define _STRUCT_rnic_create_cq_resp struct {}
+#define _STRUCT_rnic_resize_cq_req struct {}
+#define _STRUCT_rnic_resize_cq_resp struct {}
 #define _STRUCT_rnic_create_qp_req struct {}
 #define _STRUCT_rnic_create_qp_resp struct {}
 #define _STRUCT_rnic_create_srq_req struct {}
@@ -28,6 +30,8 @@ DECLARE_DRV_CMD(rnic_ucmd_alloc_pd, IB_USER_VERBS_CMD_ALLOC_PD,
 		empty, rnic_alloc_pd_resp);
 DECLARE_DRV_CMD(rnic_ucmd_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
 		rnic_create_cq_req, rnic_create_cq_resp);
+DECLARE_DRV_CMD(rnic_ucmd_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
+		rnic_resize_cq_req, rnic_resize_cq_resp);
 DECLARE_DRV_CMD(rnic_ucmd_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		rnic_create_qp_req, rnic_create_qp_resp);
 DECLARE_DRV_CMD(rnic_ucmd_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,

@@ -133,6 +133,18 @@ struct ibv_mr *rnic_reg_mr(struct ibv_pd *pd, void *addr, size_t len,
 	return &vmr->ibv_mr;
 }
 
+/* The kernel swaps the MR's description in place, under a new key. */
+int rnic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t len, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd = {};
+
+	return ibv_cmd_rereg_mr(vmr, flags, addr, len, (uintptr_t)addr,
+				access, pd, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+}
+
 int rnic_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret;

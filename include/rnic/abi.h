@@ -55,6 +55,21 @@ struct rnic_create_cq_resp {
 	__u32 depth;		/* entries actually used (power of 2) */
 };
 
+/*
+ * ibv_resize_cq: a new ring and consumer record (holding 0), as for
+ * create; the CQEs not polled yet are moved to its first slots.
+ */
+struct rnic_resize_cq_req {
+	__aligned_u64 buf_va;
+	__aligned_u64 buf_len;
+	__aligned_u64 dbrec_va;
+};
+
+struct rnic_resize_cq_resp {
+	__u32 depth;		/* entries of the new ring (power of 2) */
+	__u32 carried;		/* CQEs now in slots 0..carried-1 */
+};
+
 struct rnic_create_qp_req {
 	__aligned_u64 sq_va;
 	__aligned_u64 sq_len;

@@ -33,6 +33,10 @@ static struct {
     struct rnic_alloc_ucontext_resp uresp;
     enum ibv_atomic_cap atomic_cap;
     uint32_t cq_depth_bias;         /* answer a deeper CQ than fits (bug) */
+    uint32_t resize_carried;        /* RESIZE_CQ's result0 */
+    bool resize_busy;               /* RESIZE_CQ refused (BAD_STATE) */
+    uint32_t rereg_flags;
+    uint64_t rereg_iova;
     unsigned dontfork, dofork, destroyed_cq, destroyed_qp, logged;
     uint32_t next_obj;
     /* the last queue memory handed over */
@@ -224,6 +228,53 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe, struct ibv_comp_chan
     cq->cqe = depth;
     r->drv_payload.cqn = 40 + k.next_obj;
     r->drv_payload.depth = depth << k.cq_depth_bias;
+    return 0;
+}
+
+/* guest-driver's rnic_resize_cq: pins the new ring, the device carries. */
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd, size_t cmd_size,
+                      struct ib_uverbs_resize_cq_resp *resp, size_t resp_size)
+{
+    struct rnic_ucmd_resize_cq *c = (void *)cmd;
+    struct rnic_ucmd_resize_cq_resp *r = (void *)resp;
+    uint32_t depth;
+
+    CHECK(cmd_size == sizeof(*c) && resp_size == sizeof(*r));
+    k.cq_buf = c->drv_payload.buf_va;
+    k.cq_len = c->drv_payload.buf_len;
+    k.cq_dbrec = c->drv_payload.dbrec_va;
+    depth = ring_depth(k.cq_buf, k.cq_len, RNIC_CQE_SIZE, MAX_CQE_HW);
+    if (cqe < 1 || cqe >= MAX_CQE_HW || !depth || depth < (uint32_t)cqe || !k.cq_dbrec) {
+        return EINVAL;
+    }
+    if (k.resize_busy) {
+        return EPERM;   /* RNIC_STS_BAD_STATE: more CQEs waiting */
+    }
+    cq->cqe = depth;
+    r->drv_payload.depth = depth << k.cq_depth_bias;
+    r->drv_payload.carried = k.resize_carried;
+    return 0;
+}
+
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr, size_t length,
+                     uint64_t hca_va, int access, struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+                     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp, size_t resp_sz)
+{
+    (void)access;
+    (void)cmd;
+    (void)cmd_sz;
+    (void)resp;
+    (void)resp_sz;
+    k.rereg_flags = flags;
+    k.rereg_iova = hca_va;
+    if (flags & IBV_REREG_MR_CHANGE_PD) {
+        vmr->ibv_mr.pd = pd;
+    }
+    if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+        vmr->ibv_mr.addr = addr;
+        vmr->ibv_mr.length = length;
+    }
+    vmr->ibv_mr.lkey = vmr->ibv_mr.rkey = vmr->ibv_mr.lkey + 1;
     return 0;
 }
 
@@ -504,6 +555,66 @@ static void test_cq(struct ibv_context *ctx)
     CHECK(k.ops->create_cq(ctx, 100, NULL, 0) == NULL && errno == EPROTO);
     CHECK(k.destroyed_cq == 1);
     k.cq_depth_bias = 0;
+
+    /* resize: a new ring and record, the consumer back at 0. */
+    cq = k.ops->create_cq(ctx, 10, NULL, 0);
+    CHECK(cq != NULL);
+    if (!cq) {
+        return;
+    }
+    {
+        struct rnic_cq *rcq = to_rnic_cq(cq);
+        void *old = rcq->mem.buf;
+
+        rcq->ring.cons = 77;
+        k.resize_carried = 3;
+        CHECK(k.ops->resize_cq(cq, 1000) == 0);
+        CHECK(cq->cqe == 1024 && rcq->ring.depth == 1024 && rcq->ring.cons == 0);
+        CHECK((uintptr_t)rcq->ring.cqe == k.cq_buf && k.cq_len == 1024 * RNIC_CQE_SIZE);
+        CHECK((uintptr_t)rcq->ring.dbrec == k.cq_dbrec && k.cq_dbrec == k.cq_buf + k.cq_len);
+        CHECK(rcq->mem.buf != old);
+        /* Refused or answered wrongly: the old ring stays in use. */
+        old = rcq->mem.buf;
+        rcq->ring.cons = 5;
+        k.resize_busy = true;
+        CHECK(k.ops->resize_cq(cq, 10) == EPERM);
+        k.resize_busy = false;
+        CHECK(rcq->mem.buf == old && rcq->ring.cons == 5 && cq->cqe == 1024);
+        CHECK(k.ops->resize_cq(cq, 0) == EINVAL);
+        CHECK(k.ops->resize_cq(cq, MAX_CQE_HW + 1) == EINVAL);
+        k.resize_carried = 129;     /* more than a 128-deep ring holds */
+        CHECK(k.ops->resize_cq(cq, 10) == EPROTO);
+        k.resize_carried = 0;
+        CHECK(rcq->mem.buf == old && rcq->ring.cons == 5);
+    }
+    CHECK(k.ops->destroy_cq(cq) == 0);
+}
+
+static void test_rereg(struct ibv_context *ctx)
+{
+    struct ibv_pd *pd = k.ops->alloc_pd(ctx), *pd2 = k.ops->alloc_pd(ctx);
+    static uint8_t buf[8192];
+    struct ibv_mr *mr;
+    uint32_t key;
+
+    CHECK(pd && pd2);
+    if (!pd || !pd2) {
+        return;
+    }
+    mr = k.ops->reg_mr(pd, buf, 4096, (uintptr_t)buf, IBV_ACCESS_LOCAL_WRITE);
+    CHECK(mr != NULL);
+    if (!mr) {
+        return;
+    }
+    key = mr->rkey;
+    CHECK(k.ops->rereg_mr(verbs_get_mr(mr), IBV_REREG_MR_CHANGE_TRANSLATION |
+                          IBV_REREG_MR_CHANGE_PD, pd2, buf + 4096, 4096,
+                          IBV_ACCESS_LOCAL_WRITE) == 0);
+    CHECK(k.rereg_iova == (uintptr_t)(buf + 4096));
+    CHECK(mr->addr == buf + 4096 && mr->pd == pd2 && mr->rkey == key + 1);
+    CHECK(k.ops->dereg_mr(verbs_get_mr(mr)) == 0);
+    CHECK(k.ops->dealloc_pd(pd) == 0);
+    CHECK(k.ops->dealloc_pd(pd2) == 0);
 }
 
 static void test_data_path(struct ibv_context *ctx)
@@ -726,6 +837,7 @@ int main(void)
     CHECK(ctx != NULL);
     if (ctx) {
         test_cq(ctx);
+        test_rereg(ctx);
         test_data_path(ctx);
         test_srq(ctx);
         close_ctx(ctx);
