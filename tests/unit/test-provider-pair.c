@@ -381,6 +381,196 @@ static void test_wrap(void)
     p_free(p);
 }
 
+/*
+ * What the provider's rnic_resize_cq does once the kernel's RESIZE_CQ went
+ * through: the side's CQ ring is the new one, its consumer starts at 0.
+ */
+static unsigned resize_cq(struct side *s, unsigned log, uint32_t *carried)
+{
+    struct harness *h = s->d->h;
+    struct rnic_admin_cmd c = t_mk(RNIC_CMD_RESIZE_CQ);
+    uint32_t pages = rne_ring_pages_needed(1u << log, RNIC_CQE_SIZE);
+    uint64_t ring = h_alloc(h, pages), dbrec = h_alloc(h, 1);
+    struct rnic_admin_cqe cqe;
+
+    /* The consumer's record as the provider leaves it before the call. */
+    rnic_cq_update_dbrec(&s->cq);
+    c.u.resize_cq.cqn = s->d->cq.cqn;
+    c.u.resize_cq.log_depth = (uint8_t)log;
+    c.u.resize_cq.dbrec_addr = dbrec;
+    h_pbl(h, &c.u.resize_cq.ring, ring, pages);
+    h_post(h, &c);
+    h_ring_admin(h);
+    h_run(h);
+    if (!h_poll(h, &cqe)) {
+        return 0xff;
+    }
+    if (cqe.status == RNIC_STS_OK) {
+        *carried = cqe.result0;
+        s->cq.cqe = (struct rnic_cqe *)(h->mem + ring);
+        s->cq.depth = 1u << log;
+        s->cq.log_depth = log;
+        s->cq.cons = 0;
+        s->cq.dbrec = (__le32 *)(h->mem + dbrec);
+    }
+    return cqe.status;
+}
+
+/*
+ * ibv_resize_cq under traffic on both CQs (A's send CQ with Writes and
+ * Sends in flight, B's receive CQ with Sends arriving), a shrink below
+ * the waiting CQEs refused; then ibv_rereg_mr: B's MR moves to a new
+ * buffer under a new key, A writes and reads it back through the new
+ * rkey, the old buffer keeps its bytes and the old rkey draws an error.
+ */
+static void test_resize_rereg(void)
+{
+    struct side a, b;
+    struct pair *p = connected(RNIC_MPA_CRC, &a, &b);
+    struct ibv_send_wr w, *bad;
+    struct ibv_recv_wr r;
+    struct ibv_sge s, rs;
+    struct ibv_wc wc[32];
+    uint64_t la, rb, rb2, lread, sent = 0, done = 0, recvd = 0, posted_r = 0;
+    uint32_t carried = 0, resized_a = 0, resized_b = 0;
+    const uint64_t total = 600;
+    unsigned rounds = 0, refused = 0;
+    int got;
+
+    if (!p) {
+        return;
+    }
+    la = mr(&p->a, 0x200, RNIC_ACCESS_LOCAL_WRITE, 4);
+    rb = mr(&p->b, 0x300, ALL_ACCESS, 4);
+    rs = sge(mr(&p->b, 0x500, RNIC_ACCESS_LOCAL_WRITE, 1), 4096, 0x500);
+    fill(&p->a, la, 4 * 4096, 5);
+    while (done < total || recvd < total / 2) {
+        if (++rounds > 2000) {
+            CHECK(!"traffic stopped");
+            break;
+        }
+        /* B keeps receives posted for the Sends (every other WR). */
+        while (posted_r < total / 2 && posted_r - recvd < 32) {
+            memset(&r, 0, sizeof(r));
+            r.wr_id = 10000 + posted_r;
+            r.sg_list = &rs;
+            r.num_sge = 1;
+            CHECK_EQ(post_recv(&b, &r), 0);
+            posted_r++;
+        }
+        /* A keeps at most a CQ's worth of signaled WRs in flight. */
+        while (sent < total && sent - done < a.cq.depth &&
+               rnic_wq_outstanding(&a.sq) < a.sq.depth) {
+            memset(&w, 0, sizeof(w));
+            w.wr_id = sent;
+            s = sge(la + (sent % 4) * 4096, 100 + (uint32_t)(sent % 200),
+                    0x200);
+            w.sg_list = &s;
+            w.num_sge = 1;
+            w.send_flags = IBV_SEND_SIGNALED;
+            if (sent % 2) {
+                w.opcode = IBV_WR_SEND;
+            } else {
+                w.opcode = IBV_WR_RDMA_WRITE;
+                w.wr.rdma.remote_addr = rb + (sent % 4) * 4096;
+                w.wr.rdma.rkey = 0x300;
+            }
+            bad = NULL;
+            CHECK_EQ(post_send(&a, &w, &bad), 0);
+            sent++;
+        }
+        p_settle(p, 1000000000ull);
+        /* Resize with CQEs waiting: A at 100 done, B at 60 received. */
+        if (done >= 100 && !resized_a) {
+            CHECK_EQ(resize_cq(&a, 2, &carried), RNIC_STS_BAD_STATE);
+            refused += carried == 0;
+            CHECK_EQ(resize_cq(&a, 10, &carried), RNIC_STS_OK);
+            resized_a = carried;
+        }
+        if (recvd >= 60 && !resized_b) {
+            CHECK_EQ(resize_cq(&b, 9, &carried), RNIC_STS_OK);
+            resized_b = carried + 1;
+        }
+        while ((got = poll(&a, wc, 7)) > 0) {
+            for (int i = 0; i < got; i++) {
+                CHECK_EQ(wc[i].wr_id, done);
+                CHECK_EQ(wc[i].status, IBV_WC_SUCCESS);
+                done++;
+            }
+        }
+        while ((got = poll(&b, wc, 5)) > 0) {
+            for (int i = 0; i < got; i++) {
+                CHECK_EQ(wc[i].wr_id, 10000 + recvd);
+                CHECK_EQ(wc[i].status, IBV_WC_SUCCESS);
+                CHECK_EQ(wc[i].byte_len, 100 + (2 * recvd + 1) % 200);
+                recvd++;
+            }
+        }
+    }
+    CHECK_EQ(done, total);
+    CHECK_EQ(recvd, total / 2);
+    CHECK(resized_a > 0);       /* CQEs were waiting at the resize */
+    CHECK(resized_b > 0);
+    CHECK_EQ(refused, 1);
+    CHECK_EQ(a.cq.depth, 1024);
+    CHECK_EQ(b.cq.depth, 512);
+    CHECK_EQ(memcmp(p->b.h->mem + rb, p->a.h->mem + la, 100), 0);
+
+    /* Rereg: B's MR 0x300 -> 0x301 on new pages, remote read kept. */
+    rb2 = h_alloc(p->b.h, 4);
+    {
+        struct rnic_admin_cmd c = t_mk(RNIC_CMD_REREG_MR);
+
+        c.u.reg_mr.stag = 0x301;
+        c.u.reg_mr.access = ALL_ACCESS;
+        c.u.reg_mr.iova = 0x900000;
+        c.u.reg_mr.length = 4 * 4096;
+        h_pbl(p->b.h, &c.u.reg_mr.pages, rb2, 4);
+        CHECK_EQ(h_cmd(p->b.h, &c), RNIC_STS_OK);
+    }
+    uint8_t before[4 * 4096];
+    memcpy(before, p->b.h->mem + rb, sizeof(before));
+    fill(&p->a, la, 4 * 4096, 9);
+    memset(&w, 0, sizeof(w));
+    s = sge(la, 4 * 4096, 0x200);
+    w.wr_id = 1;
+    w.sg_list = &s;
+    w.num_sge = 1;
+    w.send_flags = IBV_SEND_SIGNALED;
+    w.opcode = IBV_WR_RDMA_WRITE;
+    w.wr.rdma.remote_addr = 0x900000;
+    w.wr.rdma.rkey = 0x301;
+    CHECK_EQ(post_send(&a, &w, &bad), 0);
+    lread = mr(&p->a, 0x400, RNIC_ACCESS_LOCAL_WRITE, 4);
+    s = sge(lread, 4 * 4096, 0x400);
+    w.wr_id = 2;
+    w.opcode = IBV_WR_RDMA_READ;
+    CHECK_EQ(post_send(&a, &w, &bad), 0);
+    p_settle(p, 1000000000ull);
+    CHECK_EQ(poll(&a, wc, 8), 2);
+    CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
+    CHECK_EQ(wc[1].status, IBV_WC_SUCCESS);
+    CHECK_EQ(memcmp(p->b.h->mem + rb2, p->a.h->mem + la, 4 * 4096), 0);
+    CHECK_EQ(memcmp(p->a.h->mem + lread, p->a.h->mem + la, 4 * 4096), 0);
+    CHECK_EQ(memcmp(p->b.h->mem + rb, before, sizeof(before)), 0);
+    /* The old STag: a Read through it fails, nothing moves anywhere. */
+    s = sge(lread, 64, 0x400);
+    w.wr_id = 3;
+    w.opcode = IBV_WR_RDMA_READ;
+    w.wr.rdma.remote_addr = rb;
+    w.wr.rdma.rkey = 0x300;
+    CHECK_EQ(post_send(&a, &w, &bad), 0);
+    p_settle(p, 1000000000ull);
+    got = poll(&a, wc, 8);
+    CHECK(got >= 1 && wc[0].wr_id == 3 && wc[0].status != IBV_WC_SUCCESS);
+    CHECK(p_qp_state(&p->b, P_QP) != RNIC_QPS_RTS);
+    CHECK_EQ(memcmp(p->b.h->mem + rb, before, sizeof(before)), 0);
+    CHECK_EQ(memcmp(p->b.h->mem + rb2, p->a.h->mem + lread, 4 * 4096), 0);
+    printf("resize-rereg: %llu WRs, A carried %u, B carried %u\n",
+           (unsigned long long)total, resized_a, resized_b - 1);
+    p_free(p);
+}
+
 /* ERROR flushes the posted receives: each completion gives a slot back. */
 static void test_flush(void)
 {
@@ -426,5 +616,6 @@ int main(void)
     test_rdma_and_atomics();
     test_wrap();
     test_flush();
+    test_resize_rereg();
     return t_report("test-provider-pair");
 }
