@@ -119,11 +119,15 @@ int rnic_resize_cq(struct ibv_cq *ibcq, int cqe)
 		     !rnic_ring_fits(resp.drv_payload.depth, RNIC_CQE_SIZE,
 				     ring_len) ||
 		     resp.drv_payload.carried > resp.drv_payload.depth)) {
-		/* The device uses the new ring now: nothing sane to go back to. */
+		/*
+		 * The device writes to the new ring now: its memory is left
+		 * allocated (never reused by malloc), the CQ is unusable.
+		 */
 		verbs_err(&ctx->ibv_ctx, "rnic: driver answered CQ depth %u (%u carried) for a %zu-byte ring\n",
 			  resp.drv_payload.depth, resp.drv_payload.carried,
 			  ring_len);
-		ret = EPROTO;
+		pthread_spin_unlock(&cq->lock);
+		return EPROTO;
 	}
 	if (ret) {
 		pthread_spin_unlock(&cq->lock);
