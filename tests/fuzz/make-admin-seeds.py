@@ -55,6 +55,8 @@ cq = lambda n, page, uctx=0: cmd(0x14, struct.pack('<IIIB3sQ', n, 3, uctx, 7, b'
 srq = cmd(0x16, struct.pack('<IIIBBH', 1, 1, 0, 5, 2, 4) + pbl(31, 1))
 qp = lambda srqn=0xffffffff, rq=5: cmd(0x19, struct.pack('<IIIIIIBBBBHH', 1, 1, 0, 1, 2, srqn, 4, rq if srqn == 0xffffffff else 0, 2, 2, 64, 0) + pbl(29, 1) + (pbl(30, 1) if srqn == 0xffffffff else bytes(16)))
 reg_mr = lambda stag=0x0101, access=0xf, pages=4, length=4 * PG, flags=0: cmd(0x20, struct.pack('<IIIIQQ', stag, 1, access, flags, 0x10000000, length) + pbl(32, pages))
+rereg_mr = lambda stag=0x0102, access=0x7, pages=2, length=2 * PG: cmd(0x23, struct.pack('<IIIIQQ', stag, 1, access, 0, 0x30000000, length) + pbl(34, pages))
+resize_cq = lambda n, log, page, dbrec: cmd(0x1d, struct.pack('<IB3sQ', n, log, b'', dbrec) + pbl(page, 1))
 alloc_mr = cmd(0x21, struct.pack('<IIII', 0x0202, 1, 4, 0))
 modify_qp = lambda mask, state=0, access=0: cmd(0x1a, struct.pack('<IIBBBBI', 1, mask, state, 4, 4, 0, access))
 query_qp = cmd(0x1b, struct.pack('<IIQ', 1, 256, 41 * PG))
@@ -115,6 +117,14 @@ seeds = {
     'reset-mid': full + mem(29 * PG, send) + db(0, 0x00, 1, 0, 1) + RESET + full,
     'admq-regs': reg(0x114, 1000) + reg(0x118, 77) + reg(0x008, 0) + reg(0x110, 0x0303) + reg(0x008, 1) + RESET,
     'hostile-mr': base + reg_mr(pages=0xffffffff) + reg_mr(0x0301, length=1 << 62) + reg_mr(0x0401, flags=1) + cmd(0x20, struct.pack('<IIIIQQ', 0x0501, 1, 1, 0, 0, 4 * PG) + struct.pack('<QIBBH', 0xfffffffffffff000, 4, 12, 2, 0)),
+    # RESIZE_CQ with a CQE waiting (grow, shrink below it, onto bad pages),
+    # REREG_MR of a REG_MR, a fast-register and a missing MR.
+    'resize-cq': full + mem(29 * PG, send) + db(0, 0x00, 1, 0, 1) + modify_qp(1, 4) +
+        resize_cq(1, 7, 45, 0x29000 + 64) + resize_cq(1, 1, 46, 0x29000 + 72) +
+        cmd(0x1d, struct.pack('<IB3sQ', 1, 7, b'', 0x29000 + 80) + struct.pack('<QIBBH', 0xfffffffffffff000, 1, 12, 1, 0)) +
+        resize_cq(2, 8, 47, 0x29000 + 88) + obj(0x1c, 1) + obj(0x15, 1),
+    'rereg-mr': full + alloc_mr + rereg_mr() + rereg_mr(pages=1, length=PG, access=1) +
+        rereg_mr(0x0202) + rereg_mr(0x0909) + rereg_mr(pages=0xffffffff) + obj(0x22, 0x0102),
     'hostile-rings': eqs + pd + cmd(0x14, struct.pack('<IIIB3sQ', 1, 3, 0, 30, b'', 0) + pbl(27, 1)) + cmd(0x14, struct.pack('<IIIB3sQ', 2, 3, 0, 7, b'', 1 << 40) + struct.pack('<QIBBH', 2 * PG, 1, 12, 1, 0)),
 }
 out = sys.argv[1]
