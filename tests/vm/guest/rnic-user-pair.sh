@@ -141,13 +141,26 @@ serve() { # serve TOOL
 
 NQN=nqn.2026-12.invalid.rnic:user-pair
 # nvmeof_target: serve until the host says it is done (out2/nvmeof.done).
+# RNIC_NVME_SRQ=1: nvmet-rdma's use_srq=1, its receives from SRQs (a kernel
+# SRQ consumer): `rdma resource show srq` must list one while the host is on.
 nvmeof_target() {
-	local end=$((SECONDS + 900))
+	local end=$((SECONDS + 900)) srqs=""
+	if [ -n "${RNIC_NVME_SRQ:-}" ]; then
+		modprobe nvmet-rdma use_srq=1 || fail "nvmet-rdma use_srq=1"
+		[ "$(cat /sys/module/nvmet_rdma/parameters/use_srq)" = Y ] ||
+			fail "nvmet-rdma did not take use_srq=1 (loaded before?)"
+	fi
 	nvmet_rdma_target "$NQN" "$(port nvmeof)"
 	until [ -e "$RNIC_RUN_DIR/out2/nvmeof.done" ]; do
 		[ $SECONDS -lt $end ] || fail "the NVMe-oF host never finished"
+		[ -n "$srqs" ] || srqs=$(rdma resource show srq dev "$DEV" 2>/dev/null | grep nvmet)
 		sleep 1
 	done
+	if [ -n "${RNIC_NVME_SRQ:-}" ]; then
+		echo "$srqs"
+		[ -n "$srqs" ] || fail "use_srq=1 but no SRQ of nvmet listed on $DEV"
+		result "nvmeof-srq-$TAG" srqs="$(echo "$srqs" | grep -c .)"
+	fi
 	kernel_clean || fail "kernel oops/BUG/WARNING on the target"
 }
 
