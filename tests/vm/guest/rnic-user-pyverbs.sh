@@ -7,7 +7,10 @@
 # and errors fail the test. Then rnic-user-post-errors.py: the provider's
 # answers to bad work requests (EINVAL/ENOMEM, bad_wr), which rdma-core's
 # tests do not check; and rnic-user-cq-overrun.py: what an application sees of
-# a CQ overrun (IBV_EVENT_CQ_ERR, IBV_EVENT_QP_FATAL, its QP in error).
+# a CQ overrun (IBV_EVENT_CQ_ERR, IBV_EVENT_QP_FATAL, its QP in error); and
+# rnic-user-resize-rereg.py: ibv_resize_cq under traffic and ibv_rereg_mr
+# used remotely with the data checked, over a connection to this guest's own
+# address (loopback: nothing on the wire).
 . "$RNIC_LAB_DIR/guest/lib.sh"
 set -o pipefail
 net_up
@@ -40,4 +43,6 @@ timeout 120 python3 -B "$RNIC_LAB_DIR/guest/rnic-user-post-errors.py" "$DEV" ||
 	fail "post-errors: a check failed (exit $?)"
 timeout 120 python3 -B "$RNIC_LAB_DIR/guest/rnic-user-cq-overrun.py" "$DEV" ||
 	fail "cq-overrun: a check failed (exit $?)"
+timeout 300 python3 -B "$RNIC_LAB_DIR/guest/rnic-user-resize-rereg.py" "$RNIC_IP" 7177 ||
+	fail "resize-rereg: a check failed (exit $?)"
 exit 0
