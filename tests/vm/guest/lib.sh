@@ -244,8 +244,12 @@ cmd_port() {
 	echo "$port"
 }
 
-# How often guest 1 has started NAME's server (serve_until_client_done).
-serving_count() { cat "$RNIC_RUN_DIR/out1/$1.serving" 2>/dev/null | wc -l; }
+# The guest that serves the pairs below: 1, unless a script that puts each
+# guest in each role in one boot sets SERVER_GUEST (rnic-user-pair.sh).
+SERVER_GUEST=${SERVER_GUEST:-1}
+
+# How often the server guest has started NAME's server (serve_until_client_done).
+serving_count() { cat "$RNIC_RUN_DIR/out$SERVER_GUEST/$1.serving" 2>/dev/null | wc -l; }
 
 # wait_server_restart NAME COUNT SECONDS: until NAME's server starts again.
 wait_server_restart() {
@@ -263,13 +267,13 @@ client_attempt_hung() {
 	echo >>"$RNIC_OUT/$1.hung"
 }
 
-hung_reports() { cat "$RNIC_RUN_DIR/out2/$1.hung" 2>/dev/null | wc -l; }
+hung_reports() { cat "$RNIC_RUN_DIR/out$((3 - SERVER_GUEST))/$1.hung" 2>/dev/null | wc -l; }
 
 # serve_until_client_done NAME SECONDS CMD...: runs the one-shot server CMD until
 # it exits 0, starting it over after each attempt the client reports hung; ends
 # it when the client is done. Succeeds when CMD or the client did.
 serve_until_client_done() {
-	local name=$1 end=$((SECONDS + $2)) done=$RNIC_RUN_DIR/out2/$1.done pid rc hung
+	local name=$1 end=$((SECONDS + $2)) done=$RNIC_RUN_DIR/out$((3 - SERVER_GUEST))/$1.done pid rc hung
 	shift 2
 	while [ $SECONDS -lt $end ]; do
 		hung=$(hung_reports "$name")

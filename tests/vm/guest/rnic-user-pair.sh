@@ -3,7 +3,8 @@
 # User-space RDMA between two lab guests through the rdma-core provider
 # (provider/, staged rdma-core): with RNIC_NIC=rnic the device's own ib_device,
 # with virtio the software peer RNIC_SOFT (siw) for comparison. Guest 1 serves,
-# guest 2 is the client. RNIC_TOOLS picks the tools, run in order in one boot:
+# guest 2 is the client (both in turn with RNIC_USER_BOTH_WAYS=1, see the end).
+# RNIC_TOOLS picks the tools, run in order in one boot:
 #   devinfo   ibv_devinfo: transport iWARP, port PORT_ACTIVE (both guests)
 #   rping     rping -C $RNIC_RPING_COUNT -V, every ping's data verified
 #   ucmatose  ucmatose, $RNIC_UCMA_CONNS connections x $RNIC_UCMA_MSGS messages
@@ -140,7 +141,8 @@ serve() { # serve TOOL
 }
 
 NQN=nqn.2026-12.invalid.rnic:user-pair
-# nvmeof_target: serve until the host says it is done (out2/nvmeof.done).
+# nvmeof_target: serve until the host says it is done (nvmeof.RUN.done on
+# its share).
 # RNIC_NVME_SRQ=1: nvmet-rdma's use_srq=1, its receives from SRQs (a kernel
 # SRQ consumer): `rdma resource show srq` must list one while the host is on.
 nvmeof_target() {
@@ -151,7 +153,7 @@ nvmeof_target() {
 			fail "nvmet-rdma did not take use_srq=1 (loaded before?)"
 	fi
 	nvmet_rdma_target "$NQN" "$(port nvmeof)"
-	until [ -e "$RNIC_RUN_DIR/out2/nvmeof.done" ]; do
+	until [ -e "$RNIC_RUN_DIR/out$((3 - RNIC_GUEST_ID))/nvmeof.$RUN.done" ]; do
 		[ $SECONDS -lt $end ] || fail "the NVMe-oF host never finished"
 		[ -n "$srqs" ] || srqs=$(rdma resource show srq dev "$DEV" 2>/dev/null | grep nvmet)
 		sleep 1
@@ -166,7 +168,7 @@ nvmeof_target() {
 
 nvmeof_host() {
 	local mib=${RNIC_NVME_MIB:-64} i
-	trap 'touch "$RNIC_OUT/nvmeof.done"' EXIT
+	trap 'touch "$RNIC_OUT/nvmeof.$RUN.done"' EXIT
 	modprobe nvme-rdma || fail "nvme-rdma"
 	for i in $(seq 1 60); do
 		nvme connect -t rdma -a "$RNIC_PEER" -s "$(port nvmeof)" -n "$NQN" \
@@ -462,36 +464,57 @@ check_wire() {
 # stop the next; each is one check, named TOOL[-SIZE], announced up front
 # (RNIC-PLAN) and reported (RNIC-CHECK ok|fail NAME ...) by both guests for
 # lab.py --tap. The script fails if any check failed.
+# RNIC_USER_BOTH_WAYS=1: the tools run twice in one boot, guest 1 serving
+# them (direction 1), then guest 2 (direction 2), each run on ports of its
+# own; each check is named TOOL[-SIZE]-SERVER-CLIENT by the guests' stacks
+# (rping-rnic-siw, then rping-siw-rnic).
+TOOLS=${RNIC_TOOLS:-devinfo rping ucmatose rdmacm}
+directions=1
+[ "${RNIC_USER_BOTH_WAYS:-0}" = 1 ] && directions="1 2"
+# check_name DIRECTION TOOL: the check's name in this boot.
+check_name() {
+	local n=${2/:/-}
+	[ "$directions" = 1 ] || n+=-$(stack_of "$1")-$(stack_of $((3 - $1)))
+	echo "$n"
+}
 RUN=0 FAILED=0
 plan=()
-for t in ${RNIC_TOOLS:-devinfo rping ucmatose rdmacm}; do
-	plan+=("${t/:/-}")
+for d in $directions; do
+	for t in $TOOLS; do
+		plan+=("$(check_name "$d" "$t")")
+	done
 done
 echo "RNIC-PLAN ${plan[*]}"
-for t in ${RNIC_TOOLS:-devinfo rping ucmatose rdmacm}; do
-	SIZE=${RNIC_PERF_SIZE:-}
-	name=${t/:/-}
-	case "$t" in *:*) SIZE=${t#*:} t=${t%%:*} ;; esac
-	say "=== $t${SIZE:+ $SIZE} (run $RUN) ==="
-	(
-		if [ "$t" = ucmatose ] && [ -n "$SIZE" ]; then
-			RNIC_UCMA_CONNS=${SIZE%x*} RNIC_UCMA_MSGS=${SIZE#*x} SIZE=
-		fi
-		if [ "$RNIC_ROLE" = server ]; then
-			serve "$t"
+for d in $directions; do
+	# lib.sh's server/client pairs follow SERVER_GUEST.
+	SERVER_GUEST=$d
+	RNIC_ROLE=client
+	[ "$RNIC_GUEST_ID" = "$d" ] && RNIC_ROLE=server
+	for t in $TOOLS; do
+		SIZE=${RNIC_PERF_SIZE:-}
+		name=$(check_name "$d" "$t")
+		case "$t" in *:*) SIZE=${t#*:} t=${t%%:*} ;; esac
+		say "=== $name${SIZE:+ $SIZE} (run $RUN, guest$d serves) ==="
+		(
+			if [ "$t" = ucmatose ] && [ -n "$SIZE" ]; then
+				RNIC_UCMA_CONNS=${SIZE%x*} RNIC_UCMA_MSGS=${SIZE#*x} SIZE=
+			fi
+			if [ "$RNIC_ROLE" = server ]; then
+				serve "$t"
+			else
+				sleep 2
+				client "$t"
+			fi
+		)
+		rc=$?
+		if [ $rc = 0 ]; then
+			echo "RNIC-CHECK ok $name $(check_wire "$t")"
 		else
-			sleep 2
-			client "$t"
+			echo "RNIC-CHECK fail $name $(check_wire "$t")"
+			FAILED=$((FAILED + 1))
 		fi
-	)
-	rc=$?
-	if [ $rc = 0 ]; then
-		echo "RNIC-CHECK ok $name $(check_wire "$t")"
-	else
-		echo "RNIC-CHECK fail $name $(check_wire "$t")"
-		FAILED=$((FAILED + 1))
-	fi
-	RUN=$((RUN + 1))
+		RUN=$((RUN + 1))
+	done
 done
 [ $FAILED = 0 ] || fail "$FAILED of ${#plan[@]} checks failed"
 exit 0
