@@ -7,12 +7,14 @@
 # throughput, ethtool info/link/device counters, then rmmod (interface up),
 # insmod, rmmod with dmesg free of BUG/WARNING/Oops/leak.
 # With --nic virtio the same transfer and iperf3 run give the virtio-net baseline.
+# RNIC_L2_MTUS="1500 9000": the ping, transfer, iperf3 and counters at each MTU
+# in turn in one boot (the port changed while running), each a check
+# (RNIC-PLAN / RNIC-CHECK, lab.py --tap) named mtuN; the unload is the check
+# `unload`. Without it, one MTU (--mtu) and no checks announced.
 . "$RNIC_LAB_DIR/guest/lib.sh"
 set -o pipefail
 
 MB=${RNIC_XFER_MB:-256}
-PORT=7777
-TAG="$RNIC_NIC-mtu$RNIC_MTU"
 KO=${RNIC_GUEST_KO:-$RNIC_CACHE/build/guest-driver-6.12/rnic.ko}
 
 # Deterministic data: any loss, duplication or reordering changes the sum.
@@ -42,52 +44,77 @@ if [ "$RNIC_NIC" = rnic ]; then
 fi
 wait_peer
 
-# Full-size packets with DF: proves frames of MTU + 14 bytes cross both ways.
-out=$(ping -c 10 -i 0.2 -M do -s $((RNIC_MTU - 28)) "$RNIC_PEER") || { echo "$out"; fail "ping at MTU $RNIC_MTU"; }
-rtt=$(echo "$out" | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p')
-result "ping-$TAG" size=$((RNIC_MTU - 28)) received=10 rtt_avg_ms="$rtt"
+# peer_at_mtu MTU: both guests have set MTU (files on the output shares), so
+# full-size frames pass both ways.
+peer_at_mtu() {
+	local f=$RNIC_RUN_DIR/out$((3 - RNIC_GUEST_ID))/mtu$1.up
+	touch "$RNIC_OUT/mtu$1.up"
+	for _ in $(seq 1 600); do
+		[ -e "$f" ] && return 0
+		sleep 0.2
+	done
+	fail "the peer never set MTU $1"
+}
 
-if [ "$RNIC_ROLE" = server ]; then
-	# Listen first, so the client's clock runs only while data flows.
-	timeout 300 nc -l -d $PORT >/tmp/recv || fail "nc receive"
-	expect=$(gen | sha256sum | cut -d' ' -f1)
-	got=$(sha256sum </tmp/recv | cut -d' ' -f1)
-	bytes=$(stat -c %s /tmp/recv)
-	rm -f /tmp/recv
-	result "xfer-recv-$TAG" bytes="$bytes" sha256="$got"
-	[ "$got" = "$expect" ] || fail "received data differ: $bytes bytes, sha256 $got, expected $expect"
-	timeout 120 iperf3 -s -1 -p 5201 >/dev/null || fail "iperf3 server"
-else
-	gen >/tmp/data || fail "generating the data"
-	sent=$(sha256sum </tmp/data | cut -d' ' -f1)
-	t0=$(date +%s.%N)
-	retry 150 timeout 300 nc -N "$RNIC_PEER" $PORT </tmp/data || fail "nc send"
-	t1=$(date +%s.%N)
-	rm -f /tmp/data
-	result "xfer-send-$TAG" bytes=$((MB << 20)) sha256="$sent" \
-		seconds="$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')" \
-		mbit_s="$(awk -v a="$t0" -v b="$t1" -v mb="$MB" 'BEGIN {printf "%.1f", mb * 8 * 1.048576 / (b - a)}')"
-	sleep 2
-	out=$(retry 300 timeout 60 iperf3 -c "$RNIC_PEER" -p 5201 -t 10 -f m) || fail "iperf3 client"
-	echo "$out"
-	rx=$(echo "$out" | awk '/receiver/ {print $(NF-2); exit}')
-	[ -n "$rx" ] || fail "iperf3 printed no receiver line"
-	result "iperf3-$TAG" seconds=10 mbit_s="$rx"
-fi
+# l2_at MTU [N]: the port at MTU (N-th MTU of the boot: ports of its own).
+l2_at() {
+	local mtu=$1 port=$((7777 + ${2:-0})) iperf_port=$((5201 + ${2:-0})) TAG="$RNIC_NIC-mtu$1"
+	local out rtt expect got bytes sent t0 t1 rx txf rxf
+	if [ "$mtu" != "$(cat "/sys/class/net/$NETDEV/mtu")" ]; then
+		ip link set "$NETDEV" mtu "$mtu" || fail "mtu $mtu on a running port"
+	fi
+	peer_at_mtu "$mtu"
 
-if [ "$RNIC_NIC" = rnic ]; then
-	ip -s link show "$NETDEV"
-	ethtool -i "$NETDEV" | grep -q '^driver: rnic$' || fail "ethtool -i: not rnic"
-	ethtool "$NETDEV" | grep -q 'Link detected: yes' || fail "ethtool: no link"
-	ethtool -S "$NETDEV" >/tmp/stats || fail "ethtool -S"
-	cat /tmp/stats
-	# The device's own counters (QUERY_STATS) saw this test's traffic.
-	txf=$(awk '$1 == "port_tx_frames:" {print $2}' /tmp/stats)
-	rxf=$(awk '$1 == "port_rx_frames:" {print $2}' /tmp/stats)
-	[ "${txf:-0}" -gt 1000 ] && [ "${rxf:-0}" -gt 1000 ] ||
-		fail "device counts ${txf:-no} TX and ${rxf:-no} RX frames"
-	result "ethtool-$TAG" port_tx_frames="$txf" port_rx_frames="$rxf"
-	# Traffic stopped, interface still up: unload, load again, unload.
+	# Full-size packets with DF: proves frames of MTU + 14 bytes cross both ways.
+	out=$(ping -c 10 -i 0.2 -M do -s $((mtu - 28)) "$RNIC_PEER") || { echo "$out"; fail "ping at MTU $mtu"; }
+	rtt=$(echo "$out" | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p')
+	result "ping-$TAG" size=$((mtu - 28)) received=10 rtt_avg_ms="$rtt"
+
+	if [ "$RNIC_ROLE" = server ]; then
+		# Listen first, so the client's clock runs only while data flows.
+		timeout 300 nc -l -d $port >/tmp/recv || fail "nc receive"
+		expect=$(gen | sha256sum | cut -d' ' -f1)
+		got=$(sha256sum </tmp/recv | cut -d' ' -f1)
+		bytes=$(stat -c %s /tmp/recv)
+		rm -f /tmp/recv
+		result "xfer-recv-$TAG" bytes="$bytes" sha256="$got"
+		[ "$got" = "$expect" ] || fail "received data differ: $bytes bytes, sha256 $got, expected $expect"
+		timeout 120 iperf3 -s -1 -p $iperf_port >/dev/null || fail "iperf3 server"
+	else
+		gen >/tmp/data || fail "generating the data"
+		sent=$(sha256sum </tmp/data | cut -d' ' -f1)
+		t0=$(date +%s.%N)
+		retry 150 timeout 300 nc -N "$RNIC_PEER" $port </tmp/data || fail "nc send"
+		t1=$(date +%s.%N)
+		rm -f /tmp/data
+		result "xfer-send-$TAG" bytes=$((MB << 20)) sha256="$sent" \
+			seconds="$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')" \
+			mbit_s="$(awk -v a="$t0" -v b="$t1" -v mb="$MB" 'BEGIN {printf "%.1f", mb * 8 * 1.048576 / (b - a)}')"
+		sleep 2
+		out=$(retry 300 timeout 60 iperf3 -c "$RNIC_PEER" -p $iperf_port -t 10 -f m) || fail "iperf3 client"
+		echo "$out"
+		rx=$(echo "$out" | awk '/receiver/ {print $(NF-2); exit}')
+		[ -n "$rx" ] || fail "iperf3 printed no receiver line"
+		result "iperf3-$TAG" seconds=10 mbit_s="$rx"
+	fi
+
+	if [ "$RNIC_NIC" = rnic ]; then
+		ip -s link show "$NETDEV"
+		ethtool -i "$NETDEV" | grep -q '^driver: rnic$' || fail "ethtool -i: not rnic"
+		ethtool "$NETDEV" | grep -q 'Link detected: yes' || fail "ethtool: no link"
+		ethtool -S "$NETDEV" >/tmp/stats || fail "ethtool -S"
+		cat /tmp/stats
+		# The device's own counters (QUERY_STATS) saw this test's traffic.
+		txf=$(awk '$1 == "port_tx_frames:" {print $2}' /tmp/stats)
+		rxf=$(awk '$1 == "port_rx_frames:" {print $2}' /tmp/stats)
+		[ "${txf:-0}" -gt 1000 ] && [ "${rxf:-0}" -gt 1000 ] ||
+			fail "device counts ${txf:-no} TX and ${rxf:-no} RX frames"
+		result "ethtool-$TAG" port_tx_frames="$txf" port_rx_frames="$rxf"
+	fi
+}
+
+# unload: traffic stopped, interface still up: unload, load again, unload.
+unload() {
 	rmmod rnic || fail "rmmod after traffic"
 	insmod "$KO" || fail "insmod again"
 	lab_netdev >/dev/null || fail "no interface after reload"
@@ -95,6 +122,40 @@ if [ "$RNIC_NIC" = rnic ]; then
 	# Every vector was given back.
 	! grep -q rnic /proc/interrupts || fail "rnic interrupts left after rmmod"
 	dmesg_clean "after unload"
-	result "unload-$TAG" ok=1
+	result "unload-$RNIC_NIC-mtu$(echo "${RNIC_L2_MTUS:-$RNIC_MTU}" | tr ' ' -)" ok=1
+}
+
+if [ -z "${RNIC_L2_MTUS:-}" ]; then
+	l2_at "$RNIC_MTU"
+	[ "$RNIC_NIC" != rnic ] || unload
+	exit 0
 fi
+# Each check in a subshell (fail ends only that check); the unload last.
+plan=()
+for m in $RNIC_L2_MTUS; do
+	plan+=("mtu$m")
+done
+[ "$RNIC_NIC" = rnic ] && plan+=(unload)
+echo "RNIC-PLAN ${plan[*]}"
+FAILED=0 n=0
+for m in $RNIC_L2_MTUS; do
+	say "=== mtu$m ==="
+	if (l2_at "$m" $n); then
+		echo "RNIC-CHECK ok mtu$m"
+	else
+		echo "RNIC-CHECK fail mtu$m"
+		FAILED=$((FAILED + 1))
+	fi
+	n=$((n + 1))
+done
+if [ "$RNIC_NIC" = rnic ]; then
+	say "=== unload ==="
+	if (unload); then
+		echo "RNIC-CHECK ok unload"
+	else
+		echo "RNIC-CHECK fail unload"
+		FAILED=$((FAILED + 1))
+	fi
+fi
+[ $FAILED = 0 ] || fail "$FAILED of ${#plan[@]} checks failed"
 exit 0
