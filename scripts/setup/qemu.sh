@@ -4,57 +4,11 @@
 # hw-rnic grafted in as hw/rnic, built as a minimal qemu-system-x86_64 with ccache.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/qemu-source.sh"
 
-DL=$RNIC_CACHE/downloads/qemu
 SRC=$RNIC_CACHE/src/qemu-$QEMU_SRC_VERSION
 BUILD=$RNIC_CACHE/build/qemu
 STAMPS=$RNIC_CACHE/stamps
-
-fetch_and_unpack() {
-	if [ ! -f "$SRC/.rnic-unpacked" ]; then
-		mkdir -p "$DL" "$RNIC_CACHE/src"
-		if ! ls "$DL"/qemu_*.dsc >/dev/null 2>&1; then
-			need_download "the qemu $QEMU_SRC_VERSION source"
-			step "downloading qemu $QEMU_SRC_VERSION source ($QEMU_SUITE)"
-			(cd "$DL" && apt-get source --download-only "qemu=1:$QEMU_SRC_VERSION" >/dev/null 2>&1) ||
-				die "cannot download qemu source 1:$QEMU_SRC_VERSION (is deb-src for $QEMU_SUITE configured?)"
-		fi
-		step "unpacking qemu with its Debian patches"
-		rm -rf "$SRC"
-		dpkg-source --no-check -x "$DL"/qemu_*.dsc "$SRC" >/dev/null ||
-			die "dpkg-source failed to unpack qemu"
-		touch "$SRC/.rnic-unpacked"
-	fi
-}
-
-graft() {
-	local dst=$SRC/hw/rnic f rel
-	# hw-rnic/ (adapter + engine) and include/rnic/ become hw/rnic in the tree.
-	while IFS= read -r -d '' f; do
-		rel=${f#"$RNIC_TOP/hw-rnic/"}
-		sync_file "$f" "$dst/$rel"
-	done < <(find "$RNIC_TOP/hw-rnic" -type f \( -name '*.c' -o -name '*.h' -o -name 'meson.build' \
-		-o -name 'Kconfig' -o -name 'trace-events' \) -not -path '*/tests/*' -print0)
-	while IFS= read -r -d '' f; do
-		rel=${f#"$RNIC_TOP/include/"}
-		sync_file "$f" "$dst/include/$rel"
-	done < <(find "$RNIC_TOP/include/rnic" -type f -name '*.h' -print0)
-	# Remove files that left the repo.
-	while IFS= read -r -d '' f; do
-		rel=${f#"$dst/"}
-		case "$rel" in
-		include/*) [ -f "$RNIC_TOP/include/${rel#include/}" ] || rm -f "$f" ;;
-		*) [ -f "$RNIC_TOP/hw-rnic/$rel" ] || rm -f "$f" ;;
-		esac
-	done < <(find "$dst" -type f -print0 2>/dev/null)
-	# The three one-line edits.
-	grep -q "subdir('rnic')" "$SRC/hw/meson.build" || echo "subdir('rnic')" >>"$SRC/hw/meson.build"
-	grep -q 'source rnic/Kconfig' "$SRC/hw/Kconfig" || echo 'source rnic/Kconfig' >>"$SRC/hw/Kconfig"
-	if ! grep -q "'hw/rnic'" "$SRC/meson.build"; then
-		sed -i "s|^\( *\)'hw/rtc',|\1'hw/rnic',\n\1'hw/rtc',|" "$SRC/meson.build"
-		grep -q "'hw/rnic'" "$SRC/meson.build" || die "could not add hw/rnic to trace_events_subdirs"
-	fi
-}
 
 configure() {
 	local want="qemu=$QEMU_SRC_VERSION cfg=6"
@@ -88,7 +42,7 @@ build() {
 	ok "$BUILD/qemu-system-x86_64"
 }
 
-fetch_and_unpack
-graft
+qemu_unpack "$SRC"
+qemu_graft "$SRC"
 configure
 build
