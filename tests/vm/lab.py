@@ -27,6 +27,11 @@ CACHE = os.environ.get('RNIC_CACHE', os.path.expanduser('~/.cache/rnic'))
 # RNIC_QEMU: another build of the device, e.g. for an A/B of a device change
 QEMU = os.environ.get('RNIC_QEMU') or os.path.join(CACHE, 'build', 'qemu', 'qemu-system-x86_64')
 STAGE = os.path.join(CACHE, 'rdma-core', 'stage')
+# A QEMU built with sanitizers (scripts/setup/qemu-asan.sh, docs/sanitizers.md)
+# aborts at its first report, which lands in its log in the run directory; any
+# report there fails the run. Other QEMUs ignore the sanitizer options.
+sys.path.insert(0, os.path.join(TOP, 'tests', 'asan'))
+import sanitizer_reports  # noqa: E402
 FIRMWARE_DIRS = ['/usr/share/qemu', '/usr/share/seabios']
 
 
@@ -335,7 +340,17 @@ def check_args(reports):
     return args
 
 
-def tap_report(a, rcs, plan, reports, pcap_out, trace_ok, out):
+def sanitizer_check(a):
+    """Sanitizer reports in the run's logs (QEMU's stderr is in guestN.log, hub.log)."""
+    logs = sorted(os.path.join(a.out, f) for f in os.listdir(a.out) if f.endswith('.log'))
+    found = sanitizer_reports.reports(logs)
+    for r in found:
+        print('lab: sanitizer report in ' + r)
+    print('lab: sanitizers: %d report(s) in %d logs' % (len(found), len(logs)))
+    return found
+
+
+def tap_report(a, rcs, plan, reports, pcap_out, trace_ok, out, sanitized=()):
     """One TAP subtest per check (both guests said ok and every capture's rule
     for it held), per capture (the capture-wide rules), for --trace-expect, and
     per guest that ended without a check saying why. Returns whether all passed."""
@@ -360,6 +375,8 @@ def tap_report(a, rcs, plan, reports, pcap_out, trace_ok, out):
         tests.append((ok, 'pcap-check guest%d' % i, '' if ok else (verdict[-1] if verdict else 'no verdict')))
     if trace_ok is not None:
         tests.append((trace_ok, 'trace-check', '' if trace_ok else 'see the log (stderr)'))
+    if sanitized:
+        tests.append((False, 'sanitizers', '%d report(s), see the log (stderr)' % len(sanitized)))
     for i in sorted(rcs):
         failed_checks = any(not r.get(i, (True,))[0] for r in reports.values())
         if rcs[i] is None:
@@ -471,6 +488,7 @@ def main():
         a.out = os.path.join(CACHE, 'runs', time.strftime('%Y%m%d-%H%M%S-') + str(os.getpid()))
     a.out = os.path.abspath(a.out)
     os.makedirs(a.out, exist_ok=True)
+    os.environ.update(sanitizer_reports.options(os.environ))
 
     prune_runs(a.out)
     kroot, kver, vmlinuz = kernel(a.kernel)
@@ -500,7 +518,8 @@ def main():
     finally:
         lab.stop_all()
     took = time.time() - t0
-    ok = all(rc == 0 for rc in rcs.values())
+    sanitized = sanitizer_check(a)
+    ok = all(rc == 0 for rc in rcs.values()) and not sanitized
     print_results(a)
     trace_ok = None
     if a.trace_expect and (ok or a.tap):
@@ -511,7 +530,7 @@ def main():
         pcap_out = {}
         if not a.no_pcap_check:
             pcap_check(a, check_args(reports), pcap_out)
-        ok = tap_report(a, rcs, plan, reports, pcap_out, trace_ok, tap_out) and ok
+        ok = tap_report(a, rcs, plan, reports, pcap_out, trace_ok, tap_out, sanitized) and ok
     elif ok and not a.no_pcap_check:
         ok = pcap_check(a, check_args(guest_checks(a)[1]))
     for i in sorted(rcs):
