@@ -17,6 +17,8 @@ BUILD=$HOME_ASAN/build
 BIN=$BUILD/qemu-system-x86_64
 export CCACHE_DIR=$HOME_ASAN/ccache
 # The devices the lab (tests/vm/lab.py) and the qtests put on their command lines.
+# PCI_BRIDGE: pcie-pci-bridge calls its hotplug callbacks, but its Kconfig
+# entry does not select it (the link fails without).
 DEVICES='CONFIG_Q35=y
 CONFIG_RNIC=y
 CONFIG_VIRTIO_PCI=y
@@ -24,7 +26,8 @@ CONFIG_VIRTIO_NET=y
 CONFIG_VIRTIO_9P=y
 CONFIG_ISA_DEBUG=y
 CONFIG_PCIE_PORT=y
-CONFIG_PCIE_PCI_BRIDGE=y'
+CONFIG_PCIE_PCI_BRIDGE=y
+CONFIG_PCI_BRIDGE=y'
 WANT_DEVICES='"rnic" "virtio-net-pci" "virtio-9p-pci" "isa-debug-exit" "pcie-root-port" "pcie-pci-bridge"'
 
 # The build's inputs: QEMU's version, this script and its helper, every grafted file.
