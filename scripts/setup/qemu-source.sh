@@ -1,10 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # QEMU's source for rnic's QEMU builds (sourced after common.sh): Debian's trixie
 # source package unpacked with its patches, and hw-rnic grafted in as hw/rnic.
 # qemu.sh (the shared build) and qemu-asan.sh (the sanitized one) each graft
 # into their own copy of the tree.
 
 QEMU_DL=$RNIC_CACHE/downloads/qemu
+
+# configure's arguments after --python: the same for both builds, so that
+# qemu-asan.sh's objects outside hw/rnic are qemu.sh's, from ccache.
+# shellcheck disable=SC2034 # used by the scripts that source this one
+QEMU_CONFIGURE_ARGS=(--target-list=x86_64-softmmu --without-default-features
+	--enable-tcg --enable-kvm --enable-slirp --enable-virtfs --enable-attr --enable-cap-ng
+	--enable-fdt=system --enable-pixman --enable-tools
+	--disable-docs --disable-werror --disable-download --disable-install-blobs)
+# shellcheck disable=SC2034
+QEMU_CONFIGURE_STAMP="qemu=$QEMU_SRC_VERSION cfg=6"
+
+# ccache keys that do not depend on where a build lives: paths under the cache
+# are hashed relative to the build directory (both builds sit two levels below
+# their source's parent, see qemu-asan.sh) and the working directory is not
+# hashed (it only names the build folder in the debug info).
+export CCACHE_BASEDIR=$RNIC_CACHE CCACHE_NOHASHDIR=1
 
 # qemu_unpack SRC: unpack the source package into SRC once (downloads it first
 # if the cache does not hold it).

@@ -11,7 +11,7 @@ BUILD=$RNIC_CACHE/build/qemu
 STAMPS=$RNIC_CACHE/stamps
 
 configure() {
-	local want="qemu=$QEMU_SRC_VERSION cfg=6"
+	local want=$QEMU_CONFIGURE_STAMP
 	if [ -f "$BUILD/build.ninja" ] && stamp_matches "$STAMPS/qemu-configure" "$want"; then
 		return
 	fi
@@ -19,11 +19,7 @@ configure() {
 	rm -rf "$BUILD"
 	mkdir -p "$BUILD"
 	(cd "$BUILD" && PATH=/usr/lib/ccache:$PATH "$SRC/configure" \
-		--python=/usr/bin/python3 --target-list=x86_64-softmmu \
-		--without-default-features \
-		--enable-tcg --enable-kvm --enable-slirp --enable-virtfs --enable-attr --enable-cap-ng \
-		--enable-fdt=system --enable-pixman --enable-tools \
-		--disable-docs --disable-werror --disable-download --disable-install-blobs \
+		--python=/usr/bin/python3 "${QEMU_CONFIGURE_ARGS[@]}" \
 		>"$BUILD.configure.log" 2>&1) ||
 		die "qemu configure failed; see $BUILD.configure.log"
 	stamp_write "$STAMPS/qemu-configure" "$want"
