@@ -156,6 +156,9 @@ static void rnic_tx_sent(NetClientState *nc, ssize_t len)
     RnicState *s = qemu_get_nic_opaque(nc);
     bool last, more;
 
+    if (!s->nic) {
+        return;     /* purged by rnic_exit: the frame is dropped */
+    }
     trace_rnic_tx_resume();
     last = rnic_core_enter(s);
     more = rne_dev_tx_resume(s->core);
@@ -542,9 +545,15 @@ static void rnic_realize(PCIDevice *pdev, Error **errp)
 static void rnic_exit(PCIDevice *pdev)
 {
     RnicState *s = RNIC(pdev);
+    NICState *nic = s->nic;
 
-    qemu_del_nic(s->nic);
+    /*
+     * A frame the peer queued still names rnic_tx_sent: call it now, as
+     * virtio-net does, not when the peer flushes after nic is freed.
+     */
     s->nic = NULL;
+    qemu_purge_queued_packets(qemu_get_queue(nic));
+    qemu_del_nic(nic);
     qemu_bh_delete(s->bh);
     s->bh = NULL;
     msix_unuse_all_vectors(pdev);
