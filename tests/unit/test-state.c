@@ -390,7 +390,11 @@ static void test_targeted(struct harness *h, const uint8_t *s, size_t n)
     FRESH();
     at = find_sec(m, n, RNE_SEC_QP, 0);
     m[at + 4] = RNIC_QPS_RTS;
-    expect(h, m, n, "QP in RTS", "IDLE and ERROR QPs only");
+    expect(h, m, n, "QP in RTS", "in RTS without a connection");
+    FRESH();
+    at = find_sec(m, n, RNE_SEC_QP, 0);
+    m[at + 4] = RNIC_QPS_CLOSING;
+    expect(h, m, n, "QP closing", "IDLE, RTS and ERROR QPs");
     FRESH();
     at = find_sec(m, n, RNE_SEC_QP, 1);
     m[at - 6] = 9;              /* version 9 of a section */

@@ -49,6 +49,7 @@ int rne_state_save(struct rne_dev *d, uint8_t **buf, size_t *len,
     rne_st_save_frames(d, &w);
     rne_st_save_iw(d, &w);
     rne_st_save_listeners(d, &w);
+    rne_st_save_conns(d, &w);
     rne_sw_begin(&w, RNE_SEC_END, RNE_SEC_VERSION);
     rne_sw_end(&w);
     if (w.failed) {
@@ -93,6 +94,7 @@ static const struct sec_desc *sec_find(uint16_t id)
         [RNE_SEC_IW] = { "IW", true, true, rne_st_load_iw },
         [RNE_SEC_LISTEN] = { "LISTEN", false, false,
                               rne_st_load_listener },
+        [RNE_SEC_CONN] = { "CONN", false, false, rne_st_load_conn },
     };
     static const struct sec_desc end = { "END", true, true, load_end };
 
@@ -203,7 +205,7 @@ static bool load_sections(struct rne_dev *d, struct rne_sr *top)
     }
     ld.d = d;
     ld.r = top;
-    return rne_st_check_dev(&ld);
+    return rne_st_check_dev(&ld) && rne_st_check_conns(&ld);
 }
 
 int rne_state_load(struct rne_dev *d, const void *buf, size_t len,
@@ -240,7 +242,12 @@ int rne_state_load(struct rne_dev *d, const void *buf, size_t len,
     if (load_sections(d, &top)) {
         return 0;
     }
-    /* Back to what rne_dev_init() made: the reset frees what came in. */
+    /*
+     * Back to what rne_dev_init() made: the reset frees what came in.  The
+     * connections go first and silently: the source still owns them, and
+     * the device reset would send their peers a RST.
+     */
+    rne_iw_reset(d);
     rne_dev_reset(d);
     memcpy(d->iw->isn_key, key, sizeof(key));
     d->port = port;

@@ -24,6 +24,7 @@ enum rne_st_sec {
     RNE_SEC_FRAMES,             /* backlog, egress and loopback frames */
     RNE_SEC_IW,                 /* the iWARP layer's own state */
     RNE_SEC_LISTEN,             /* one per CM listener */
+    RNE_SEC_CONN,               /* one per established connection */
     RNE_SEC_END = 0x7fff,       /* last: a stream cut at a section ends */
 };
 
@@ -82,11 +83,37 @@ bool rne_st_load_qp(struct rne_st_ld *ld);
 bool rne_st_load_mr(struct rne_st_ld *ld);
 bool rne_st_load_dblatch(struct rne_st_ld *ld);
 
-/* state_iw.c: the iWARP layer (connections are not in the stream yet). */
+/* state_iw.c: the iWARP layer's ISN secret and listeners. */
 const char *rne_st_iw_unsaved(struct rne_dev *d, char *buf, size_t n);
 void rne_st_save_iw(struct rne_dev *d, struct rne_sw *w);
 bool rne_st_load_iw(struct rne_st_ld *ld);
 void rne_st_save_listeners(struct rne_dev *d, struct rne_sw *w);
 bool rne_st_load_listener(struct rne_st_ld *ld);
+
+/* state_conn.c: established connections, their MPA and QP state. */
+const char *rne_st_conn_unsaved(struct rne_dev *d, char *buf, size_t n);
+void rne_st_save_conns(struct rne_dev *d, struct rne_sw *w);
+bool rne_st_load_conn(struct rne_st_ld *ld);
+/* Every RTS QP got its connection; the host timer is asked for. */
+bool rne_st_check_conns(struct rne_st_ld *ld);
+
+/* state_tcp.c: one offloaded TCP connection, times relative to now. */
+struct rne_tcp;
+struct rne_tcp_conn;
+struct rne_ipaddr;
+/* t == none is written as "none" and loaded as none. */
+void rne_st_save_time(struct rne_sw *w, uint64_t t, uint64_t none,
+                      uint64_t now);
+bool rne_st_load_time(struct rne_st_ld *ld, uint64_t *t, uint64_t none,
+                      uint64_t now, const char *what);
+const char *rne_st_tcp_unsaved(const struct rne_tcp_conn *c, char *buf,
+                               size_t n);
+void rne_st_save_tcp(struct rne_sw *w, const struct rne_tcp_conn *c,
+                     uint64_t now);
+/* A connection of t in ESTABLISHED, hashed with its timers; NULL: failed. */
+struct rne_tcp_conn *rne_st_load_tcp(struct rne_st_ld *ld, struct rne_tcp *t,
+                                     const struct rne_ipaddr *raddr,
+                                     uint16_t lport, uint16_t rport,
+                                     uint64_t now, const char *who);
 
 #endif

@@ -16,17 +16,7 @@
 
 const char *rne_st_iw_unsaved(struct rne_dev *d, char *buf, size_t n)
 {
-    struct rne_iw *iw = d->iw;
-    uint64_t conn = 0, eng = 0;
-
-    rne_iw_mem_usage(d, &conn, &eng);
-    if (iw->nlive || iw->nzombie || conn) {
-        snprintf(buf, n, "%u connections are open (TCP holds %llu bytes): "
-                 "connections are not in the state stream yet",
-                 iw->nlive + iw->nzombie, (unsigned long long)conn);
-        return buf;
-    }
-    return NULL;
+    return rne_st_conn_unsaved(d, buf, n);
 }
 
 void rne_st_save_iw(struct rne_dev *d, struct rne_sw *w)

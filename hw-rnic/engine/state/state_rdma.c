@@ -21,10 +21,13 @@ const char *rne_st_rdma_unsaved(struct rne_dev *d, char *buf, size_t n)
     for (i = 0; i < d->cfg.max_qp; i++) {
         const struct rne_qp *qp = &r->qp[i];
 
-        if (qp->live && (qp->iw || (qp->state != RNIC_QPS_IDLE &&
-                                    qp->state != RNIC_QPS_ERROR))) {
-            snprintf(buf, n, "QP %u is connected (state %u): connections "
-                     "are not in the state stream yet", i, qp->state);
+        /* an RTS QP's connection is checked by rne_st_conn_unsaved */
+        if (qp->live && qp->state != RNIC_QPS_IDLE &&
+            qp->state != RNIC_QPS_ERROR &&
+            (qp->state != RNIC_QPS_RTS || !qp->iw)) {
+            snprintf(buf, n, "QP %u is in state %u: only IDLE, ERROR and "
+                     "established RTS QPs are in the state stream", i,
+                     qp->state);
             return buf;
         }
     }
@@ -261,9 +264,11 @@ static bool qp_shape_ok(struct rne_st_ld *ld, const struct rne_qp *q)
     struct rne_sr *r = ld->r;
     const struct rne_dev_config *c = &ld->d->cfg;
 
-    if (q->state != RNIC_QPS_IDLE && q->state != RNIC_QPS_ERROR) {
-        return rne_sr_fail(r, "QP %u: state %u (version 1 carries IDLE "
-                           "and ERROR QPs only)", q->qpn, q->state);
+    /* an RTS QP needs its connection (CONN section, checked at the end) */
+    if (q->state != RNIC_QPS_IDLE && q->state != RNIC_QPS_ERROR &&
+        q->state != RNIC_QPS_RTS) {
+        return rne_sr_fail(r, "QP %u: state %u (the stream carries IDLE, "
+                           "RTS and ERROR QPs)", q->qpn, q->state);
     }
     if (q->max_send_sge > RNIC_SQ_MAX_SGE ||
         q->max_recv_sge > RNIC_RQ_MAX_SGE ||
