@@ -13,13 +13,16 @@
  *
  * Seeds come from the engine itself: with FUZZ_STATE_SEEDS=DIR the harness
  * builds devices through admin commands (white-box), saves them into DIR
- * and exits (make-state-seeds.py runs it so).
+ * and exits (make-state-seeds.py runs it so).  The last ones hold an
+ * established connection of the device to its own listener (frames loop
+ * inside it), idle and then with an RDMA Read at each step of its way.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/dev.h"
 #include "device/admin.h"
+#include "iwarp/iw.h"
 #include "rdma/rdma_int.h"
 #include "state/state.h"
 
@@ -396,6 +399,98 @@ static void seed_objects(struct fs *f)
     }
 }
 
+/* Time passes: a pass, the timer when due, 1 ms per round. */
+static void seed_run(struct fs *f, unsigned rounds)
+{
+    while (rounds--) {
+        f->now += 1000000ull;
+        if (f->now >= f->deadline) {
+            f->deadline = UINT64_MAX;
+            rne_dev_timer(&f->dev);
+        }
+        rne_dev_process(&f->dev);
+    }
+}
+
+/*
+ * A connection of the device to its own listener (frames loop inside it):
+ * QP 3 connects to 10.0.0.1:4792, QP 4 accepts; *sq_page: QP 3's SQ ring.
+ */
+static void seed_conn(struct fs *f, uint64_t *sq_page)
+{
+    struct rnic_admin_cmd c;
+    uint64_t list;
+    uint32_t i;
+
+    for (i = 3; i < 5; i++) {
+        memset(&c, 0, sizeof(c));
+        c.u.create_qp.qpn = i;
+        c.u.create_qp.send_cqn = 0;
+        c.u.create_qp.recv_cqn = 1;
+        c.u.create_qp.srqn = RNIC_NO_SRQ;
+        c.u.create_qp.sq_log_depth = 4;
+        c.u.create_qp.rq_log_depth = 4;
+        c.u.create_qp.max_send_sge = 2;
+        c.u.create_qp.max_recv_sge = 2;
+        seed_pbl(&c.u.create_qp.sq, seed_alloc(1), 1);
+        list = c.u.create_qp.sq.addr;
+        if (i == 3) {
+            memcpy(sq_page, guest_mem + list, 8);
+        }
+        seed_pbl(&c.u.create_qp.rq, seed_alloc(1), 1);
+        seed_cmd(f, &c, RNIC_CMD_CREATE_QP);
+        memset(&c, 0, sizeof(c));
+        c.u.modify_qp.qpn = i;
+        c.u.modify_qp.attr_mask = RNIC_QP_ATTR_ACCESS;
+        c.u.modify_qp.access = RNIC_ACCESS_REMOTE_READ;
+        seed_cmd(f, &c, RNIC_CMD_MODIFY_QP);
+    }
+    memset(&c, 0, sizeof(c));
+    c.u.cm_connect.qpn = 3;
+    c.u.cm_connect.tuple.family = RNIC_AF_IPV4;
+    memcpy(c.u.cm_connect.tuple.local_addr, (uint8_t[]){ 10, 0, 0, 1 }, 4);
+    memcpy(c.u.cm_connect.tuple.remote_addr, (uint8_t[]){ 10, 0, 0, 1 }, 4);
+    c.u.cm_connect.tuple.local_port = 40000;
+    c.u.cm_connect.tuple.remote_port = 4792;
+    memcpy(c.u.cm_connect.next_hop_mac, f->dev.port.mac, 6);
+    c.u.cm_connect.ird = c.u.cm_connect.ord = 4;
+    c.u.cm_connect.mpa_rev = 2;
+    c.u.cm_connect.mpa_flags = RNIC_MPA_CRC;
+    seed_cmd(f, &c, RNIC_CMD_CM_CONNECT);
+    seed_run(f, 20);
+    memset(&c, 0, sizeof(c));
+    c.u.cm_accept.conn_id = 1;
+    c.u.cm_accept.qpn = 4;
+    c.u.cm_accept.ird = c.u.cm_accept.ord = 4;
+    c.u.cm_accept.mpa_flags = RNIC_MPA_CRC;
+    seed_cmd(f, &c, RNIC_CMD_CM_ACCEPT);
+    seed_run(f, 20);
+    if (f->dev.iw->nlive != 2 || !f->dev.rdma->qp[3].iw ||
+        !f->dev.rdma->qp[4].iw) {
+        fprintf(stderr, "seed: the looped connection is not up\n");
+        abort();
+    }
+}
+
+/* QP 3 Reads 8000 octets of MR 0x133 over the connection. */
+static void seed_read(struct fs *f, uint64_t sq_page)
+{
+    struct rnic_sq_wqe w;
+
+    memset(&w, 0, sizeof(w));
+    w.hdr.wr_id = 7;
+    w.hdr.opcode = RNIC_WR_READ;
+    w.hdr.flags = RNIC_WQE_SIGNALED;
+    w.hdr.count = 1;
+    w.op.rdma.remote_addr = 0x4000100;
+    w.op.rdma.rkey = 0x100 | 0x33;
+    w.data.sge[0].addr = 0x4000100;
+    w.data.sge[0].length = 8000;
+    w.data.sge[0].lkey = 0x100 | 0x33;
+    memcpy(guest_mem + sq_page, &w, sizeof(w));
+    rne_dev_doorbell(&f->dev, 0, RNIC_DB_SQ, RNIC_DB_VAL(3, 0, 1));
+}
+
 static void seed_write(const char *dir, const char *name, struct fs *f)
 {
     char err[RNE_STATE_ERR_LEN], path[4096];
@@ -420,6 +515,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     const char *dir = getenv("FUZZ_STATE_SEEDS");
     static struct fs f;
+    uint64_t sq_page = 0;
+    unsigned i;
 
     (void)argc;
     (void)argv;
@@ -435,6 +532,22 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     seed_write(dir, "objects", &f);
     rne_dev_process(&f.dev);
     seed_write(dir, "objects-run", &f);
+    seed_conn(&f, &sq_page);
+    seed_write(dir, "conn", &f);
+    /* the Read on its way: every state between passes that saves */
+    seed_read(&f, sq_page);
+    for (i = 0; i < 6; i++) {
+        char name[32], err[RNE_STATE_ERR_LEN];
+        uint8_t *s;
+        size_t n;
+
+        rne_dev_process(&f.dev);
+        if (!rne_state_save(&f.dev, &s, &n, err, sizeof(err))) {
+            free(s);
+            snprintf(name, sizeof(name), "conn-read-%u", i);
+            seed_write(dir, name, &f);
+        }
+    }
     rne_dev_fini(&f.dev);
     exit(0);
 }

@@ -5,7 +5,8 @@
 run-fuzz.sh builds the harness next to the corpus directory before it runs
 this script; the harness, started with FUZZ_STATE_SEEDS=DIR, builds devices
 through admin commands (fresh, enabled, every connection-free object kind
-with latched doorbells and queued frames, the same after a pass), saves
+with latched doorbells and queued frames, the same after a pass, then
+with a connection to its own listener, idle and with a Read under way), saves
 each into DIR and exits.  Streams of the current format, so the seeds
 follow it without a second encoder to keep in step."""
 import os, subprocess, sys
