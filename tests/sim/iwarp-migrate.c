@@ -22,6 +22,7 @@
 #include "iwarp/iw.h"
 #include "rdma/rdma_int.h"
 #include "state/state.h"
+#include "state/state_int.h"
 #include "tcp/tcp_int.h"
 
 #define CHUNK       (64u << 10)
@@ -46,6 +47,7 @@ struct mg {
     uint64_t dropped;                   /* frames lost in switch-overs */
     unsigned migrations, with_ooo, with_partial_rx, with_cur, with_inflight;
     unsigned with_orq, with_irq;
+    unsigned flip_refused, flip_loaded, targeted;
     size_t stream_min, stream_max;
     uint64_t pause_total_ns;
 };
@@ -210,6 +212,181 @@ static bool refuse_truncated(struct mg *t, int s, const uint8_t *buf,
     return true;
 }
 
+/* Offset and length of the first section id in stream b. */
+static bool find_sec(const uint8_t *b, size_t n, uint16_t id, size_t *at,
+                     size_t *len)
+{
+    size_t p = 8;
+
+    while (p + 8 <= n) {
+        uint16_t sid = (uint16_t)(b[p] | b[p + 1] << 8);
+        uint32_t l = (uint32_t)(b[p + 4] | b[p + 5] << 8 | b[p + 6] << 16 |
+                                (uint32_t)b[p + 7] << 24);
+
+        if (sid == id) {
+            *at = p + 8;
+            *len = l;
+            return true;
+        }
+        p += 8 + (size_t)l;
+    }
+    return false;
+}
+
+/*
+ * Load b into a fresh engine of paused side s.  Refused: the sentence must
+ * hold want (NULL: any), and nothing is left or sent.  Loaded (want NULL
+ * only): it must save again.  1 refused, 0 loaded, -1 failed.
+ */
+static int try_load(struct mg *t, int s, const uint8_t *b, size_t n,
+                    const char *want, const char *what)
+{
+    struct simdev *sd = t->cp.sd[s];
+    const struct rne_host_ops *ops = sd->dev.host.ops;
+    struct rne_dev_config cfg = sd->dev.cfg;
+    char err[RNE_STATE_ERR_LEN], msg[RNE_STATE_ERR_LEN + 64];
+    uint64_t sent = t->cp.sl.st[s].sent;
+    uint8_t *again;
+    size_t n2;
+    int res;
+
+    if (rne_dev_init(&sd->dev, &cfg, ops, sd)) {
+        return fail(t, "rne_dev_init", NULL) - 1;
+    }
+    err[0] = 0;
+    if (rne_state_load(&sd->dev, b, n, err, sizeof(err))) {
+        struct rne_mem_usage u;
+
+        rne_dev_mem_usage(&sd->dev, &u);
+        res = 1;
+        snprintf(msg, sizeof(msg), "%s: %s", what, err);
+        if (!err[0] || (want && !strstr(err, want))) {
+            res = fail(t, "refused with the wrong sentence", msg) - 1;
+        } else if (u.conn_total || sd->dev.iw->nlive || sd->dev.iw->neng ||
+                   sd->dev.egress.count) {
+            res = fail(t, "a refused load left something", msg) - 1;
+        }
+    } else if (want) {
+        res = fail(t, "a corrupted stream loaded", what) - 1;
+    } else {
+        res = rne_state_save(&sd->dev, &again, &n2, err, sizeof(err)) ?
+              fail(t, "a loaded stream does not save", err) - 1 : 0;
+        if (!res) {
+            free(again);
+        }
+    }
+    rne_dev_fini(&sd->dev);
+    sd->timer_deadline = UINT64_MAX;
+    if (res >= 0 && t->cp.sl.st[s].sent != sent) {
+        return fail(t, "a load sent frames to the peer", what) - 1;
+    }
+    return res;
+}
+
+/* The live state of side s made wrong for one save, then put back. */
+struct corrupt {
+    const char *what, *want;
+    uint8_t *buf;
+    size_t len;
+};
+
+#define MAX_CORRUPT 16
+
+static void corrupt_save(struct mg *t, int s, struct corrupt *cs, int *nc,
+                         const char *what, const char *want)
+{
+    char err[RNE_STATE_ERR_LEN];
+    struct corrupt *c = &cs[*nc];
+
+    c->what = what;
+    c->want = want;
+    if (!rne_state_save(&t->cp.sd[s]->dev, &c->buf, &c->len, err,
+                        sizeof(err))) {
+        (*nc)++;
+    }
+}
+
+/*
+ * Before the first save: streams with one connection field out of what
+ * the device keeps true, each refused with the sentence that names it.
+ */
+static int corrupt_streams(struct mg *t, int s, struct corrupt *cs)
+{
+    struct rne_iw_conn *c = conn_of(t, s);
+    struct rne_tcp_conn *tc = c->tc;
+    int n = 0;
+
+#define BAD(field, value, what, want) do { \
+        __typeof__(field) keep_ = (field); \
+        (field) = (value); \
+        corrupt_save(t, s, cs, &n, what, want); \
+        (field) = keep_; \
+    } while (0)
+    BAD(tc->snd_nxt, tc->snd_una - 1, "snd_nxt before snd_una",
+        "send sequence space");
+    BAD(tc->snd_max, tc->snd_una + tc->sb_len + 1, "snd_max beyond the "
+        "queue", "send sequence space");
+    BAD(tc->snd_ws, 15, "window scale 15", "window scale");
+    BAD(tc->rcv_adv, tc->rcv_nxt - 1, "rcv_adv before rcv_nxt",
+        "receive sequence space");
+    BAD(tc->rto, 0, "RTO 0", "RTO");
+    BAD(tc->cwnd, 0, "cwnd 0", "congestion window");
+    BAD(tc->mtu, 100, "MTU 100", "MTU");
+    BAD(tc->rmac[0], 0x01, "multicast next hop", "next-hop MAC");
+    BAD(tc->tm[T_2MSL], t->cp.sl.now + 1, "2MSL timer", "never runs "
+        "together");
+    BAD(tc->tm[T_KEEP], t->cp.sl.now + (1ull << 52), "keepalive in 52 "
+        "days", "out of range");
+    BAD(c->neg.rev, 3, "MPA revision 3", "MPA negotiation");
+    BAD(c->emss, 20, "EMSS 20", "EMSS");
+    BAD(c->rx.state, 9, "MPA receive state 9", "MPA receive state");
+    BAD(c->iq->ord, 200, "ORD 200", "ORD");
+    BAD(c->iq->ird, 200, "IRD 200", "IRD");
+    if (tc->n_ooo) {
+        BAD(tc->ooo[0].s, tc->rcv_nxt, "out-of-order range at rcv_nxt",
+            "out-of-order range");
+    }
+#undef BAD
+    return n;
+}
+
+/* Every byte of the CONN section's head flipped: refused or consistent. */
+static bool flip_conn(struct mg *t, int s, const uint8_t *b, size_t n,
+                      unsigned *refused, unsigned *loaded)
+{
+    uint8_t *m = malloc(n);
+    size_t at, len, i, span;
+    int r;
+
+    if (!find_sec(b, n, RNE_SEC_CONN, &at, &len)) {
+        free(m);
+        return fail(t, "no CONN section in the stream", NULL);
+    }
+    span = len < 160 ? len : 160;
+    memcpy(m, b, n);
+    for (i = 0; i < span; i++) {
+        m[at + i] ^= 0xff;
+        r = try_load(t, s, m, n, NULL, "flipped CONN byte");
+        m[at + i] ^= 0xff;
+        if (r < 0) {
+            free(m);
+            return false;
+        }
+        *refused += r == 1;
+        *loaded += r == 0;
+    }
+    /* every cut inside the section's head: truncated, refused */
+    for (i = 0; i < span; i += 16) {
+        r = try_load(t, s, b, at + i, NULL, "cut in CONN");
+        if (r != 1) {
+            free(m);
+            return r ? false : fail(t, "a cut stream loaded", NULL);
+        }
+    }
+    free(m);
+    return true;
+}
+
 static void post_recv(struct mg *t, int s, uint64_t wr_id, uint64_t iova)
 {
     struct rnic_rq_wqe r;
@@ -295,8 +472,9 @@ static bool run_round(struct mg *t, unsigned r, int m, unsigned nmig)
     struct round rd;
     uint8_t *buf = NULL;
     size_t len = 0;
+    struct corrupt cs[MAX_CORRUPT];
     unsigned i, k, steps;
-    int s;
+    int s, ncs = 0;
 
     memset(&rd, 0, sizeof(rd));
     rd.t = t;
@@ -338,12 +516,30 @@ static bool run_round(struct mg *t, unsigned r, int m, unsigned nmig)
         if (round_done(&rd)) {
             break;              /* the round ended first: nothing to move */
         }
+        if (r == 0 && k == 0) {
+            ncs = corrupt_streams(t, m, cs);
+        }
         if (!migrate_out(t, m, &buf, &len)) {
             return false;
         }
-        if (r == 0 && k == 0 && !refuse_truncated(t, m, buf, len)) {
-            free(buf);
-            return false;
+        if (r == 0 && k == 0) {
+            bool ok = refuse_truncated(t, m, buf, len) &&
+                      flip_conn(t, m, buf, len, &t->flip_refused,
+                                &t->flip_loaded);
+            int j;
+
+            for (j = 0; j < ncs; j++) {
+                if (ok && try_load(t, m, cs[j].buf, cs[j].len, cs[j].want,
+                                   cs[j].what) != 1) {
+                    ok = false;
+                }
+                free(cs[j].buf);
+            }
+            t->targeted = (unsigned)ncs;
+            if (!ok) {
+                free(buf);
+                return false;
+            }
         }
         while (t->cp.sl.now < t->resume_at && sl_step(&t->cp.sl)) {
         }
@@ -471,6 +667,10 @@ int main(int argc, char **argv)
                   "half received and one half sent", NULL);
     }
     if (ok) {
+        printf("first stream: %u targeted corruptions refused by name; CONN "
+               "head bytes flipped: %u refused, %u loaded and saved; every "
+               "cut refused; nothing sent by a refused load\n", t->targeted,
+               t->flip_refused, t->flip_loaded);
         printf("iwarp-migrate: %u migrations (%u rounds, both sides), "
                "stream %zu..%zu bytes, %llu frames lost in switch-overs; "
                "saved with frames in flight %u, out-of-order data %u, "
