@@ -13,7 +13,7 @@
  * event or error, only the retransmissions that recover the dropped frames.
  * Rounds alternate the migrated side, several migrations per round.
  *
- * usage: iwarp-migrate [--seed N] [--rounds N]
+ * usage: iwarp-migrate [--seed N] [--rounds N] [--mpa crc|markers|nocrc]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -608,11 +608,51 @@ static bool nobody_noticed(struct mg *t)
     return true;
 }
 
+/* cp_establish with MPA revision rev and flags asked by both ends. */
+static bool establish(struct mg *t, uint8_t rev, uint8_t flags)
+{
+    struct rnic_cmd_cm_connect c;
+    struct sd_cm_event ev;
+    uint32_t aconn;
+
+    if (sd_cm_listen(t->cp.sd[1], 0, 5000)) {
+        return fail(t, t->cp.sd[1]->err, NULL);
+    }
+    cp_connect_cmd(&t->cp, &c, 40000, 5000);
+    c.mpa_rev = rev;
+    c.mpa_flags = flags;
+    if (sd_cm_connect(t->cp.sd[0], &c, NULL, &aconn)) {
+        return fail(t, t->cp.sd[0]->err, NULL);
+    }
+    if (!cp_next_event(&t->cp, 1, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_CONNECT_REQUEST ||
+        sd_cm_accept(t->cp.sd[1], ev.conn_id, t->cp.qp[1].qpn, 4, 4, flags,
+                     NULL, 0) ||
+        !cp_next_event(&t->cp, 0, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_CONNECT_REPLY ||
+        !cp_next_event(&t->cp, 1, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_ESTABLISHED) {
+        return fail(t, "the connection did not come up", NULL);
+    }
+    for (aconn = 0; aconn < 2; aconn++) {
+        struct rne_iw_conn *ic = conn_of(t, (int)aconn);
+
+        if (!ic || ic->neg.rev != rev ||
+            ic->neg.crc != !!(flags & RNIC_MPA_CRC) ||
+            ic->neg.markers_tx != !!(flags & RNIC_MPA_MARKERS) ||
+            ic->neg.markers_rx != !!(flags & RNIC_MPA_MARKERS)) {
+            return fail(t, "MPA did not negotiate what was asked", NULL);
+        }
+    }
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     struct mg *t = calloc(1, sizeof(*t));
     uint64_t seed = 1;
     unsigned rounds = 6, r;
+    uint8_t rev = 2, flags = RNIC_MPA_CRC;
     bool ok;
     int i;
 
@@ -621,6 +661,12 @@ int main(int argc, char **argv)
             seed = strtoull(argv[i + 1], NULL, 0);
         } else if (!strcmp(argv[i], "--rounds")) {
             rounds = (unsigned)strtoul(argv[i + 1], NULL, 0);
+        } else if (!strcmp(argv[i], "--mpa")) {
+            /* markers: rev 1, markers and CRC both ways; nocrc: rev 2 */
+            rev = strcmp(argv[i + 1], "markers") ? 2 : 1;
+            flags = !strcmp(argv[i + 1], "markers") ?
+                    RNIC_MPA_CRC | RNIC_MPA_MARKERS :
+                    !strcmp(argv[i + 1], "nocrc") ? 0 : RNIC_MPA_CRC;
         }
     }
     t->paused = -1;
@@ -639,7 +685,7 @@ int main(int argc, char **argv)
             fail(t, sd->err, NULL);
         }
     }
-    ok = ok && cp_establish(&t->cp, 40000, 5000);
+    ok = ok && establish(t, rev, flags);
     if (ok) {
         /* a link that reorders and loses: out-of-order data to carry */
         for (i = 0; i < 2; i++) {
@@ -671,6 +717,7 @@ int main(int argc, char **argv)
                "head bytes flipped: %u refused, %u loaded and saved; every "
                "cut refused; nothing sent by a refused load\n", t->targeted,
                t->flip_refused, t->flip_loaded);
+        printf("MPA revision %u, flags 0x%x\n", rev, flags);
         printf("iwarp-migrate: %u migrations (%u rounds, both sides), "
                "stream %zu..%zu bytes, %llu frames lost in switch-overs; "
                "saved with frames in flight %u, out-of-order data %u, "
