@@ -354,6 +354,25 @@ static int corrupt_streams(struct mg *t, int s, struct corrupt *cs)
     return n;
 }
 
+/*
+ * A connection that has moved 2.4 GB each way: ISS and IRS more than 2^31
+ * behind, as sequence space wraps.  Its stream must load.
+ */
+static bool long_lived(struct mg *t, int s, uint8_t **buf, size_t *len)
+{
+    struct rne_tcp_conn *tc = conn_of(t, s)->tc;
+    uint32_t iss = tc->iss, irs = tc->irs;
+    char err[RNE_STATE_ERR_LEN];
+    int rc;
+
+    tc->iss = tc->snd_una - 0x90000000u;
+    tc->irs = tc->rcv_nxt - 0x90000000u;
+    rc = rne_state_save(&t->cp.sd[s]->dev, buf, len, err, sizeof(err));
+    tc->iss = iss;
+    tc->irs = irs;
+    return rc ? fail(t, "save of a long-lived connection", err) : true;
+}
+
 /* Every byte of the CONN section's head flipped: refused or consistent. */
 static bool flip_conn(struct mg *t, int s, const uint8_t *b, size_t n,
                       unsigned *refused, unsigned *loaded)
@@ -477,6 +496,8 @@ static bool run_round(struct mg *t, unsigned r, int m, unsigned nmig)
     uint8_t *buf = NULL;
     size_t len = 0;
     struct corrupt cs[MAX_CORRUPT];
+    uint8_t *longb = NULL;
+    size_t longn = 0;
     unsigned i, k, steps;
     int s, ncs = 0;
 
@@ -522,6 +543,9 @@ static bool run_round(struct mg *t, unsigned r, int m, unsigned nmig)
         }
         if (r == 0 && k == 0 && t->corrupt) {
             ncs = corrupt_streams(t, m, cs);
+            if (!long_lived(t, m, &longb, &longn)) {
+                return false;
+            }
         }
         if (!migrate_out(t, m, &buf, &len)) {
             return false;
@@ -540,6 +564,12 @@ static bool run_round(struct mg *t, unsigned r, int m, unsigned nmig)
                 free(cs[j].buf);
             }
             t->targeted = (unsigned)ncs;
+            if (ok && try_load(t, m, longb, longn, NULL, "long-lived") != 0) {
+                ok = t->cp.err[0] ? false :
+                     fail(t, "a connection past 2^31 octets is refused",
+                          NULL);
+            }
+            free(longb);
             if (!ok) {
                 free(buf);
                 return false;
