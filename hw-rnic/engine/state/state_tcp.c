@@ -237,8 +237,8 @@ static bool tcp_check(struct rne_st_ld *ld, struct rne_tcp_conn *c,
         return rne_sr_fail(r, "%s: next-hop MAC or 802.1Q TCI", who);
     }
     /* una <= nxt <= max; the ring holds exactly [una, una + sb_len) */
+    /* ISS/IRS are not compared: after 2^31 octets sequence space wraps */
     if (SEQ_GT(c->snd_una, c->snd_nxt) || SEQ_GT(c->snd_nxt, c->snd_max) ||
-        SEQ_LT(c->snd_una, c->iss + 1) ||
         c->sb_seq != c->snd_una || c->sb_len > c->sb_size ||
         inflight > c->sb_len || c->sb_head >= c->sb_size) {
         return rne_sr_fail(r, "%s: send sequence space (una %u nxt %u max "
@@ -261,15 +261,13 @@ static bool tcp_check(struct rne_st_ld *ld, struct rne_tcp_conn *c,
         }
     }
     if (c->snd_wnd > (65535u << c->snd_ws) ||
-        c->max_sndwnd > (65535u << c->snd_ws) ||
-        !SEQ_LEQ(c->snd_wl2, c->snd_max)) {
+        c->max_sndwnd > (65535u << c->snd_ws)) {
         return rne_sr_fail(r, "%s: send window %u", who, c->snd_wnd);
     }
     /* the receive side: unread octets and held ranges fit the buffer */
     if (c->rd_len > c->rcv_buf || c->rd_pos >= c->rcv_buf ||
         c->ob_head >= c->rcv_buf ||
         (c->rd_pos + c->rd_len) % c->rcv_buf != c->ob_head ||
-        SEQ_LT(c->rcv_nxt, c->irs + 1) ||
         !SEQ_GEQ(c->rcv_adv, c->rcv_nxt) ||
         c->rcv_adv - c->rcv_nxt + c->rd_len > c->rcv_buf) {
         return rne_sr_fail(r, "%s: receive sequence space (nxt %u adv %u, "
