@@ -46,6 +46,9 @@ struct h {
     size_t in_len;
     bool refuse;
     bool manual;                /* inject leaves the events to the test */
+    bool abort_in_recv;         /* h_recv aborts the connection */
+    int after_abort;            /* callbacks for a connection after that */
+    struct rne_tcp_conn *aborted;
     struct rne_tcp_conn *accepted_conns[4096];
 };
 
@@ -82,7 +85,15 @@ static void h_connected(void *o, struct rne_tcp_conn *c, void *u)
 static void h_recv(void *o, struct rne_tcp_conn *c, void *u, const uint8_t *d, size_t n)
 {
     struct h *h = o;
-    (void)c; (void)u;
+    (void)u;
+    if (c == h->aborted) {
+        h->after_abort++;
+    }
+    if (h->abort_in_recv) {
+        h->abort_in_recv = false;
+        h->aborted = c;
+        rne_tcp_abort(c, h->now);
+    }
     if (h->rxlen + n <= sizeof(h->rx)) {
         memcpy(h->rx + h->rxlen, d, n);
     }
@@ -91,7 +102,8 @@ static void h_recv(void *o, struct rne_tcp_conn *c, void *u, const uint8_t *d, s
 }
 static void h_acked(void *o, struct rne_tcp_conn *c, void *u, uint32_t n)
 {
-    (void)c; (void)u;
+    (void)u;
+    ((struct h *)o)->after_abort += c == ((struct h *)o)->aborted;
     ((struct h *)o)->acked_bytes += (int)n;
 }
 static void h_emss(void *o, struct rne_tcp_conn *c, void *u, uint32_t e)
@@ -103,13 +115,15 @@ static void h_emss(void *o, struct rne_tcp_conn *c, void *u, uint32_t e)
 }
 static void h_peer_closed(void *o, struct rne_tcp_conn *c, void *u)
 {
-    (void)c; (void)u;
+    (void)u;
+    ((struct h *)o)->after_abort += c == ((struct h *)o)->aborted;
     ((struct h *)o)->peer_closed++;
 }
 static void h_closed(void *o, struct rne_tcp_conn *c, void *u, int err)
 {
     struct h *h = o;
     (void)u;
+    h->after_abort += c == h->aborted;
     h->closed++;
     h->closed_err = err;
     if (h->conn == c) {
@@ -917,6 +931,47 @@ static void test_orderly_close(void)
     CHECK(rne_tcp_get_stats(H.t)->conns_now == 0);
 }
 
+/*
+ * The receiver aborts the connection from inside its recv callback while
+ * the same event still carries an ACK of our data and the peer's FIN:
+ * rne_tcp_deliver tells it nothing more about that connection (before,
+ * peer_closed and acked were called on the aborted handle, whose slot was
+ * back in the pool).  The same with the data after a gap filled, so the
+ * stream is read in two spans.
+ */
+static void test_abort_in_delivery(void)
+{
+    for (int gap = 0; gap < 2; gap++) {
+        struct opts o;
+        struct seg s;
+
+        h_init();
+        CHECK(establish(NULL));
+        CHECK(rne_tcp_send(H.conn, "x", 1, H.now) == RNE_TCP_OK);
+        E_SEQ++;
+        if (gap) {
+            o = tso();
+            inject(5000, 80, TH_ACK, P_SEQ + 5, E_SEQ - 1, 2048, &o, "world", 5);
+        }
+        H.nout = 0;
+        H.abort_in_recv = true;
+        o = tso();
+        inject(5000, 80, TH_ACK | (gap ? 0 : TH_FIN), P_SEQ, E_SEQ, 2048, &o,
+               "hello", 5);
+        CHECK(H.aborted != NULL && !H.abort_in_recv);
+        CHECK(H.after_abort == 0);
+        CHECK(H.peer_closed == 0 && H.closed == 0 && H.acked_bytes == 0);
+        CHECK(H.nout >= 1 && parse(H.nout - 1, &s) && (s.flags & TH_RST));
+        CHECK(rne_tcp_get_stats(H.t)->conns_now == 0);
+        /* the engine goes on: a new connection on the same port works */
+        H.aborted = NULL;
+        H.accepted = 0;
+        H.nout = 0;
+        inject(5001, 80, TH_SYN, 7000, 0, 65535, &SYNO, NULL, 0);
+        CHECK(H.nout == 1 && parse(0, &s) && s.flags == (TH_SYN | TH_ACK));
+    }
+}
+
 /* Peer sequence numbers that wrap through zero, in order and out of order. */
 static void test_seq_wrap(void)
 {
@@ -1484,6 +1539,7 @@ int main(void)
     test_read_pull();
     test_accept_pull();
     test_unread_after_release();
+    test_abort_in_delivery();
     test_ooo_sack();
     test_record_segmentation();
     test_reserve_commit();
