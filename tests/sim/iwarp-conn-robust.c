@@ -32,6 +32,20 @@
  *                    sequence outside the send window, another port, or
  *                    carry a bad checksum change nothing (MSS stays 1448).
  *
+ * A connection ended inside the pass that delivers its data, while the same
+ * TCP event still carries more (the wire sets FIN on a data frame, so the
+ * data, the ACK and the peer's close arrive as one event):
+ *   fin-bad-request  B reads a damaged MPA Request with A's FIN: B aborts
+ *                    (RST, no CM event) and nothing after the data reaches
+ *                    the connection; A gets RESET; no connection is left;
+ *   fin-bad-reply    A reads a damaged MPA Reply with B's FIN and the ACK of
+ *                    its Request: A aborts (MPA_ERROR, QP in ERROR), B gets
+ *                    RESET; no connection is left on either side;
+ *   fin-terminate    B, with no receive posted, reads a Send with A's FIN:
+ *                    B sends one Terminate from inside the stream and its
+ *                    QP goes to ERROR (A, which sent no FIN, takes B's ACK
+ *                    of it as one for data never sent and ignores B).
+ *
  *   iwarp-conn-robust [--case NAME]...
  */
 #include <inttypes.h>
@@ -42,6 +56,7 @@
 #include "wire/net.h"
 #include "cmpair.h"
 #include "simpair.h"
+#include "iwarp/iw.h"
 
 #define PORT 7100
 #define NRECV 3
@@ -61,10 +76,19 @@ struct router {
     uint64_t first_icmp_at;
 };
 
+/* Set FIN on side `from`'s nth frame with payload (damage: flip octet at). */
+struct fin_tap {
+    int from;
+    unsigned nth, seen, hit;
+    bool damage;
+    size_t at;
+};
+
 struct pair {
     struct cmpair c;
     struct router rt;
     struct wire w;
+    struct fin_tap fin;
     bool mute[2];               /* drop everything this side sends */
 };
 
@@ -86,10 +110,57 @@ static int tcp_flags(const uint8_t *f, size_t len)
 
 static bool router_tap(struct pair *p, const uint8_t *frame, size_t len);
 
+/* Recompute the TCP checksum of an IPv4 frame. */
+static void tcp_csum_fix(uint8_t *f)
+{
+    size_t ihl = (size_t)(f[14] & 0x0f) * 4;
+    uint16_t tl = (uint16_t)(rne_ld_be16(f + 16) - ihl);
+    uint8_t *t = f + 14 + ihl;
+
+    t[16] = t[17] = 0;
+    rne_st_be16(t + 16, rne_csum_fold(rne_csum_pseudo4(f + 26, f + 30, 6, tl) +
+                                      rne_csum_add(0, t, tl)));
+}
+
+static void fin_tap(struct pair *p, int from, uint8_t *f, size_t len)
+{
+    struct fin_tap *k = &p->fin;
+    size_t ihl, off, plen;
+
+    if (!k->nth || from != k->from || tcp_flags(f, len) < 0) {
+        return;
+    }
+    ihl = (size_t)(f[14] & 0x0f) * 4;
+    off = 14 + ihl + (size_t)(f[14 + ihl + 12] >> 4) * 4;
+    plen = 14 + (size_t)rne_ld_be16(f + 16) - off;
+    if (!plen || off + plen > len || ++k->seen != k->nth) {
+        return;
+    }
+    k->hit++;
+    if (k->damage) {
+        f[off + (k->at < plen ? k->at : plen - 1)] ^= 0x20;
+    }
+    f[14 + ihl + 13] |= 0x01;
+    tcp_csum_fix(f);
+}
+
+static void fin_arm(struct pair *p, int from, unsigned nth, bool damage,
+                    size_t at)
+{
+    memset(&p->fin, 0, sizeof(p->fin));
+    p->fin.from = from;
+    p->fin.nth = nth;
+    p->fin.damage = damage;
+    p->fin.at = at;
+}
+
 static bool wire_tap(void *opaque, int from, uint8_t *frame, size_t *len)
 {
     struct pair *p = opaque;
-    int fl = tcp_flags(frame, *len);
+    int fl;
+
+    fin_tap(p, from, frame, *len);
+    fl = tcp_flags(frame, *len);
 
     if (from == 0 && p->rt.mtu && !router_tap(p, frame, *len)) {
         return false;
@@ -716,6 +787,154 @@ static bool case_pmtu_forged(struct pair *p)
     return true;
 }
 
+/* Neither device holds a connection any more. */
+static bool no_conns(struct pair *p)
+{
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        if (p->c.sd[i]->dev.iw->nlive) {
+            char why[64];
+
+            snprintf(why, sizeof(why), "side %c still has %u connections",
+                     'A' + i, p->c.sd[i]->dev.iw->nlive);
+            return cp_fail(&p->c, why, NULL);
+        }
+    }
+    return true;
+}
+
+static bool case_fin_bad_request(struct pair *p)
+{
+    struct rnic_cmd_cm_connect c;
+    struct sd_cm_event ev;
+    uint32_t aconn;
+
+    if (!pair_up(p, NULL)) {
+        return false;
+    }
+    if (sd_cm_listen(p->c.sd[1], 0, PORT)) {
+        return cp_fail(&p->c, p->c.sd[1]->err, NULL);
+    }
+    fin_arm(p, 0, 1, true, 3);          /* "MPA ID Req Frame": the key */
+    cp_connect_cmd(&p->c, &c, 45100, PORT);
+    if (sd_cm_connect(p->c.sd[0], &c, NULL, &aconn)) {
+        return cp_fail(&p->c, p->c.sd[0]->err, NULL);
+    }
+    if (!cp_next_event(&p->c, 0, &ev, 10 * SL_SEC)) {
+        return cp_fail(&p->c, "no CM event at A", NULL);
+    }
+    if (ev.code != RNIC_CM_RESET || p->fin.hit != 1) {
+        return cp_fail(&p->c, "A got", sd_cm_name(ev.code));
+    }
+    cp_run_for(&p->c, 2 * SL_SEC);
+    if (sd_cm_next(p->c.sd[1], &ev)) {
+        return cp_fail(&p->c, "B posted", sd_cm_name(ev.code));
+    }
+    if (p->w.rst[1] != 1) {
+        return cp_fail(&p->c, "B did not send exactly one RST", NULL);
+    }
+    return no_conns(p);
+}
+
+static bool case_fin_bad_reply(struct pair *p)
+{
+    struct rnic_cmd_cm_connect c;
+    struct sd_cm_event ev;
+    struct rnic_qp_attr at;
+    uint32_t aconn;
+
+    if (!pair_up(p, NULL)) {
+        return false;
+    }
+    if (sd_cm_listen(p->c.sd[1], 0, PORT)) {
+        return cp_fail(&p->c, p->c.sd[1]->err, NULL);
+    }
+    fin_arm(p, 1, 1, true, 3);          /* "MPA ID Rep Frame": the key */
+    cp_connect_cmd(&p->c, &c, 45100, PORT);
+    if (sd_cm_connect(p->c.sd[0], &c, NULL, &aconn)) {
+        return cp_fail(&p->c, p->c.sd[0]->err, NULL);
+    }
+    if (!cp_next_event(&p->c, 1, &ev, 10 * SL_SEC) ||
+        ev.code != RNIC_CM_CONNECT_REQUEST) {
+        return cp_fail(&p->c, "no CONNECT_REQUEST", NULL);
+    }
+    if (sd_cm_accept(p->c.sd[1], ev.conn_id, p->c.qp[1].qpn, 4, 4,
+                     RNIC_MPA_CRC, NULL, 0)) {
+        return cp_fail(&p->c, p->c.sd[1]->err, NULL);
+    }
+    if (!cp_next_event(&p->c, 0, &ev, 10 * SL_SEC)) {
+        return cp_fail(&p->c, "no CM event at A", NULL);
+    }
+    if (ev.code != RNIC_CM_MPA_ERROR || p->fin.hit != 1) {
+        return cp_fail(&p->c, "A got", sd_cm_name(ev.code));
+    }
+    if (sd_query_qp(p->c.sd[0], p->c.qp[0].qpn, &at) ||
+        at.state != RNIC_QPS_ERROR) {
+        return cp_fail(&p->c, "A's QP not in ERROR", NULL);
+    }
+    /* B saw its side established (no RTR) before A's RST */
+    do {
+        if (!cp_next_event(&p->c, 1, &ev, 10 * SL_SEC)) {
+            return cp_fail(&p->c, "B got no RESET", NULL);
+        }
+    } while (ev.code == RNIC_CM_ESTABLISHED);
+    if (ev.code != RNIC_CM_RESET) {
+        return cp_fail(&p->c, "B got", sd_cm_name(ev.code));
+    }
+    cp_run_for(&p->c, 2 * SL_SEC);
+    if (p->w.rst[0] != 1) {
+        return cp_fail(&p->c, "A did not send exactly one RST", NULL);
+    }
+    return no_conns(p);
+}
+
+static bool case_fin_terminate(struct pair *p)
+{
+    struct rnic_dev_stats ds;
+    struct rnic_qp_attr at;
+    struct rnic_sq_wqe w;
+    struct rnic_cqe cqe;
+    struct sd_mr mr;
+    uint64_t end;
+
+    if (!pair_up(p, NULL) || !establish(p)) {
+        return false;
+    }
+    if (sd_reg_mr(p->c.sd[0], &mr, RNIC_STAG(6, 1), 1,
+                  RNIC_ACCESS_LOCAL_WRITE, 0x20000, 4096, 1)) {
+        return cp_fail(&p->c, p->c.sd[0]->err, NULL);
+    }
+    fin_arm(p, 0, 1, false, 0);
+    memset(&w, 0, sizeof(w));
+    w.hdr.wr_id = 0x51;
+    w.hdr.opcode = RNIC_WR_SEND;
+    w.hdr.flags = RNIC_WQE_SIGNALED;
+    w.hdr.count = 1;
+    w.data.sge[0].addr = 0x20000;
+    w.data.sge[0].length = 64;
+    w.data.sge[0].lkey = mr.stag;
+    sd_post_send(p->c.sd[0], &p->c.qp[0], &w);
+    end = p->c.sl.now + 10 * SL_SEC;
+    while (!sd_poll_cq(p->c.sd[0], &p->c.cq[0][0], &cqe)) {
+        if (p->c.sl.now > end || !sl_step(&p->c.sl)) {
+            return cp_fail(&p->c, "A's Send never completed", NULL);
+        }
+    }
+    if (p->fin.hit != 1) {
+        return cp_fail(&p->c, "the Send's frame was not seen", NULL);
+    }
+    cp_run_for(&p->c, 2 * SL_SEC);
+    if (sd_query_qp(p->c.sd[1], p->c.qp[1].qpn, &at) ||
+        at.state != RNIC_QPS_ERROR) {
+        return cp_fail(&p->c, "B's QP not in ERROR", NULL);
+    }
+    if (sd_query_dev_stats(p->c.sd[1], &ds) || ds.proto.term_tx != 1) {
+        return cp_fail(&p->c, "B did not send exactly one Terminate", NULL);
+    }
+    return true;
+}
+
 static const struct {
     const char *name;
     bool (*fn)(struct pair *p);
@@ -731,6 +950,9 @@ static const struct {
     { "pmtu", case_pmtu },
     { "pmtu-floor", case_pmtu_floor },
     { "pmtu-forged", case_pmtu_forged },
+    { "fin-bad-request", case_fin_bad_request },
+    { "fin-bad-reply", case_fin_bad_reply },
+    { "fin-terminate", case_fin_terminate },
 };
 
 int main(int argc, char **argv)
