@@ -230,8 +230,11 @@ void tcp_end(struct rne_tcp *t)
     while (t->dead) {
         struct rne_tcp_conn *c = t->dead;
         t->dead = c->dnext;
-        /* rne_tcp_pull frees it with its last event */
-        if (!c->in_ready) {
+        /*
+         * rne_tcp_pull frees it with its last event, or at its next call
+         * when the upper layer holds it
+         */
+        if (!c->in_ready && c != t->held) {
             conn_free(c);
         }
     }

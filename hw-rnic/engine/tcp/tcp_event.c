@@ -41,6 +41,24 @@ static void owed_output(struct rne_tcp_conn *c)
     tcp_end(t);
 }
 
+/*
+ * The upper layer is done with the last event's connection: dropped (by it
+ * or before), it goes back to the pool now, unless a CLOSED of its own is
+ * still to be taken.
+ */
+static void release_held(struct rne_tcp *t)
+{
+    struct rne_tcp_conn *c = t->held;
+
+    t->held = NULL;
+    if (c && c->dead && !c->in_ready) {
+        tcp_begin(t, t->now);
+        c->dnext = t->dead;
+        t->dead = c;
+        tcp_end(t);
+    }
+}
+
 bool rne_tcp_pull(struct rne_tcp *t, struct rne_tcp_event *ev)
 {
     struct rne_tcp_conn *c = t->out_next;
@@ -49,6 +67,7 @@ bool rne_tcp_pull(struct rne_tcp *t, struct rne_tcp_event *ev)
     if (c && c->out_owed) {
         owed_output(c);
     }
+    release_held(t);
     while ((c = t->ready)) {
         t->ready = c->rnext;
         if (!t->ready) {
@@ -78,21 +97,18 @@ bool rne_tcp_pull(struct rne_tcp *t, struct rne_tcp_event *ev)
             tcp_end(t);
             ev->events &= ~RNE_TCP_EV_READABLE;
         }
-        if (c->dead) {
-            /* tcp_end kept it for this event: its last */
-            tcp_begin(t, t->now);
-            c->dnext = t->dead;
-            t->dead = c;
-            tcp_end(t);
-        }
+        /* a dropped one was kept for this event, its last */
+        t->held = c;
         if (ev->events &&
             (ev->user || (ev->events & RNE_TCP_EV_ACCEPTED))) {
             t->out_next = c->out_owed ? c : NULL;
             return true;
         }
+        /* an event nobody takes */
         if (c->out_owed) {
             owed_output(c);
         }
+        release_held(t);
     }
     if (t->rd_conn) {
         /* the frame goes with this pull: what is left unread is kept */
@@ -100,6 +116,16 @@ bool rne_tcp_pull(struct rne_tcp *t, struct rne_tcp_event *ev)
         return rne_tcp_pull(t, ev);
     }
     return false;
+}
+
+/*
+ * Is the event's connection still the receiver's?  A callback that aborted
+ * it (or let it go) ends the event; the handle stays valid until the next
+ * rne_tcp_pull, so asking is safe.
+ */
+static bool still_user(const struct rne_tcp_event *ev)
+{
+    return ev->conn->user == ev->user;
 }
 
 /* Every readable octet to ops->recv, span by span; the window stays. */
@@ -134,22 +160,27 @@ void rne_tcp_deliver(struct rne_tcp *t)
             }
             rne_tcp_set_user(ev.conn, ev.user);
         }
+        /* each callback while the connection is still the receiver's */
         if ((ev.events & RNE_TCP_EV_EMSS) && t->ops->emss) {
             t->ops->emss(t->opaque, ev.conn, ev.user, ev.emss);
         }
-        if ((ev.events & RNE_TCP_EV_CONNECTED) && t->ops->connected) {
+        if ((ev.events & RNE_TCP_EV_CONNECTED) && t->ops->connected &&
+            still_user(&ev)) {
             t->ops->connected(t->opaque, ev.conn, ev.user);
         }
-        if (ev.events & RNE_TCP_EV_READABLE) {
+        if ((ev.events & RNE_TCP_EV_READABLE) && still_user(&ev)) {
             deliver_readable(t, ev.conn, ev.user);
         }
-        if ((ev.events & RNE_TCP_EV_PEER_CLOSED) && t->ops->peer_closed) {
+        if ((ev.events & RNE_TCP_EV_PEER_CLOSED) && t->ops->peer_closed &&
+            still_user(&ev)) {
             t->ops->peer_closed(t->opaque, ev.conn, ev.user);
         }
-        if ((ev.events & RNE_TCP_EV_ACKED) && t->ops->acked) {
+        if ((ev.events & RNE_TCP_EV_ACKED) && t->ops->acked &&
+            still_user(&ev)) {
             t->ops->acked(t->opaque, ev.conn, ev.user, ev.acked);
         }
-        if ((ev.events & RNE_TCP_EV_CLOSED) && t->ops->closed) {
+        if ((ev.events & RNE_TCP_EV_CLOSED) && t->ops->closed &&
+            still_user(&ev)) {
             t->ops->closed(t->opaque, ev.conn, ev.user, ev.err);
         }
     }

@@ -167,6 +167,13 @@ struct rne_tcp {
     struct rne_tcp_conn *ready, *ready_tail;
     /* the connection rne_tcp_pull returned last, if it owes output */
     struct rne_tcp_conn *out_next;
+    /*
+     * The connection of the event rne_tcp_pull returned last: its handle
+     * stays valid while the upper layer acts on the event, even if that
+     * drops it (rne_tcp_abort); dropped, it goes back to the pool at the
+     * next pull, the one point where a handed-out connection is released.
+     */
+    struct rne_tcp_conn *held;
     /* the connection with unread octets in the last frame (rd_frame) */
     struct rne_tcp_conn *rd_conn;
     uint8_t *scratch;
