@@ -132,6 +132,7 @@ void rne_iw_reset(struct rne_dev *d)
         }
         rne_iw_conn_release(d, c);
     }
+    rne_iw_conn_reap(d);
     for (i = 0; i < iw->neng; i++) {
         rne_tcp_free(iw->eng[i].tcp);
     }
@@ -161,10 +162,10 @@ void rne_iw_timer(struct rne_dev *d)
         rne_tcp_tick(iw->eng[i].tcp, now);
     }
     rne_iw_pull(d);
-    for (i = 0; i < iw->nlive; i++) {
+    /* backwards: a connection freed here leaves for one already seen */
+    for (i = iw->nlive; i-- > 0;) {
         struct rne_iw_conn *c = iw->live[i];
 
-        /* a connection freed meanwhile has no deadline */
         if (c->deadline <= now) {
             c->deadline = UINT64_MAX;
             rne_iw_cm_timer(d, c, now);

@@ -99,7 +99,6 @@ struct rne_iw_conn {
     bool fin_sent;
     bool steered;
     bool req_posted;            /* passive: CONNECT_REQUEST was posted */
-    bool zombie;                /* freed; memory goes at the outermost exit */
     struct rne_iw_eng *eng;
     struct rne_tcp_conn *tc;
     uint32_t listen_id;
@@ -126,6 +125,8 @@ struct rne_iw_conn {
     uint8_t *pbuf;
     uint32_t emss, mulpdu;
     struct rne_iw_qp *iq;       /* protocol state of the bound QP */
+    /* Freed: in no table; its memory goes at the dispatch's end (iw_conn.c) */
+    struct rne_iw_conn *gone_next;
 
     /* Initiator: wake a responder that missed our first FPDUs (iw_cm.c) */
     uint64_t nudge_end;         /* no nudge after this; 0: none */
@@ -222,7 +223,12 @@ struct rne_iw {
     struct rne_iw_conn **conn;          /* [max_conn] by id */
     /* the allocated ones, dense: per-frame work is O(connections) */
     struct rne_iw_conn **live;          /* [max_conn] */
-    uint32_t nlive, nzombie;
+    uint32_t nlive;
+    /*
+     * Freed during this dispatch, out of conn[] and live[]: a handler that
+     * ended one may still read it until the dispatch ends, nothing finds it.
+     */
+    struct rne_iw_conn *gone;
     uint32_t next_conn;
     struct rne_tcp_ops ops;
     uint8_t isn_key[16];        /* RFC 6528 secret, from host random */
@@ -276,8 +282,10 @@ void rne_iw_pull(struct rne_dev *d);
 struct rne_iw_conn *rne_iw_conn_alloc(struct rne_dev *d);
 struct rne_iw_conn *rne_iw_conn_find(struct rne_dev *d, uint32_t id);
 void rne_iw_conn_free(struct rne_dev *d, struct rne_iw_conn *c);
-/* Free c's slot and memory now (reset, or once no dispatch runs). */
+/* Free c's slot and memory now (reset). */
 void rne_iw_conn_release(struct rne_dev *d, struct rne_iw_conn *c);
+/* Free the memory of the connections freed since the last call. */
+void rne_iw_conn_reap(struct rne_dev *d);
 void rne_iw_steer_conn(struct rne_dev *d, struct rne_iw_conn *c, bool add);
 /* The MPA exchange is over: give its state back. */
 void rne_iw_mpa_done(struct rne_dev *d, struct rne_iw_conn *c);

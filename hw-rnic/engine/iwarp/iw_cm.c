@@ -117,7 +117,7 @@ void rne_iw_conn_maybe_fin(struct rne_dev *d, struct rne_iw_conn *c)
 {
     struct rne_qp *qp = NULL;
 
-    /* a freed connection has no TCP any more */
+    /* without its TCP (finished, or let go of) there is no FIN to send */
     if (c->state != IWC_CLOSING || c->fin_sent || !c->tc) {
         return;
     }
@@ -404,11 +404,8 @@ static void rx_reply(struct rne_dev *d, struct rne_iw_conn *c,
     }
     rne_iw_cm_event(d, c, RNIC_CM_CONNECT_REPLY, 0, rep.pd, rep.pd_len);
     rne_iw_mpa_done(d, c);
-    if (c->zombie || qp->iw != c->iq) {
-        return;
-    }
     rne_iw_tx_pump(d, qp);
-    if (used < len && !c->zombie) {
+    if (used < len) {
         rne_iw_rx_stream(d, c, data + used, len - used);
     }
 }
@@ -480,10 +477,6 @@ void rne_iw_cm_recv(struct rne_dev *d, struct rne_iw_conn *c,
 
 void rne_iw_cm_peer_closed(struct rne_dev *d, struct rne_iw_conn *c)
 {
-    /* the stream before it may have ended c (rne_iw_pull) */
-    if (c->zombie) {
-        return;
-    }
     switch (c->state) {
     case IWC_REQ_WAIT:
         rne_iw_conn_abort(d, c, 0, 0);
@@ -509,9 +502,6 @@ void rne_iw_cm_closed(struct rne_dev *d, struct rne_iw_conn *c, int err,
     uint8_t code;
     uint16_t status = 0;
 
-    if (c->zombie) {
-        return;
-    }
     if (c->state == IWC_LINGER || c->state == IWC_REQ_WAIT) {
         rne_iw_conn_unbind(d, c, 0);
         goto out;

@@ -388,9 +388,7 @@ static unsigned cmd_accept(struct rne_dev *d,
     } else {
         rne_iw_cm_established(d, c, qp);
         /* WQEs posted while the QP was IDLE may go now. */
-        if (!c->zombie && qp->iw == c->iq) {
-            rne_iw_tx_pump(d, qp);
-        }
+        rne_iw_tx_pump(d, qp);
     }
     return RNIC_STS_OK;
 }

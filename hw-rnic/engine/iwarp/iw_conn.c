@@ -2,7 +2,16 @@
 /*
  * Connection slots: allocation, lookup by id, steering of a connection's
  * tuple, and the release deferred to the end of the device's dispatch.
+ *
+ * A connection is freed in two steps.  rne_iw_conn_free takes it out of
+ * every table at once (the slot by id, the live list, steering, TCP's
+ * user), so no lookup, timer walk or event reaches it again, and puts it on
+ * the gone list.  Its memory goes at one point, the end of the dispatch
+ * (rne_iw_dispatch_end), when no handler is on the stack: the one that
+ * ended it mid-pass (an abort or a QP error inside its own stream) may
+ * still read it, and finds it no longer holds its TCP connection.
  */
+#include <assert.h>
 #include "iw.h"
 #include "wire/net.h"
 
@@ -43,31 +52,47 @@ struct rne_iw_conn *rne_iw_conn_alloc(struct rne_dev *d)
 
 struct rne_iw_conn *rne_iw_conn_find(struct rne_dev *d, uint32_t id)
 {
-    struct rne_iw_conn *c;
-
     if (id >= d->cfg.max_conn) {
         return NULL;
     }
-    c = d->iw->conn[id];
-    return c && !c->zombie ? c : NULL;
+    return d->iw->conn[id];
 }
 
-void rne_iw_conn_release(struct rne_dev *d, struct rne_iw_conn *c)
+/* Out of the slot table and the live list. */
+static void conn_unlist(struct rne_iw *iw, struct rne_iw_conn *c)
 {
-    struct rne_iw *iw = d->iw;
-
+    assert(iw->conn[c->id] == c && iw->live[c->live_idx] == c);
     iw->conn[c->id] = NULL;
     iw->live[c->live_idx] = iw->live[--iw->nlive];
     iw->live[c->live_idx]->live_idx = c->live_idx;
-    if (c->zombie) {
-        iw->nzombie--;
-    }
+}
+
+static void conn_mem_free(struct rne_dev *d, struct rne_iw_conn *c)
+{
     rne_iw_qp_destroy(d, c->iq);
     rne_iw_mpa_done(d, c);
     rne_mem_free(&d->mem, RNE_MEM_RX_FPDU, c->rxbuf, RNE_IW_RX_ULPDU_MAX);
     rne_mem_free(&d->mem, RNE_MEM_MARKERS, c->txbuf, RNE_IW_TX_BUF);
     rne_mem_free(&d->mem, RNE_MEM_MARKERS, c->pbuf, RNE_IW_TX_BUF);
     rne_mem_free(&d->mem, RNE_MEM_CONN, c, sizeof(*c));
+}
+
+void rne_iw_conn_release(struct rne_dev *d, struct rne_iw_conn *c)
+{
+    conn_unlist(d->iw, c);
+    conn_mem_free(d, c);
+}
+
+void rne_iw_conn_reap(struct rne_dev *d)
+{
+    struct rne_iw *iw = d->iw;
+
+    while (iw->gone) {
+        struct rne_iw_conn *c = iw->gone;
+
+        iw->gone = c->gone_next;
+        conn_mem_free(d, c);
+    }
 }
 
 void rne_iw_mpa_done(struct rne_dev *d, struct rne_iw_conn *c)
@@ -115,11 +140,13 @@ bool rne_iw_tx_bufs(struct rne_dev *d, struct rne_iw_conn *c)
 }
 
 /*
- * Forget c.  Its memory lives until the device's dispatch ends: callers up
- * the stack may still hold it (they check c->zombie).
+ * Forget c: out of every table now (a connection is freed once: only a
+ * listed one can be found to be freed), its memory at the dispatch's end.
  */
 void rne_iw_conn_free(struct rne_dev *d, struct rne_iw_conn *c)
 {
+    struct rne_iw *iw = d->iw;
+
     if (c->steered) {
         rne_iw_steer_conn(d, c, false);
     }
@@ -128,14 +155,12 @@ void rne_iw_conn_free(struct rne_dev *d, struct rne_iw_conn *c)
         c->tc = NULL;
     }
     c->deadline = UINT64_MAX;
-    if (c->zombie) {
-        return;
-    }
     rne_iw_trace_state(d, c, RNE_TRACE_NONE);
-    c->zombie = true;
-    d->iw->nzombie++;
+    conn_unlist(iw, c);
+    c->gone_next = iw->gone;
+    iw->gone = c;
     if (!d->dispatching) {
-        rne_iw_conn_release(d, c);
+        rne_iw_conn_reap(d);
     }
 }
 
@@ -152,17 +177,12 @@ void rne_iw_steer_conn(struct rne_dev *d, struct rne_iw_conn *c, bool add)
 void rne_iw_dispatch_end(struct rne_dev *d)
 {
     struct rne_iw *iw = d->iw;
-    uint32_t i;
 
-    if (!iw->neng && !iw->nlive) {
+    if (!iw->neng && !iw->nlive && !iw->gone) {
         return;
     }
     rne_iw_pull(d);
-    /* backwards: a release moves the last one into the hole */
-    for (i = iw->nlive; iw->nzombie && i-- > 0;) {
-        if (iw->live[i]->zombie) {
-            rne_iw_conn_release(d, iw->live[i]);
-        }
-    }
+    /* the one point where freed connections' memory goes */
+    rne_iw_conn_reap(d);
     rne_iw_rearm(d);
 }

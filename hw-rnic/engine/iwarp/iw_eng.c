@@ -103,9 +103,22 @@ static void eng_closed(struct rne_dev *d, const struct rne_tcp_event *ev)
 }
 
 /*
+ * Does ic still hold the TCP connection of ev?  A handler that ended ic
+ * (an abort or a QP error in its stream, an abort on the peer's FIN) let it
+ * go: the rest of the event is nobody's.  ic's memory stays until the
+ * dispatch ends, so asking is safe.
+ */
+static bool holds(const struct rne_iw_conn *ic, const struct rne_tcp_event *ev)
+{
+    return ic->tc == ev->conn;
+}
+
+/*
  * Take what the TCP engines queued for this layer.  Called by the dispatch
  * after each call into TCP (frame, timers, batch end) and at its end, never
  * from inside TCP; what the handlers ask of TCP may queue more, taken here.
+ * The handlers of one event run in order while the connection holds its
+ * TCP connection; one that ends it ends the event.
  */
 void rne_iw_pull(struct rne_dev *d)
 {
@@ -136,19 +149,22 @@ void rne_iw_pull(struct rne_dev *d)
                     rne_iw_cm_connected(d, ev.user);
                 }
                 /* the stream, then its end */
-                if (ev.events & RNE_TCP_EV_READABLE) {
+                if ((ev.events & RNE_TCP_EV_READABLE) && holds(ev.user, &ev)) {
                     eng_readable(d, ev.conn, ev.user);
                 }
-                if (ev.events & RNE_TCP_EV_PEER_CLOSED) {
+                if ((ev.events & RNE_TCP_EV_PEER_CLOSED) &&
+                    holds(ev.user, &ev)) {
                     rne_iw_cm_peer_closed(d, ev.user);
                 }
                 /* a finished connection sends nothing more */
                 if (ev.events & RNE_TCP_EV_CLOSED) {
-                    eng_closed(d, &ev);
+                    if (holds(ev.user, &ev)) {
+                        eng_closed(d, &ev);
+                    }
                     continue;
                 }
                 /* what the ACK let go */
-                if (ev.events & RNE_TCP_EV_ACKED) {
+                if ((ev.events & RNE_TCP_EV_ACKED) && holds(ev.user, &ev)) {
                     eng_acked(d, ev.user);
                 }
             }
@@ -172,7 +188,7 @@ static bool eng_idle(struct rne_dev *d, const struct rne_iw_eng *e)
     struct rne_iw *iw = d->iw;
     uint32_t i;
 
-    if (iw->nzombie || rne_tcp_next_deadline(e->tcp) != UINT64_MAX) {
+    if (rne_tcp_next_deadline(e->tcp) != UINT64_MAX) {
         return false;
     }
     for (i = 0; i < iw->nlive; i++) {

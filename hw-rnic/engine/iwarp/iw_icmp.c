@@ -29,7 +29,7 @@ static struct rne_iw_conn *conn_by_tuple(struct rne_dev *d, uint16_t vid,
     for (i = 0; i < iw->nlive; i++) {
         struct rne_iw_conn *c = iw->live[i];
 
-        /* a freed connection has no TCP any more */
+        /* one lingering after its TCP finished has none */
         if (c->tc && c->key.vlan == vid && c->key.lport == lport &&
             c->key.rport == rport && !memcmp(c->key.laddr, laddr, 4) &&
             !memcmp(c->key.raddr, raddr, 4)) {

@@ -2,7 +2,13 @@
 /*
  * A connection's byte stream in RDMA mode: MPA deframing (markers, CRC)
  * into FPDUs, each handed to the receive path of iw_rx.c.
+ *
+ * Nothing on the receive path frees the connection (a QP error inside it
+ * finds the QP already unbound, a CQ overrun is deferred to the dispatch),
+ * so the loop asks one thing: is the QP still this connection's?  A
+ * Terminate, sent or received, unbinds it.
  */
+#include <assert.h>
 #include "iw.h"
 
 void rne_iw_rx_stream(struct rne_dev *d, struct rne_iw_conn *c,
@@ -11,7 +17,7 @@ void rne_iw_rx_stream(struct rne_dev *d, struct rne_iw_conn *c,
     struct rne_iw_qp *iq = c->iq;
     struct rne_qp *qp = rne_qp_get(d, c->qpn);
 
-    while (len && !c->zombie && qp && qp->iw == iq) {
+    while (len && qp && qp->iw == iq) {
         struct rne_mpa_rx_ev ev;
         size_t n;
 
@@ -37,13 +43,12 @@ void rne_iw_rx_stream(struct rne_dev *d, struct rne_iw_conn *c,
             rne_iw_cm_rtr_arrived(d, c, qp, ev.ulpdu, ev.len)) {
             continue;   /* the Send RTR: no ULP message */
         }
-        if (c->zombie || qp->iw != iq) {
-            return;
-        }
         rne_iw_rx_ulpdu(d, qp, ev.ulpdu, ev.len);
     }
+    /* a QP still bound has its connection listed */
+    assert(!qp || qp->iw != iq || d->iw->conn[c->id] == c);
     rne_iw_rx_buf_put(d, c);
-    if (!c->zombie && qp && qp->iw == iq) {
+    if (qp && qp->iw == iq) {
         rne_iw_tx_pump(d, qp);
         rne_iw_conn_maybe_fin(d, c);
     }

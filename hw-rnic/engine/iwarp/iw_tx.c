@@ -7,6 +7,7 @@
  * last FPDU is handed to TCP (as siw does), Reads and Atomics when the
  * response has been placed; completions are written in SQ order.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include "iw.h"
@@ -698,8 +699,10 @@ void rne_iw_tx_pump(struct rne_dev *d, struct rne_qp *qp)
         return;
     }
     c = iq->conn;
+    /* a bound QP's connection is listed: freeing one unbinds its QP first */
+    assert(d->iw->conn[c->id] == c);
     rings_trim(d, qp, iq);
-    while (budget-- && qp->iw == iq && !c->zombie &&
+    while (budget-- && qp->iw == iq &&
            (c->state == IWC_RTS || c->state == IWC_CLOSING)) {
         bool resp = iq->irq_cnt > 0;
         bool sq = (qp->state == RNIC_QPS_RTS ||
