@@ -9,7 +9,9 @@
  *    a Terminate and an RST arriving while the Send that caused them is
  *    still being segmented, and ACKs arriving in the middle of a message;
  *  - the timer's DMA landing on the doorbell page: the doorbell is not run
- *    inside the timer's work.
+ *    inside the timer's work;
+ *  - commands in the same dispatch after a connection was freed by the
+ *    first of them: not found, freed once, its memory gone at the end.
  */
 #include <string.h>
 #include "test-iw-pair.h"
@@ -165,6 +167,54 @@ static void reset_in_dma(enum trigger t, bool cq_page)
         rne_dev_reset(&p->a.h->dev);    /* DESTROY_QP flushes no CQE */
     }
     check_usable_after(p);
+    p_free(p);
+}
+
+/*
+ * One admin batch, one dispatch: CM_ABORT, the same CM_ABORT again,
+ * DESTROY_QP of its QP and CM_DISCONNECT of the freed connection.  The
+ * first frees the connection mid-dispatch; the commands after it must not
+ * find it (NOT_FOUND, not a second free), and its memory goes when the
+ * dispatch ends.
+ */
+static void abort_twice_in_one_batch(void)
+{
+    static const uint8_t ops[] = {
+        RNIC_CMD_CM_ABORT, RNIC_CMD_CM_ABORT, RNIC_CMD_DESTROY_QP,
+        RNIC_CMD_CM_DISCONNECT,
+    };
+    static const uint8_t want[] = {
+        RNIC_STS_OK, RNIC_STS_NOT_FOUND, RNIC_STS_OK, RNIC_STS_NOT_FOUND,
+    };
+    struct pair *p = p_new();
+    struct harness *h = p->a.h;
+    struct rnic_admin_cqe cqe;
+    unsigned i, n = 0;
+
+    if (!p_connect_pair(p, 2, RNIC_MPA_CRC)) {
+        p_free(p);
+        return;
+    }
+    post_empty_recv(&p->a, 1);
+    for (i = 0; i < sizeof(ops); i++) {
+        struct rnic_admin_cmd c = t_mk(ops[i]);
+
+        c.u.obj.id = ops[i] == RNIC_CMD_DESTROY_QP ? P_QP : 0;
+        h_post(h, &c);
+    }
+    h_ring_admin(h);
+    h_run(h);
+    while (n < sizeof(ops) && h_poll(h, &cqe)) {
+        CHECK_EQ(cqe.opcode, ops[n]);
+        CHECK_EQ(cqe.status, want[n]);
+        n++;
+    }
+    CHECK_EQ(n, sizeof(ops));
+    CHECK_EQ(h->dev.iw->nlive, 0);
+    CHECK(h->dev.iw->gone == NULL);
+    printf("abort twice in one batch: %u commands answered\n", n);
+    p_settle(p, 1000000000ull);
+    CHECK(!rne_dev_busy(&h->dev));
     p_free(p);
 }
 
@@ -538,6 +588,9 @@ int main(int argc, char **argv)
     }
     if (only < 0 || only == 13) {
         reset_in_flush();
+    }
+    if (only < 0 || only == 14) {
+        abort_twice_in_one_batch();
     }
     return t_report("test-iw-reentry");
 }
