@@ -32,9 +32,8 @@ const char *rne_st_conn_unsaved(struct rne_dev *d, char *buf, size_t n)
     char why[96];
     uint32_t i;
 
-    if (iw->nzombie) {
-        snprintf(buf, n, "%u connections are being released (mid-dispatch)",
-                 iw->nzombie);
+    if (iw->gone) {
+        snprintf(buf, n, "connections are being released (mid-dispatch)");
         return buf;
     }
     for (i = 0; i < iw->nlive; i++) {
