@@ -184,6 +184,16 @@ static void mr_set(struct rne_mr *mr, const struct rnic_cmd_reg_mr *c,
     mr->pages = pages;
 }
 
+/* Describe mr by c with its loaded pages; count them and hold its PD. */
+static void mr_install(struct rne_dev *d, struct rne_mr *mr,
+                       const struct rnic_cmd_reg_mr *c, uint32_t uctx,
+                       uint32_t npages, uint64_t *pages)
+{
+    mr_set(mr, c, uctx, npages, pages);
+    d->rdma->pbl_pages += npages;
+    rne_rdma_hold(d, mr->pdn, uctx);
+}
+
 unsigned rne_mr_reg(struct rne_dev *d, const struct rnic_cmd_reg_mr *c)
 {
     uint32_t index = RNIC_STAG_INDEX(rne_le32_to_cpu(c->stag));
@@ -203,9 +213,7 @@ unsigned rne_mr_reg(struct rne_dev *d, const struct rnic_cmd_reg_mr *c)
     if (sts) {
         return sts;
     }
-    mr_set(mr, c, uctx, npages, pages);
-    d->rdma->pbl_pages += npages;
-    rne_rdma_hold(d, mr->pdn, uctx);
+    mr_install(d, mr, c, uctx, npages, pages);
     return RNIC_STS_OK;
 }
 
@@ -243,9 +251,7 @@ unsigned rne_mr_rereg(struct rne_dev *d, const struct rnic_cmd_reg_mr *c)
     rne_rdma_release(d, mr->pdn, mr->uctx);
     d->rdma->pbl_pages -= mr->npages;
     free(mr->pages);
-    mr_set(mr, c, uctx, npages, pages);
-    d->rdma->pbl_pages += npages;
-    rne_rdma_hold(d, mr->pdn, uctx);
+    mr_install(d, mr, c, uctx, npages, pages);
     return RNIC_STS_OK;
 }
 
