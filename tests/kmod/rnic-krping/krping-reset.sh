@@ -112,7 +112,8 @@ done
 rdma resource show qp | grep -q 'state RTS' || fail "first rnic_krping never connected"
 show_resources
 if [ "$MODE" = device ] && [ "$RNIC_ROLE" = server ]; then
-	sleep 5
+	# Reset in the middle of the traffic, not at its start.
+	wait_fpdus 1000 120
 	device_reset
 fi
 wait $kpid
@@ -126,7 +127,17 @@ bad=$(dmesg | grep -v 'module verification failed' | grep -E 'BUG|WARNING|Oops|h
 
 say "phase 2: a new connection after the $MODE reset"
 dmesg -C
-[ "$RNIC_ROLE" = server ] || sleep 10
+# The client connects once the server is through phase 1 (its device back
+# after a device reset), not after a fixed pause.
+if [ "$RNIC_ROLE" = server ]; then
+	touch "$RNIC_OUT/phase2.ready"
+else
+	for _ in $(seq 1 1500); do
+		[ -e "$RNIC_RUN_DIR/out1/phase2.ready" ] && break
+		sleep 0.2
+	done
+	[ -e "$RNIC_RUN_DIR/out1/phase2.ready" ] || fail "the server never reached phase 2"
+fi
 krping 18523 max_size=1048576 iters=2
 line=$(dmesg | grep 'rnic_krping: RESULT' | tail -1)
 echo "$line"

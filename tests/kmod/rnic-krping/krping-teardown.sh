@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Lab guest script: teardown under load.  Two rnic guests run a long
-# rnic_krping; 15 s in, the server unloads rnic.ko with the connection open
+# rnic_krping; once its QP is in RTS and 2000 FPDUs have arrived, the server
+# unloads rnic.ko with the connection open
 # (ULP sees DEVICE_REMOVAL), so the client sees its peer reset.  Both sides
 # must come back without a hang, oops or leak, and rnic.ko must unload on
 # the client too.
@@ -23,11 +24,15 @@ if [ "$RNIC_ROLE" = server ]; then
 	# shellcheck disable=SC2086
 	insmod "$KO" role=server addr="$RNIC_IP" $args &
 	pid=$!
-	for _ in $(seq 1 120); do
-		dmesg | grep -q 'rnic_krping: enabling' && break
-		sleep 1
+	# Under load: the QP in RTS (the module prints nothing then) and 2000
+	# FPDUs received on it (a few hundred Send/Write/Read rounds).
+	for _ in $(seq 1 600); do
+		rdma resource show qp | grep -q 'state RTS' && break
+		kill -0 $pid 2>/dev/null || fail "rnic_krping server ended before connecting"
+		sleep 0.2
 	done
-	sleep 15
+	rdma resource show qp | grep -q 'state RTS' || fail "rnic_krping never connected"
+	wait_fpdus 2000 120
 	say "unloading rnic.ko with the connection open"
 	timeout 120 rmmod rnic || fail "rmmod rnic with a connection open (rc $?)"
 	say "rnic.ko unloaded"

@@ -11,6 +11,22 @@ result() { echo "RESULT $*"; }
 # summary lists for the rnic device (empty if none).
 rdma_res_count() { echo "$1" | grep rnic | grep -oE " $2 [0-9]+" | awk '{print $2}'; }
 
+# wait_fpdus N SECONDS: until the rnic device has received N more FPDUs than
+# when called (rdma statistic's iwFpduReceived): traffic on a live
+# connection, waited for rather than slept for. Fails after SECONDS.
+wait_fpdus() {
+	local dev n0 n end=$((SECONDS + $2))
+	dev=$(ls /sys/class/infiniband | head -1)
+	n0=$(rdma statistic show link "$dev/1" | grep -oE "iwFpduReceived [0-9]+" | cut -d' ' -f2)
+	while :; do
+		n=$(rdma statistic show link "$dev/1" | grep -oE "iwFpduReceived [0-9]+" | cut -d' ' -f2)
+		[ $((${n:-0} - ${n0:-0})) -ge "$1" ] && break
+		[ $SECONDS -lt $end ] || fail "$dev received $((${n:-0} - ${n0:-0})) FPDUs in $2 s, want $1"
+		sleep 0.2
+	done
+	say "$dev: $((n - n0)) FPDUs received"
+}
+
 modprobe() { "$RNIC_LAB_DIR/guest/modprobe-wrapper" "$@"; }
 
 # The first Ethernet interface (the lab gives each guest exactly one NIC).

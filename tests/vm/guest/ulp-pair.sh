@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Kernel storage ULPs over RDMA between two lab guests, every check in one boot
 # (TAP subtests through lab.py --tap, as rnic-user-pair.sh). Guest 1 serves,
-# guest 2 is the client; RNIC_ULPS picks the checks, run in order:
+# guest 2 is the client; with RNIC_ULP_BOTH_WAYS=1 the checks then run again
+# with guest 2 serving (see the end). RNIC_ULPS picks the checks, run in order:
 #   nfs3 nfs42  NFS over RDMA (rpcrdma): guest 1's nfsd exports a tmpfs and
 #               listens on rdma 20049; guest 2 mounts vers=3 / vers=4.2 with
 #               proto=rdma,port=20049 (mountstats must say xprt: rdma), writes
@@ -35,11 +36,12 @@ MIB=${RNIC_ULP_MIB:-32}
 TREE_DIRS=${RNIC_ULP_TREE_DIRS:-1}
 TREE="$RNIC_LAB_DIR/guest/ulp-tree.py"
 EXPORT=/run/export
+# Direction 2 (guest 2 serving) listens one port up: each check's rule in
+# the captures sees only its own connections.
 NFS_PORT=20049
 ISER_PORT=3260
 IQN=iqn.2026-12.invalid.rnic:lab-iser
-PEER_ID=2
-[ "$RNIC_ROLE" = server ] || PEER_ID=1
+PEER_ID=$((3 - RNIC_GUEST_ID))
 
 # post NAME.STEP [TEXT]: tell the peer a step is done (written then renamed, so
 # the peer never reads half of it).
@@ -180,8 +182,8 @@ TGT=/sys/kernel/config/target
 TPG=$TGT/iscsi/$IQN/tpgt_1
 LUN_FILE=/run/iser/lun0.img
 
-serve_iser() {
-	local np=$TPG/np/$RNIC_IP:$ISER_PORT got
+serve_iser() { # serve_iser NAME
+	local n=$1 np=$TPG/np/$RNIC_IP:$ISER_PORT got
 	modprobe target_core_mod || fail "target_core_mod"
 	modprobe target_core_file || fail "target_core_file"
 	modprobe iscsi_target_mod || fail "iscsi_target_mod"
@@ -210,16 +212,16 @@ serve_iser() {
 	echo 1 >"$np/iser" || fail "iser=1 on the portal (ib_isert)"
 	echo 1 >"$TPG/enable" || fail "enable the target portal group"
 	say "iSER target $IQN on $RNIC_IP:$ISER_PORT, iser=$(cat "$np/iser"), fileio $LUN_FILE"
-	post iser.ready
-	await iser.written 600 || fail "client did not write"
+	post "$n.ready"
+	await "$n.written" 600 || fail "client did not write"
 	got=$(head -c $((MIB << 20)) $LUN_FILE | sha256sum | cut -d' ' -f1)
 	say "server's backing file: sha256 $got"
 	if [ "data=$got" != "$STEP_TEXT" ]; then
-		post iser.server "mismatch: data=$got"
+		post "$n.server" "mismatch: data=$got"
 		fail "backing file differs: client $STEP_TEXT, server data=$got"
 	fi
-	post iser.server ok
-	await iser.end 300 || fail "client did not finish"
+	post "$n.server" ok
+	await "$n.end" 300 || fail "client did not finish"
 	# Take the target down again: no session may hold it.
 	echo 0 >"$TPG/enable" || fail "disable the target portal group"
 	{ rmdir "$np" && rm "$TPG/lun/lun_0/lun0" && rmdir "$TPG/lun/lun_0" && rmdir "$TPG" &&
@@ -236,13 +238,13 @@ iser_disk() {
 	return 1
 }
 
-client_iser() {
-	local portal=$RNIC_PEER:$ISER_PORT dev sess want got t0 t1 t2 i out
+client_iser() { # client_iser NAME
+	local n=$1 portal=$RNIC_PEER:$ISER_PORT dev sess want got t0 t1 t2 i out
 	modprobe ib_iser || fail "ib_iser"
 	modprobe sd_mod
 	mkdir -p /run/lock/iscsi
-	iscsid || fail "iscsid"
-	await iser.ready 300 || fail "target not ready"
+	pgrep -x iscsid >/dev/null || iscsid || fail "iscsid"
+	await "$n.ready" 300 || fail "target not ready"
 	iscsiadm -m node -o new -T $IQN -p "$portal" -I iser >/dev/null || fail "iscsiadm node new"
 	iscsiadm -m node -T $IQN -p "$portal" -I iser --login || fail "iSER login to $portal"
 	sess=$(iscsiadm -m session) || fail "no session"
@@ -271,8 +273,8 @@ client_iser() {
 		fail "read back"
 	t3=$(date +%s.%N)
 	[ "$got" = "$want" ] || fail "read back: sha256 $got != $want"
-	post iser.written "data=$want"
-	await iser.server 300 || fail "no verdict from the target"
+	post "$n.written" "data=$want"
+	await "$n.server" 300 || fail "no verdict from the target"
 	[ "$STEP_TEXT" = ok ] || fail "target's backing file: $STEP_TEXT"
 	iscsiadm -m node -T $IQN -p "$portal" -I iser --logout || fail "iSER logout"
 	iscsiadm -m session >/dev/null 2>&1 && fail "a session is left after logout"
@@ -295,43 +297,63 @@ check_wire() {
 	esac
 }
 
-run_check() {
+run_check() { # run_check NAME CHECK
 	# The peer waits for this whatever happens to the check here.
 	# shellcheck disable=SC2064
 	trap "post $1.end" EXIT
 	if [ "$RNIC_ROLE" = server ]; then
-		case "$1" in
+		case "$2" in
 		nfs3 | nfs42) serve_nfs "$1" ;;
-		iser) serve_iser ;;
-		*) fail "unknown check $1" ;;
+		iser) serve_iser "$1" ;;
+		*) fail "unknown check $2" ;;
 		esac
 	else
-		case "$1" in
-		nfs3) client_nfs nfs3 3 ;;
-		nfs42) client_nfs nfs42 4.2 ;;
-		iser) client_iser ;;
-		*) fail "unknown check $1" ;;
+		case "$2" in
+		nfs3) client_nfs "$1" 3 ;;
+		nfs42) client_nfs "$1" 4.2 ;;
+		iser) client_iser "$1" ;;
+		*) fail "unknown check $2" ;;
 		esac
 	fi
 }
 
 # Each check runs in a subshell (fail ends only that check); both guests
 # report each one (RNIC-CHECK), then whether their kernel log stayed clean.
+# RNIC_ULP_BOTH_WAYS=1: guest 1 serves the checks (direction 1), then guest 2
+# (direction 2, on ports one up), each check named CHECK-SERVER-CLIENT by the
+# guests' stacks (nfs3-rnic-siw, ..., then nfs3-siw-rnic, ...).
 FAILED=0
-read -r -a plan <<<"${RNIC_ULPS:-nfs3 nfs42 iser}"
+read -r -a ulps <<<"${RNIC_ULPS:-nfs3 nfs42 iser}"
+directions=1
+[ "${RNIC_ULP_BOTH_WAYS:-0}" = 1 ] && directions="1 2"
+check_name() { # check_name DIRECTION CHECK
+	if [ "$directions" = 1 ]; then echo "$2"; else echo "$2-$(stack_of "$1")-$(stack_of $((3 - $1)))"; fi
+}
+plan=()
+for d in $directions; do
+	for c in "${ulps[@]}"; do
+		plan+=("$(check_name "$d" "$c")")
+	done
+done
 echo "RNIC-PLAN ${plan[*]} kernel-log"
-for c in "${plan[@]}"; do
-	say "=== $c ==="
-	t0=$SECONDS
-	(run_check "$c")
-	rc=$?
-	say "$c took $((SECONDS - t0)) s"
-	if [ $rc = 0 ]; then
-		echo "RNIC-CHECK ok $c $(check_wire "$c")"
-	else
-		echo "RNIC-CHECK fail $c $(check_wire "$c")"
-		FAILED=$((FAILED + 1))
-	fi
+for d in $directions; do
+	RNIC_ROLE=client
+	[ "$RNIC_GUEST_ID" = "$d" ] && RNIC_ROLE=server
+	NFS_PORT=$((20049 + d - 1)) ISER_PORT=$((3260 + d - 1))
+	for c in "${ulps[@]}"; do
+		name=$(check_name "$d" "$c")
+		say "=== $name: guest$d serves ==="
+		t0=$SECONDS
+		(run_check "$name" "$c")
+		rc=$?
+		say "$name took $((SECONDS - t0)) s"
+		if [ $rc = 0 ]; then
+			echo "RNIC-CHECK ok $name $(check_wire "$c")"
+		else
+			echo "RNIC-CHECK fail $name $(check_wire "$c")"
+			FAILED=$((FAILED + 1))
+		fi
+	done
 done
 if kernel_clean; then
 	echo "RNIC-CHECK ok kernel-log"
