@@ -159,6 +159,7 @@ typedef __u64 __le64;
 #define RNIC_FEAT_MPA_CRC	(1u << 8)
 #define RNIC_FEAT_RESIZE_CQ	(1u << 9)	/* RNIC_CMD_RESIZE_CQ */
 #define RNIC_FEAT_REREG_MR	(1u << 10)	/* RNIC_CMD_REREG_MR */
+#define RNIC_FEAT_MW		(1u << 11)	/* memory windows, type 1 and 2B */
 
 /* ------------------------------------------------------------------ */
 /* Doorbell BAR                                                        */
@@ -245,6 +246,8 @@ enum rnic_admin_opcode {
 	RNIC_CMD_ALLOC_MR		= 0x21,	/* fast-register MR */
 	RNIC_CMD_DEREG_MR		= 0x22,
 	RNIC_CMD_REREG_MR		= 0x23,	/* RNIC_FEAT_REREG_MR */
+	RNIC_CMD_ALLOC_MW		= 0x24,	/* RNIC_FEAT_MW */
+	RNIC_CMD_DEALLOC_MW		= 0x25,	/* RNIC_FEAT_MW; id = STag */
 	RNIC_CMD_CM_LISTEN		= 0x30,
 	RNIC_CMD_CM_DESTROY_LISTEN	= 0x31,
 	RNIC_CMD_CM_CONNECT		= 0x32,
@@ -279,7 +282,7 @@ struct rnic_cmd_hdr {
 RNIC_ASSERT_SIZE(struct rnic_cmd_hdr, 8);
 
 /* Commands that name one object: DESTROY_*, FREE_UCTX, CM_DESTROY_LISTEN,
- * CM_DISCONNECT, CM_ABORT, DEREG_MR (id = STag). */
+ * CM_DISCONNECT, CM_ABORT, DEREG_MR and DEALLOC_MW (id = STag). */
 struct rnic_cmd_obj {
 	__le32 id;
 	__le32 rsvd;
@@ -436,6 +439,8 @@ struct rnic_cmd_query_qp {
 #define RNIC_ACCESS_REMOTE_READ		(1u << 1)
 #define RNIC_ACCESS_REMOTE_WRITE	(1u << 2)
 #define RNIC_ACCESS_REMOTE_ATOMIC	(1u << 3)
+/* MRs (REG_MR, REREG_MR) only: memory windows may be bound to it. */
+#define RNIC_ACCESS_MW_BIND		(1u << 4)
 
 /*
  * STag = index << 8 | key: the driver picks the 24-bit index
@@ -472,6 +477,35 @@ struct rnic_cmd_alloc_mr {
 	__le32 pdn;
 	__le32 max_pages;
 	__le32 rsvd;
+};
+
+/*
+ * Memory windows (RNIC_FEAT_MW) share the STag index space with MRs
+ * (MAX_MR covers both).  ALLOC_MW makes an unbound window of PD pdn; a
+ * BIND_MW WQE binds it to a range of an MR (RNIC_ACCESS_MW_BIND) of the
+ * same PD, giving remote access through the window STag alone.
+ *
+ * Type 1: bound to the PD (any QP of it may be addressed through it);
+ * bound again or unbound (length 0) by a later BIND_MW; not invalidated
+ * by LOCAL_INV or Send with Invalidate.
+ * Type 2B: bound to the QP that posted the BIND_MW (a request on another
+ * QP gets "STag not associated with RDMAP stream"); bound only when
+ * invalid; invalidated by LOCAL_INV on that QP or a Send with Invalidate
+ * arriving on it.
+ *
+ * While windows are bound to an MR, DEREG_MR and REREG_MR of it fail with
+ * BUSY and invalidating it (fast-register) fails; DEALLOC_MW of a bound
+ * window unbinds it.  Destroying a QP invalidates the type 2B windows
+ * bound to it.
+ */
+#define RNIC_MW_TYPE_1		1
+#define RNIC_MW_TYPE_2		2
+struct rnic_cmd_alloc_mw {
+	__le32 stag;		/* invalid (unbound) until a BIND_MW WQE */
+	__le32 pdn;
+	__u8 type;		/* RNIC_MW_TYPE_* */
+	__u8 rsvd[3];
+	__le32 rsvd2;
 };
 
 /* Connection identity; ports are plain LE integers, addresses bytes in
@@ -578,6 +612,7 @@ struct rnic_admin_cmd {
 		struct rnic_cmd_query_qp query_qp;
 		struct rnic_cmd_reg_mr reg_mr;
 		struct rnic_cmd_alloc_mr alloc_mr;
+		struct rnic_cmd_alloc_mw alloc_mw;
 		struct rnic_cmd_cm_listen cm_listen;
 		struct rnic_cmd_cm_connect cm_connect;
 		struct rnic_cmd_cm_accept cm_accept;
@@ -808,6 +843,7 @@ enum rnic_wqe_opcode {
 	 * when the Read completes (RDMA Read with Local Invalidate, as Linux's
 	 * rdma_rw reads on iWARP). */
 	RNIC_WR_READ_INV	= 0x0a,
+	RNIC_WR_BIND_MW		= 0x0b,	/* RNIC_FEAT_MW; user QPs too */
 };
 
 #define RNIC_WQE_SIGNALED	(1u << 0)	/* write a CQE on success */
@@ -823,6 +859,7 @@ struct rnic_wqe_hdr {
 	__le32 ex;		/* immediate data / STag to invalidate */
 };
 RNIC_ASSERT_SIZE(struct rnic_wqe_hdr, 16);
+/* LOCAL_INV and BIND_MW are allowed on user QPs; REG_MR on kernel QPs. */
 
 struct rnic_wqe_rdma {		/* WRITE, WRITE_IMM, READ */
 	__le64 remote_addr;
@@ -848,6 +885,20 @@ struct rnic_wqe_reg_mr {	/* fast-register an ALLOC_MR STag */
 	__le64 rsvd;
 };
 
+/*
+ * Bind window mw_stag (its new key in the low 8 bits) to [va, va + length)
+ * of MR mr_stag with remote rights access (RNIC_ACCESS_REMOTE_*; write and
+ * atomic need LOCAL_WRITE on the MR).  Type 1: length 0 unbinds.
+ */
+struct rnic_wqe_bind_mw {
+	__le64 va;
+	__le64 length;
+	__le32 mw_stag;
+	__le32 mr_stag;
+	__le32 access;
+	__le32 rsvd[5];
+};
+
 #define RNIC_SQ_WQE_SIZE	256
 #define RNIC_SQ_MAX_SGE		12
 #define RNIC_SQ_MAX_INLINE	192
@@ -857,6 +908,7 @@ struct rnic_sq_wqe {
 		struct rnic_wqe_rdma rdma;
 		struct rnic_wqe_atomic atomic;
 		struct rnic_wqe_reg_mr reg_mr;
+		struct rnic_wqe_bind_mw bind_mw;
 		__u8 raw[48];
 	} op;
 	union {
@@ -867,6 +919,7 @@ struct rnic_sq_wqe {
 RNIC_ASSERT_SIZE(struct rnic_wqe_rdma, 48);
 RNIC_ASSERT_SIZE(struct rnic_wqe_atomic, 48);
 RNIC_ASSERT_SIZE(struct rnic_wqe_reg_mr, 48);
+RNIC_ASSERT_SIZE(struct rnic_wqe_bind_mw, 48);
 RNIC_ASSERT_SIZE(struct rnic_sq_wqe, RNIC_SQ_WQE_SIZE);
 
 #define RNIC_RQ_WQE_SIZE	128
@@ -888,6 +941,7 @@ enum rnic_cqe_opcode {
 	RNIC_WC_ATOMIC_CSWAP	= 0x04,
 	RNIC_WC_LOCAL_INV	= 0x05,
 	RNIC_WC_REG_MR		= 0x06,
+	RNIC_WC_BIND_MW		= 0x07,
 	RNIC_WC_RECV		= 0x80,	/* Send family received */
 	RNIC_WC_RECV_WRITE_IMM	= 0x81,	/* Write with immediate received */
 };
@@ -906,6 +960,7 @@ enum rnic_cqe_status {
 	RNIC_WC_RETRY_EXC_ERR	= 0x0a,
 	RNIC_WC_FATAL_ERR	= 0x0b,
 	RNIC_WC_GENERAL_ERR	= 0x0c,
+	RNIC_WC_MW_BIND_ERR	= 0x0d,	/* a BIND_MW the device refused */
 };
 
 #define RNIC_CQE_F_IMM		(1u << 0)	/* ex holds immediate data */

@@ -360,11 +360,29 @@ static void seed_objects(struct fs *f)
     }
     memset(&c, 0, sizeof(c));
     c.u.reg_mr.stag = 0x100 | 0x33;
-    c.u.reg_mr.access = RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_READ;
+    c.u.reg_mr.access = RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_READ |
+                        RNIC_ACCESS_MW_BIND;
     c.u.reg_mr.iova = 0x4000100;
     c.u.reg_mr.length = 2 * PG;
     seed_pbl(&c.u.reg_mr.pages, seed_alloc(3), 3);
     seed_cmd(f, &c, RNIC_CMD_REG_MR);
+    /* Windows in it: type 1, type 2 bound to QP 0, one unbound. */
+    for (i = 5; i <= 7; i++) {
+        memset(&c, 0, sizeof(c));
+        c.u.alloc_mw.stag = i << 8;
+        c.u.alloc_mw.type = i == 5 ? RNIC_MW_TYPE_1 : RNIC_MW_TYPE_2;
+        seed_cmd(f, &c, RNIC_CMD_ALLOC_MW);
+    }
+    for (i = 5; i <= 6; i++) {
+        struct rnic_wqe_bind_mw b = {
+            .va = 0x4000200, .length = PG, .mw_stag = i << 8 | i,
+            .mr_stag = 0x100 | 0x33, .access = RNIC_ACCESS_REMOTE_READ,
+        };
+
+        if (rne_mw_bind(&f->dev, rne_qp_get(&f->dev, 0), &b)) {
+            abort();
+        }
+    }
     memset(&c, 0, sizeof(c));
     c.u.reg_mr.stag = 0x200;
     c.u.reg_mr.access = RNIC_ACCESS_LOCAL_WRITE;

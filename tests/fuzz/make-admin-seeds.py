@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Seed corpus for fuzz-admin (program format in fuzz-admin.c): driver-like
 bring-ups of every object kind (EQs, L2 queues, user contexts, PDs, CQs,
-SRQs, QPs, MRs, fast-register, CM listen/connect), work posted by doorbell,
+SRQs, QPs, MRs, fast-register, memory windows, CM listen/connect), work
+posted by doorbell,
 then hostile variants: wrong pages, destroys out of order, resets mid-way."""
 import os, struct, sys
 
@@ -58,6 +59,7 @@ reg_mr = lambda stag=0x0101, access=0xf, pages=4, length=4 * PG, flags=0: cmd(0x
 rereg_mr = lambda stag=0x0102, access=0x7, pages=2, length=2 * PG: cmd(0x23, struct.pack('<IIIIQQ', stag, 1, access, 0, 0x30000000, length) + pbl(34, pages))
 resize_cq = lambda n, log, page, dbrec: cmd(0x1d, struct.pack('<IB3sQ', n, log, b'', dbrec) + pbl(page, 1))
 alloc_mr = cmd(0x21, struct.pack('<IIII', 0x0202, 1, 4, 0))
+alloc_mw = lambda stag, mwtype, pdn=1: cmd(0x24, struct.pack('<IIB3sI', stag, pdn, mwtype, b'', 0))
 modify_qp = lambda mask, state=0, access=0: cmd(0x1a, struct.pack('<IIBBBBI', 1, mask, state, 4, 4, 0, access))
 query_qp = cmd(0x1b, struct.pack('<IIQ', 1, 256, 41 * PG))
 query_stats = cmd(0x01, struct.pack('<QII', 41 * PG, 512, 0))
@@ -125,6 +127,14 @@ seeds = {
         resize_cq(2, 8, 47, 0x29000 + 88) + obj(0x1c, 1) + obj(0x15, 1),
     'rereg-mr': full + alloc_mr + rereg_mr() + rereg_mr(pages=1, length=PG, access=1) +
         rereg_mr(0x0202) + rereg_mr(0x0909) + rereg_mr(pages=0xffffffff) + obj(0x22, 0x0102),
+    # Memory windows: type 1 and 2 in PD 1, a bad type, an index an MR
+    # holds, BIND_MW / LOCAL_INV WQEs (flushed: no connection), DEREG_MR of
+    # a window, DEALLOC_MW of an MR, the MR deregistered last.
+    'mw': full + reg_mr(0x0301, access=0x17) + alloc_mw(0x0401, 1) + alloc_mw(0x0501, 2) +
+        alloc_mw(0x0601, 3) + alloc_mw(0x0301, 1) + alloc_mw(0x0701, 2, pdn=9) +
+        mem(29 * PG, sq_wqe(0x0b, count=0, op=struct.pack('<QQIII', 0x10000000, PG, 0x0402, 0x0301, 6) + bytes(20))) +
+        mem(29 * PG + 256, sq_wqe(0x07, count=0, ex=0x0502)) + db(0, 0x00, 1, 0, 2) + modify_qp(1, 4) +
+        obj(0x22, 0x0401) + obj(0x25, 0x0301) + obj(0x25, 0x0401) + obj(0x1c, 1) + obj(0x25, 0x0501) + obj(0x22, 0x0301),
     'hostile-rings': eqs + pd + cmd(0x14, struct.pack('<IIIB3sQ', 1, 3, 0, 30, b'', 0) + pbl(27, 1)) + cmd(0x14, struct.pack('<IIIB3sQ', 2, 3, 0, 7, b'', 1 << 40) + struct.pack('<QIBBH', 2 * PG, 1, 12, 1, 0)),
 }
 out = sys.argv[1]

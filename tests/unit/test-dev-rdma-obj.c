@@ -405,7 +405,7 @@ static void test_mr(void)
     c.u.reg_mr.pdn = 9;
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_NOT_FOUND);
     c = ok;
-    c.u.reg_mr.access = 1u << 4;
+    c.u.reg_mr.access = 1u << 5;
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_BAD_PARAM);
     c.u.reg_mr.access = RNIC_ACCESS_REMOTE_WRITE;   /* no LOCAL_WRITE */
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_BAD_PARAM);

@@ -98,7 +98,7 @@ static void test_sq_fetch(void)
     CHECK_EQ(sgl.sge[2].lkey, STAG_RO);
 
     /* Malformed WQEs. */
-    w = wqe(RNIC_WR_READ_INV + 1, 0, 2);
+    w = wqe(RNIC_WR_BIND_MW + 1, 0, 2);
     CHECK_EQ(fetch(&e, &w, &sgl), RNIC_WC_LOC_QP_OP_ERR);
     w = wqe(RNIC_WR_SEND, 0x10, 3);
     CHECK_EQ(fetch(&e, &w, &sgl), RNIC_WC_LOC_QP_OP_ERR);
@@ -216,6 +216,7 @@ static void test_fast_reg(void)
     uint8_t data[0x2000], back[0x2000];
     uint64_t p1, p2, list, iova = 0x50000800;
     uint32_t stag = RNIC_STAG(20, 2), rw;
+    struct rne_qp other_pd = { .pdn = 1 };
     unsigned i;
 
     env_init(&e);
@@ -308,7 +309,7 @@ static void test_fast_reg(void)
     w.hdr.ex = STAG_A;
     CHECK_EQ(local_wr(&e, &w), RNIC_WC_LOC_PROT_ERR);
     CHECK_EQ(rne_mr_check(&e.h->dev, STAG_A, 0, 0, e.buf, 1), RNE_MR_OK);
-    CHECK_EQ(rne_mr_invalidate(&e.h->dev, stag, 1), RNE_MR_E_PD);
+    CHECK_EQ(rne_mr_invalidate(&e.h->dev, stag, &other_pd), RNE_MR_E_PD);
     w.hdr.ex = stag;
     CHECK_EQ(local_wr(&e, &w), RNIC_WC_SUCCESS);   /* unsignaled: no CQE */
     CHECK(t_poll_cq(e.h, &e.scq, &cqe));
@@ -351,8 +352,9 @@ static void test_fast_reg(void)
     CHECK_EQ(rne_mr_check(&e.h->dev, RNIC_STAG(20, 4), 0, 0, iova, 1),
              RNE_MR_OK);
     /* Remote invalidate of the fast-register MR, by its PD only. */
-    CHECK_EQ(rne_mr_invalidate(&e.h->dev, RNIC_STAG(20, 4), 0), RNE_MR_OK);
-    CHECK_EQ(rne_mr_invalidate(&e.h->dev, RNIC_STAG(5000, 4), 0),
+    CHECK_EQ(rne_mr_invalidate(&e.h->dev, RNIC_STAG(20, 4), QP(&e)),
+             RNE_MR_OK);
+    CHECK_EQ(rne_mr_invalidate(&e.h->dev, RNIC_STAG(5000, 4), QP(&e)),
              RNE_MR_E_STAG);
     h_free(e.h);
 }

@@ -3,8 +3,11 @@
  * Fast-register is for the kernel only (issue 17, finding 5): a REG_MR WQE
  * carries guest-physical page addresses, like the PHYS flag the device
  * already refuses to user contexts.  So ALLOC_MR on a PD of a user context
- * fails with BAD_PARAM, and REG_MR / LOCAL_INV WQEs posted on a user QP
- * (doorbell from the context's own page) complete with LOC_QP_OP_ERR.
+ * fails with BAD_PARAM, and a REG_MR WQE posted on a user QP (doorbell
+ * from the context's own page) completes with LOC_QP_OP_ERR.  LOCAL_INV is
+ * a user WQE since memory windows (it invalidates the QP's own type 2
+ * windows), but a kernel fast-register STag is out of its reach: another
+ * PD, LOC_PROT_ERR.
  * Two devices back to back: the user QPs are connected, so the WQEs run.
  */
 #include <string.h>
@@ -110,22 +113,22 @@ static void test_user_frmr(void)
     CHECK_EQ(cqe.opcode, RNIC_WC_REG_MR);
     CHECK_EQ(cqe.status, RNIC_WC_LOC_QP_OP_ERR);
 
-    /* LOCAL_INV from the other user QP. */
+    /* The kernel keeps fast-register: ALLOC_MR on PD 0 works. */
+    c = t_mk(RNIC_CMD_ALLOC_MR);
+    c.u.alloc_mr.stag = RNIC_STAG(10, 0);
+    c.u.alloc_mr.max_pages = 4;
+    CHECK_EQ(h_cmd(p->a.h, &c), RNIC_STS_OK);
+
+    /* LOCAL_INV of that kernel STag from the other user QP. */
     wqe(&w, RNIC_WR_LOCAL_INV, 2);
-    w.hdr.ex = RNIC_STAG(9, 0x11);
+    w.hdr.ex = RNIC_STAG(10, 0);
     user_post(p, &q2, &w);
     CHECK(t_poll_cq(p->a.h, &ucq, &cqe));
     printf("LOCAL_INV WQE from a user QP: opcode %u status %u\n", cqe.opcode,
            cqe.status);
     CHECK_EQ(cqe.wr_id, 2);
     CHECK_EQ(cqe.opcode, RNIC_WC_LOCAL_INV);
-    CHECK_EQ(cqe.status, RNIC_WC_LOC_QP_OP_ERR);
-
-    /* The kernel keeps fast-register: ALLOC_MR on PD 0 works. */
-    c = t_mk(RNIC_CMD_ALLOC_MR);
-    c.u.alloc_mr.stag = RNIC_STAG(10, 0);
-    c.u.alloc_mr.max_pages = 4;
-    CHECK_EQ(h_cmd(p->a.h, &c), RNIC_STS_OK);
+    CHECK_EQ(cqe.status, RNIC_WC_LOC_PROT_ERR);
     p_free(p);
 }
 

@@ -164,6 +164,26 @@ static struct harness *build(void)
     CHECK_EQ(t_reg_mr(h, 0x200 | 0x11, 7, RNIC_ACCESS_LOCAL_WRITE,
                       0x7000, 4096, data + 4096), RNIC_STS_OK);
     CHECK_EQ(alloc_mr(h, 0x300 | 0x22, 1, 16), RNIC_STS_OK);
+    /* Windows: type 1 and type 2 (bound to QP 0) in an MR, one unbound. */
+    CHECK_EQ(t_reg_mr(h, 0x400 | 0x33, 0, RNIC_ACCESS_LOCAL_WRITE |
+                      RNIC_ACCESS_MW_BIND, 0x20000, 4096, data + 8192),
+             RNIC_STS_OK);
+    for (i = 5; i <= 7; i++) {
+        c = t_mk(RNIC_CMD_ALLOC_MW);
+        c.u.alloc_mw.stag = RNIC_STAG(i, 0);
+        c.u.alloc_mw.type = i == 5 ? RNIC_MW_TYPE_1 : RNIC_MW_TYPE_2;
+        CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
+    }
+    for (i = 5; i <= 6; i++) {
+        struct rnic_wqe_bind_mw b = {
+            .va = 0x20010, .length = 0x100, .mw_stag = RNIC_STAG(i, i),
+            .mr_stag = 0x400 | 0x33,
+            .access = RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE,
+        };
+
+        CHECK_EQ(rne_mw_bind(&h->dev, rne_qp_get(&h->dev, 0), &b),
+                 RNIC_WC_SUCCESS);
+    }
     CHECK_EQ(create_l2q(h, RNIC_CMD_CREATE_TXQ, 0), RNIC_STS_OK);
     CHECK_EQ(create_l2q(h, RNIC_CMD_CREATE_RXQ, 0), RNIC_STS_OK);
     /* A CM EQ, and listeners on any address and on one (a TCP engine). */
@@ -395,6 +415,18 @@ static void test_targeted(struct harness *h, const uint8_t *s, size_t n)
     at = find_sec(m, n, RNE_SEC_QP, 0);
     m[at + 4] = RNIC_QPS_CLOSING;
     expect(h, m, n, "QP closing", "IDLE, RTS and ERROR QPs");
+    FRESH();
+    at = find_sec(m, n, RNE_SEC_MW, 0);
+    put32(m + at + 35, 2);      /* bound into MR 2, of another PD */
+    expect(h, m, n, "MW in another PD's MR", "not a valid MR of its PD");
+    FRESH();
+    at = find_sec(m, n, RNE_SEC_MW, 1);
+    put32(m + at + 39, 3);      /* type 2 bound to QP 3, of PD 1 */
+    expect(h, m, n, "MW on another PD's QP", "not a live QP of its PD");
+    FRESH();
+    at = find_sec(m, n, RNE_SEC_MW, 0);
+    put32(m + at, 4);           /* an index the MR section took */
+    expect(h, m, n, "MW on an MR's index", "the index is an MR's");
     FRESH();
     at = find_sec(m, n, RNE_SEC_QP, 1);
     m[at - 6] = 9;              /* version 9 of a section */

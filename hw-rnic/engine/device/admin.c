@@ -343,6 +343,8 @@ unsigned rne_admin_execute(struct rne_dev *d,
     case RNIC_CMD_ALLOC_MR:
     case RNIC_CMD_DEREG_MR:
     case RNIC_CMD_REREG_MR:
+    case RNIC_CMD_ALLOC_MW:
+    case RNIC_CMD_DEALLOC_MW:
     case RNIC_CMD_RESIZE_CQ:
         return rne_rdma_admin(d, cmd, cqe);
     case RNIC_CMD_CM_LISTEN:

@@ -320,7 +320,7 @@ uint32_t rne_dev_reg_read(struct rne_dev *d, uint32_t off)
         return RNIC_FEAT_L2 | RNIC_FEAT_RDMA | RNIC_FEAT_CM_OFFLOAD |
                RNIC_FEAT_SRQ | RNIC_FEAT_FRMR | RNIC_FEAT_ATOMICS |
                RNIC_FEAT_IMM | RNIC_FEAT_MPA_MARKERS | RNIC_FEAT_MPA_CRC |
-               RNIC_FEAT_RESIZE_CQ | RNIC_FEAT_REREG_MR;
+               RNIC_FEAT_RESIZE_CQ | RNIC_FEAT_REREG_MR | RNIC_FEAT_MW;
     case RNIC_REG_ADMQ_SQ_PBL_LO:   return (uint32_t)d->admq_sq_pbl;
     case RNIC_REG_ADMQ_SQ_PBL_HI:   return (uint32_t)(d->admq_sq_pbl >> 32);
     case RNIC_REG_ADMQ_CQ_PBL_LO:   return (uint32_t)d->admq_cq_pbl;

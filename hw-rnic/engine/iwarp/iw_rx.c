@@ -152,7 +152,7 @@ static void rx_send(struct rne_dev *d, struct rne_qp *qp,
         return;
     }
     if (op == RNE_RDMAP_SEND_INV || op == RNE_RDMAP_SEND_SE_INV) {
-        if (rne_mr_invalidate(d, m->ddp.ulp_word, qp->pdn)) {
+        if (rne_mr_invalidate(d, m->ddp.ulp_word, qp)) {
             rne_iw_rx_abort(d, qp, RNIC_WC_REM_INV_REQ_ERR, 0x01);
             rne_iw_terminate(d, qp,
                              rdmap(RNE_RDMAP_ETYPE_REMOTE_PROTECTION,
@@ -246,8 +246,8 @@ static void rx_write(struct rne_dev *d, struct rne_qp *qp,
             rne_iw_terminate(d, qp, tagged(RNE_DDP_EC_T_TO_WRAP), u, len);
             return;
         }
-        e = rne_mr_write(d, m->ddp.stag, qp->pdn, RNIC_ACCESS_REMOTE_WRITE,
-                         m->ddp.to, m->payload, m->payload_len);
+        e = rne_mr_remote_write(d, m->ddp.stag, qp, RNIC_ACCESS_REMOTE_WRITE,
+                                m->ddp.to, m->payload, m->payload_len);
         if (e) {
             rne_iw_terminate(d, qp, rne_iw_mr_cause(e, false), u, len);
             return;
@@ -319,7 +319,7 @@ static void rx_read_resp(struct rne_dev *d, struct rne_qp *qp,
     orq_pop(iq);
     if (o->hdr.opcode == RNIC_WR_READ_INV) {
         enum rne_mr_err e = rne_mr_invalidate(d, rne_le32_to_cpu(o->hdr.ex),
-                                              qp->pdn);
+                                              qp);
 
         if (e) {
             /* The data is placed, but the sink could not be invalidated. */
@@ -392,8 +392,8 @@ static void rx_read_req(struct rne_dev *d, struct rne_qp *qp,
                              u, len);
             return;
         }
-        e = rne_mr_check(d, rr->src_stag, qp->pdn, RNIC_ACCESS_REMOTE_READ,
-                         rr->src_to, rr->size);
+        e = rne_mr_remote_check(d, rr->src_stag, qp, RNIC_ACCESS_REMOTE_READ,
+                                rr->src_to, rr->size);
         if (e) {
             rne_iw_terminate(d, qp, rne_iw_mr_cause(e, true), u, len);
             return;
@@ -451,8 +451,8 @@ static void rx_atomic_req(struct rne_dev *d, struct rne_qp *qp,
                          u, len);
         return;
     }
-    e = rne_mr_read(d, a->stag, qp->pdn, RNIC_ACCESS_REMOTE_ATOMIC, a->to,
-                    &le, 8);
+    e = rne_mr_remote_read(d, a->stag, qp, RNIC_ACCESS_REMOTE_ATOMIC, a->to,
+                           &le, 8);
     if (e) {
         rne_iw_terminate(d, qp, rne_iw_mr_cause(e, true), u, len);
         return;
@@ -471,8 +471,8 @@ static void rx_atomic_req(struct rne_dev *d, struct rne_qp *qp,
         break;
     }
     le = rne_cpu_to_le64(val);
-    e = rne_mr_write(d, a->stag, qp->pdn, RNIC_ACCESS_REMOTE_ATOMIC, a->to,
-                     &le, 8);
+    e = rne_mr_remote_write(d, a->stag, qp, RNIC_ACCESS_REMOTE_ATOMIC, a->to,
+                            &le, 8);
     if (e) {
         rne_iw_terminate(d, qp, rne_iw_mr_cause(e, true), u, len);
         return;

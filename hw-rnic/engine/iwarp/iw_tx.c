@@ -582,7 +582,8 @@ static int sq_start(struct rne_dev *d, struct rne_qp *qp)
         rne_iw_wc_done(d, qp, idx, sts, 0);
         return qp->iw == iq ? 1 : -1;
     }
-    if (op == RNIC_WR_LOCAL_INV || op == RNIC_WR_REG_MR) {
+    if (op == RNIC_WR_LOCAL_INV || op == RNIC_WR_REG_MR ||
+        op == RNIC_WR_BIND_MW) {
         sts = rne_sq_local_wr(d, qp, w);
         if (sts) {
             iq->stopped = true;
@@ -630,9 +631,9 @@ static int resp_payload(void *ctx, size_t off, uint8_t *buf, size_t n)
     struct gather_ctx *gc = ctx;
     const struct rne_iw_irq *r = &gc->qp->iw->irq[gc->qp->iw->irq_head];
 
-    return rne_mr_read(gc->d, r->src_stag, gc->qp->pdn,
-                       RNIC_ACCESS_REMOTE_READ, r->src_to + r->sent + off,
-                       buf, n);
+    return rne_mr_remote_read(gc->d, r->src_stag, gc->qp,
+                              RNIC_ACCESS_REMOTE_READ,
+                              r->src_to + r->sent + off, buf, n);
 }
 
 /* One segment of the oldest Read Response or the Atomic Response. */

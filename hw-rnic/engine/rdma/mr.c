@@ -3,6 +3,7 @@
  * Memory regions: REG_MR / ALLOC_MR / DEREG_MR, fast-register and
  * invalidate, STag checks and page-by-page copies to and from guest memory;
  * the device-wide page-list budget MRs share with the CQ/QP/SRQ rings.
+ * Memory windows live in the same STag table (mw.c binds them).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -236,9 +237,12 @@ unsigned rne_mr_rereg(struct rne_dev *d, const struct rnic_cmd_reg_mr *c)
     if (mr->state == RNE_MR_FREE) {
         return RNIC_STS_NOT_FOUND;
     }
-    if (mr->fast_reg || mr->phys ||
+    if (mr->fast_reg || mr->phys || mr->mw_type ||
         (rne_le32_to_cpu(c->flags) & RNIC_MR_F_PHYS)) {
         return RNIC_STS_BAD_PARAM;
+    }
+    if (mr->mw_bound) {
+        return RNIC_STS_BUSY;           /* windows hold its range */
     }
     sts = mr_load(d, c, mr->npages, &uctx, &npages, &pages);
     if (sts) {
@@ -318,6 +322,12 @@ unsigned rne_mr_dereg(struct rne_dev *d, uint32_t stag)
     if (sts) {
         return sts;
     }
+    if (mr->mw_type) {
+        return RNIC_STS_BAD_PARAM;      /* a window: DEALLOC_MW */
+    }
+    if (mr->mw_bound) {
+        return RNIC_STS_BUSY;
+    }
     rne_mr_free(d, RNIC_STAG_INDEX(stag));
     return RNIC_STS_OK;
 }
@@ -365,7 +375,7 @@ unsigned rne_mr_fast_reg(struct rne_dev *d, struct rne_qp *qp,
 }
 
 enum rne_mr_err rne_mr_invalidate(struct rne_dev *d, uint32_t stag,
-                                  uint32_t pdn)
+                                  const struct rne_qp *qp)
 {
     uint32_t index = RNIC_STAG_INDEX(stag);
     struct rne_mr *mr;
@@ -377,20 +387,28 @@ enum rne_mr_err rne_mr_invalidate(struct rne_dev *d, uint32_t stag,
     if (mr->state == RNE_MR_FREE || mr->key != RNIC_STAG_KEY(stag)) {
         return RNE_MR_E_STAG;
     }
-    if (mr->pdn != pdn) {
+    if (mr->pdn != qp->pdn) {
         return RNE_MR_E_PD;
     }
-    if (!mr->fast_reg) {
+    if (mr->mw_type) {
+        return rne_mw_invalidate(d, mr, qp);
+    }
+    /* A window bound to the MR would outlive what it points into. */
+    if (!mr->fast_reg || mr->mw_bound) {
         return RNE_MR_E_ACCESS;
     }
     mr->state = RNE_MR_INVALID;
     return RNE_MR_OK;
 }
 
-/* The MR for an access, or NULL with *err set. */
+/*
+ * The MR behind an access, or NULL with *err set.  qp: a peer's access
+ * through the QP, which may name a window (pdn is then the QP's).
+ */
 static struct rne_mr *mr_find(struct rne_dev *d, uint32_t stag,
-                              uint32_t pdn, uint32_t access, uint64_t va,
-                              uint64_t len, enum rne_mr_err *err)
+                              uint32_t pdn, const struct rne_qp *qp,
+                              uint32_t access, uint64_t va, uint64_t len,
+                              enum rne_mr_err *err)
 {
     uint32_t index = RNIC_STAG_INDEX(stag);
     struct rne_mr *mr;
@@ -400,11 +418,13 @@ static struct rne_mr *mr_find(struct rne_dev *d, uint32_t stag,
         return NULL;
     }
     mr = &d->rdma->mr[index];
-    if (mr->state != RNE_MR_VALID || mr->key != RNIC_STAG_KEY(stag)) {
+    if (mr->state != RNE_MR_VALID || mr->key != RNIC_STAG_KEY(stag) ||
+        (mr->mw_type && !qp)) {
         return NULL;
     }
     *err = RNE_MR_E_PD;
-    if (mr->pdn != pdn) {
+    if (mr->pdn != pdn ||
+        (mr->mw_type == RNIC_MW_TYPE_2 && mr->mw_qpn != qp->qpn)) {
         return NULL;
     }
     *err = RNE_MR_E_ACCESS;
@@ -416,6 +436,14 @@ static struct rne_mr *mr_find(struct rne_dev *d, uint32_t stag,
     if (va < mr->iova || len > mr->length || va - mr->iova > mr->length - len) {
         return NULL;
     }
+    if (mr->mw_type) {
+        /* A window is not zero-based: va is an address of its MR. */
+        mr = rne_mw_target(d, mr);
+        if (!mr) {
+            *err = RNE_MR_E_STAG;
+            return NULL;
+        }
+    }
     *err = RNE_MR_OK;
     return mr;
 }
@@ -426,7 +454,17 @@ enum rne_mr_err rne_mr_check(struct rne_dev *d, uint32_t stag,
 {
     enum rne_mr_err err;
 
-    mr_find(d, stag, pdn, access, va, len, &err);
+    mr_find(d, stag, pdn, NULL, access, va, len, &err);
+    return err;
+}
+
+enum rne_mr_err rne_mr_remote_check(struct rne_dev *d, uint32_t stag,
+                                    const struct rne_qp *qp, uint32_t access,
+                                    uint64_t va, uint64_t len)
+{
+    enum rne_mr_err err;
+
+    mr_find(d, stag, qp->pdn, qp, access, va, len, &err);
     return err;
 }
 
@@ -484,7 +522,7 @@ enum rne_mr_err rne_mr_write(struct rne_dev *d, uint32_t stag,
                              const void *buf, size_t len)
 {
     enum rne_mr_err err;
-    struct rne_mr *mr = mr_find(d, stag, pdn, access, va, len, &err);
+    struct rne_mr *mr = mr_find(d, stag, pdn, NULL, access, va, len, &err);
 
     if (!mr) {
         return err;
@@ -497,7 +535,33 @@ enum rne_mr_err rne_mr_read(struct rne_dev *d, uint32_t stag,
                             void *buf, size_t len)
 {
     enum rne_mr_err err;
-    struct rne_mr *mr = mr_find(d, stag, pdn, access, va, len, &err);
+    struct rne_mr *mr = mr_find(d, stag, pdn, NULL, access, va, len, &err);
+
+    if (!mr) {
+        return err;
+    }
+    return mr_copy(d, mr, va, buf, NULL, len);
+}
+
+enum rne_mr_err rne_mr_remote_write(struct rne_dev *d, uint32_t stag,
+                                    const struct rne_qp *qp, uint32_t access,
+                                    uint64_t va, const void *buf, size_t len)
+{
+    enum rne_mr_err err;
+    struct rne_mr *mr = mr_find(d, stag, qp->pdn, qp, access, va, len, &err);
+
+    if (!mr) {
+        return err;
+    }
+    return mr_copy(d, mr, va, NULL, buf, len);
+}
+
+enum rne_mr_err rne_mr_remote_read(struct rne_dev *d, uint32_t stag,
+                                   const struct rne_qp *qp, uint32_t access,
+                                   uint64_t va, void *buf, size_t len)
+{
+    enum rne_mr_err err;
+    struct rne_mr *mr = mr_find(d, stag, qp->pdn, qp, access, va, len, &err);
 
     if (!mr) {
         return err;

@@ -158,7 +158,7 @@ unsigned rne_qp_modify(struct rne_dev *d, const struct rnic_cmd_modify_qp *c)
                              RNIC_QP_ATTR_IRD | RNIC_QP_ATTR_ORD))) {
         return RNIC_STS_BAD_PARAM;
     }
-    if ((mask & RNIC_QP_ATTR_ACCESS) && (access & ~RNE_ACCESS_ALL)) {
+    if ((mask & RNIC_QP_ATTR_ACCESS) && (access & ~RNE_QP_ACCESS_ALL)) {
         return RNIC_STS_BAD_PARAM;
     }
     if (((mask & RNIC_QP_ATTR_IRD) && c->ird > d->cfg.max_ird) ||
@@ -266,6 +266,7 @@ unsigned rne_qp_destroy(struct rne_dev *d, uint32_t qpn)
     }
     /* Abort the connection; the WQEs go away without CQEs. */
     rne_iw_qp_error(d, qp);
+    rne_mw_qp_gone(d, qpn);
     rne_qp_free(d, qpn);
     return RNIC_STS_OK;
 }

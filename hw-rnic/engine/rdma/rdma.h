@@ -71,17 +71,26 @@ enum rne_mr_state {
     RNE_MR_VALID,
 };
 
+/*
+ * An entry of the STag table: an MR, or a memory window (mw_type set)
+ * whose VALID state means bound to [iova, iova + length) of MR mw_mr with
+ * remote rights access; a window has no pages of its own.
+ */
 struct rne_mr {
     uint8_t state;              /* enum rne_mr_state */
     uint8_t key;                /* low 8 bits of the current STag */
     bool fast_reg;              /* ALLOC_MR: REG_MR WQEs may bind it */
     bool phys;                  /* RNIC_MR_F_PHYS: iova is guest-physical */
+    uint8_t mw_type;            /* 0: MR; RNIC_MW_TYPE_1/2: window */
     uint32_t pdn, uctx;
     uint32_t access;            /* RNIC_ACCESS_* */
     uint64_t iova, length;
     uint32_t page_shift;
     uint32_t npages, max_pages;
     uint64_t *pages;            /* copied page list, [max(npages, max_pages)] */
+    uint32_t mw_bound;          /* MR: windows bound to it */
+    uint32_t mw_mr;             /* bound window: its MR's index */
+    uint32_t mw_qpn;            /* bound type 2 window: its QP */
 };
 
 /*
@@ -92,7 +101,7 @@ struct rne_mr {
 enum rne_mr_err {
     RNE_MR_OK = 0,
     RNE_MR_E_STAG,              /* no such index, wrong key, or not VALID */
-    RNE_MR_E_PD,                /* MR in another PD than the QP */
+    RNE_MR_E_PD,                /* not the QP's PD (or QP: type 2 MW) */
     RNE_MR_E_ACCESS,            /* missing access rights */
     RNE_MR_E_BOUNDS,            /* [va, va + len) not inside the MR */
     RNE_MR_E_DMA,               /* guest memory not reachable */
@@ -115,12 +124,31 @@ enum rne_mr_err rne_mr_read(struct rne_dev *d, uint32_t stag,
                             uint32_t pdn, uint32_t access, uint64_t va,
                             void *buf, size_t len);
 
+struct rne_qp;
+
 /*
- * Remote invalidate (Send with Invalidate) or local invalidate: only
- * fast-register MRs of the same PD may be invalidated.
+ * The same for the peer of qp addressing its memory (tagged placement,
+ * Read Request source, atomics): the STag may also be a memory window
+ * bound to qp's PD (type 1) or to qp itself (type 2).  The local calls
+ * above refuse window STags (RNE_MR_E_STAG): windows are for peers only.
+ */
+enum rne_mr_err rne_mr_remote_check(struct rne_dev *d, uint32_t stag,
+                                    const struct rne_qp *qp, uint32_t access,
+                                    uint64_t va, uint64_t len);
+enum rne_mr_err rne_mr_remote_write(struct rne_dev *d, uint32_t stag,
+                                    const struct rne_qp *qp, uint32_t access,
+                                    uint64_t va, const void *buf, size_t len);
+enum rne_mr_err rne_mr_remote_read(struct rne_dev *d, uint32_t stag,
+                                   const struct rne_qp *qp, uint32_t access,
+                                   uint64_t va, void *buf, size_t len);
+
+/*
+ * Remote invalidate (Send with Invalidate arriving on qp) or local
+ * invalidate posted on qp: a fast-register MR of qp's PD with no window
+ * bound to it, or a type 2 window bound to qp.
  */
 enum rne_mr_err rne_mr_invalidate(struct rne_dev *d, uint32_t stag,
-                                  uint32_t pdn);
+                                  const struct rne_qp *qp);
 
 /* A scatter/gather list read from a WQE, already checked against the MRs. */
 struct rne_sgl {

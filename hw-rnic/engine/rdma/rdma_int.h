@@ -19,6 +19,13 @@
 #define RNE_ACCESS_ALL          (RNIC_ACCESS_LOCAL_WRITE | \
                                  RNIC_ACCESS_REMOTE_READ | \
                                  RNIC_ACCESS_REMOTE_WRITE | \
+                                 RNIC_ACCESS_REMOTE_ATOMIC | \
+                                 RNIC_ACCESS_MW_BIND)
+/* A QP's remote access (MODIFY_QP): MW_BIND is an MR's right only. */
+#define RNE_QP_ACCESS_ALL       (RNE_ACCESS_ALL & ~RNIC_ACCESS_MW_BIND)
+/* What a BIND_MW may grant through a window. */
+#define RNE_MW_ACCESS_ALL       (RNIC_ACCESS_REMOTE_READ | \
+                                 RNIC_ACCESS_REMOTE_WRITE | \
                                  RNIC_ACCESS_REMOTE_ATOMIC)
 
 /* A doorbell latched in MMIO context, applied by rne_rdma_run(). */
@@ -47,6 +54,7 @@ struct rne_rdma {
     uint32_t *uctx_users;       /* [max_uctx + 1] CQs/SRQs/QPs/MRs */
     /* Page-list entries MRs and CQ/QP/SRQ rings hold, <= max_mr_pages. */
     uint64_t pbl_pages;
+    uint32_t mw_count;          /* windows allocated */
     uint32_t cq_err_pending;    /* CQs with err_pending set */
     struct rne_db_latch *latch[RNE_DBK_NUM];
     uint32_t nobj[RNE_DBK_NUM];
@@ -103,6 +111,10 @@ unsigned rne_mr_alloc(struct rne_dev *d, const struct rnic_cmd_alloc_mr *c);
 unsigned rne_mr_dereg(struct rne_dev *d, uint32_t stag);
 unsigned rne_mr_rereg(struct rne_dev *d, const struct rnic_cmd_reg_mr *c);
 void rne_mr_free(struct rne_dev *d, uint32_t index);
+unsigned rne_mw_alloc(struct rne_dev *d, const struct rnic_cmd_alloc_mw *c);
+unsigned rne_mw_dealloc(struct rne_dev *d, uint32_t stag);
+/* DESTROY_QP: the type 2 windows bound to qpn become invalid. */
+void rne_mw_qp_gone(struct rne_dev *d, uint32_t qpn);
 /*
  * The ring of a CQ, QP or SRQ, its page array charged against the budget
  * MRs draw on (max-mr-pages): NO_RESOURCES if it does not fit.  Free it
@@ -125,6 +137,16 @@ uint64_t rne_mr_budget_left(struct rne_dev *d);
 /* Fast-register WQE (wq.c calls it from rne_sq_local_wr). */
 unsigned rne_mr_fast_reg(struct rne_dev *d, struct rne_qp *qp,
                          const struct rnic_wqe_reg_mr *w);
+/*
+ * Windows (mw.c): invalidate a window entry (rne_mr_invalidate found it
+ * by STag and PD); the valid MR a bound window points into, or NULL.
+ */
+enum rne_mr_err rne_mw_invalidate(struct rne_dev *d, struct rne_mr *mw,
+                                  const struct rne_qp *qp);
+struct rne_mr *rne_mw_target(struct rne_dev *d, const struct rne_mr *mw);
+/* BIND_MW WQE (wq.c): RNIC_WC_SUCCESS or the status to complete with. */
+unsigned rne_mw_bind(struct rne_dev *d, struct rne_qp *qp,
+                     const struct rnic_wqe_bind_mw *w);
 
 /*
  * A new producer index is acceptable: not behind the old one, and no more

@@ -74,6 +74,7 @@ static void free_objects(struct rne_dev *d)
             rne_mr_free(d, i);
         }
     }
+    r->mw_count = 0;
 }
 
 void rne_rdma_fini(struct rne_dev *d)
@@ -192,6 +193,8 @@ unsigned rne_rdma_admin(struct rne_dev *d, const struct rnic_admin_cmd *cmd,
         return rne_mr_alloc(d, &cmd->u.alloc_mr);
     case RNIC_CMD_REREG_MR:
         return rne_mr_rereg(d, &cmd->u.reg_mr);
+    case RNIC_CMD_ALLOC_MW:
+        return rne_mw_alloc(d, &cmd->u.alloc_mw);
     case RNIC_CMD_RESIZE_CQ:
         sts = rne_cq_resize(d, &cmd->u.resize_cq, &carried);
         if (!sts) {
@@ -214,6 +217,8 @@ unsigned rne_rdma_admin(struct rne_dev *d, const struct rnic_admin_cmd *cmd,
         return rne_qp_destroy(d, id);
     case RNIC_CMD_DEREG_MR:
         return rne_mr_dereg(d, id);
+    case RNIC_CMD_DEALLOC_MW:
+        return rne_mw_dealloc(d, id);
     default:
         return RNIC_STS_BAD_OPCODE;
     }

@@ -42,6 +42,7 @@ static struct op_shape op_shape(uint8_t op)
         break;
     case RNIC_WR_LOCAL_INV:
     case RNIC_WR_REG_MR:
+    case RNIC_WR_BIND_MW:
         s.known = true;
         break;
     }
@@ -65,6 +66,8 @@ static uint8_t wc_opcode(uint8_t op)
         return RNIC_WC_LOCAL_INV;
     case RNIC_WR_REG_MR:
         return RNIC_WC_REG_MR;
+    case RNIC_WR_BIND_MW:
+        return RNIC_WC_BIND_MW;
     default:
         return RNIC_WC_SEND;
     }
@@ -197,16 +200,19 @@ void rne_sq_complete(struct rne_dev *d, struct rne_qp *qp, uint32_t idx,
 unsigned rne_sq_local_wr(struct rne_dev *d, struct rne_qp *qp,
                          const struct rnic_sq_wqe *wqe)
 {
-    /* Guest-physical page lists and STag control: kernel QPs only. */
-    if (qp->uctx) {
-        return RNIC_WC_LOC_QP_OP_ERR;
-    }
     switch (wqe->hdr.opcode) {
     case RNIC_WR_LOCAL_INV:
-        return rne_mr_invalidate(d, rne_le32_to_cpu(wqe->hdr.ex), qp->pdn) ?
+        /* Only STags of the QP's PD: a user QP reaches its own windows. */
+        return rne_mr_invalidate(d, rne_le32_to_cpu(wqe->hdr.ex), qp) ?
                RNIC_WC_LOC_PROT_ERR : RNIC_WC_SUCCESS;
     case RNIC_WR_REG_MR:
+        /* Guest-physical page lists: kernel QPs only. */
+        if (qp->uctx) {
+            return RNIC_WC_LOC_QP_OP_ERR;
+        }
         return rne_mr_fast_reg(d, qp, &wqe->op.reg_mr);
+    case RNIC_WR_BIND_MW:
+        return rne_mw_bind(d, qp, &wqe->op.bind_mw);
     default:
         return RNIC_WC_LOC_QP_OP_ERR;
     }

@@ -50,6 +50,7 @@ int rne_state_save(struct rne_dev *d, uint8_t **buf, size_t *len,
     rne_st_save_iw(d, &w);
     rne_st_save_listeners(d, &w);
     rne_st_save_conns(d, &w);
+    rne_st_save_mws(d, &w);
     rne_sw_begin(&w, RNE_SEC_END, RNE_SEC_VERSION);
     rne_sw_end(&w);
     if (w.failed) {
@@ -95,6 +96,7 @@ static const struct sec_desc *sec_find(uint16_t id)
         [RNE_SEC_LISTEN] = { "LISTEN", false, false,
                               rne_st_load_listener },
         [RNE_SEC_CONN] = { "CONN", false, false, rne_st_load_conn },
+        [RNE_SEC_MW] = { "MW", false, false, rne_st_load_mw },
     };
     static const struct sec_desc end = { "END", true, true, load_end };
 

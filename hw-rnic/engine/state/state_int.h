@@ -25,6 +25,7 @@ enum rne_st_sec {
     RNE_SEC_IW,                 /* the iWARP layer's own state */
     RNE_SEC_LISTEN,             /* one per CM listener */
     RNE_SEC_CONN,               /* one per established connection */
+    RNE_SEC_MW,                 /* one per allocated memory window */
     RNE_SEC_END = 0x7fff,       /* last: a stream cut at a section ends */
 };
 
@@ -81,6 +82,8 @@ bool rne_st_load_cq(struct rne_st_ld *ld);
 bool rne_st_load_srq(struct rne_st_ld *ld);
 bool rne_st_load_qp(struct rne_st_ld *ld);
 bool rne_st_load_mr(struct rne_st_ld *ld);
+void rne_st_save_mws(struct rne_dev *d, struct rne_sw *w);
+bool rne_st_load_mw(struct rne_st_ld *ld);
 bool rne_st_load_dblatch(struct rne_st_ld *ld);
 
 /* state_iw.c: the iWARP layer's ISN secret and listeners. */

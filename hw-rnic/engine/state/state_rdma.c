@@ -274,6 +274,7 @@ static bool qp_shape_ok(struct rne_st_ld *ld, const struct rne_qp *q)
         q->max_recv_sge > RNIC_RQ_MAX_SGE ||
         q->max_inline > RNIC_SQ_MAX_INLINE ||
         (q->flags & ~RNIC_QP_F_SQ_SIG_ALL) || !rne_mr_access_ok(q->access) ||
+        (q->access & ~RNE_QP_ACCESS_ALL) ||
         q->ird > c->max_ird || q->ord > c->max_ord) {
         return rne_sr_fail(r, "QP %u: SGE, inline, flag, access or IRD/ORD "
                            "limits exceeded", q->qpn);
@@ -399,8 +400,8 @@ void rne_st_save_mrs(struct rne_dev *d, struct rne_sw *w)
     for (i = 0; i < d->cfg.max_mr; i++) {
         const struct rne_mr *mr = &d->rdma->mr[i];
 
-        if (mr->state == RNE_MR_FREE) {
-            continue;
+        if (mr->state == RNE_MR_FREE || mr->mw_type) {
+            continue;           /* windows: their own section */
         }
         rne_sw_begin(w, RNE_SEC_MR, RNE_SEC_VERSION);
         rne_sw_u32(w, i);
@@ -538,6 +539,124 @@ bool rne_st_load_mr(struct rne_st_ld *ld)
     }
     d->rdma->mr[idx] = m;
     d->rdma->pbl_pages += charge;
+    rne_rdma_hold(d, m.pdn, m.uctx);
+    return true;
+}
+
+/* ---------------------------------------------------------------- */
+/* Memory windows: after the MRs and QPs they are bound to            */
+
+void rne_st_save_mws(struct rne_dev *d, struct rne_sw *w)
+{
+    uint32_t i;
+
+    for (i = 0; i < d->cfg.max_mr; i++) {
+        const struct rne_mr *mw = &d->rdma->mr[i];
+
+        if (mw->state == RNE_MR_FREE || !mw->mw_type) {
+            continue;
+        }
+        rne_sw_begin(w, RNE_SEC_MW, RNE_SEC_VERSION);
+        rne_sw_u32(w, i);
+        rne_sw_u8(w, mw->state);
+        rne_sw_u8(w, mw->key);
+        rne_sw_u8(w, mw->mw_type);
+        rne_sw_u32(w, mw->pdn);
+        rne_sw_u32(w, mw->uctx);
+        rne_sw_u32(w, mw->access);
+        rne_sw_u64(w, mw->iova);
+        rne_sw_u64(w, mw->length);
+        rne_sw_u32(w, mw->mw_mr);
+        rne_sw_u32(w, mw->mw_qpn);
+        rne_sw_end(w);
+    }
+}
+
+/* A bound window as a BIND_MW could have made it (mw.c's rules). */
+static bool mw_binding_ok(struct rne_st_ld *ld, uint32_t idx,
+                          const struct rne_mr *m)
+{
+    struct rne_dev *d = ld->d;
+    struct rne_sr *r = ld->r;
+    const struct rne_mr *mr;
+    const struct rne_qp *qp;
+    bool writes = m->access & (RNIC_ACCESS_REMOTE_WRITE |
+                               RNIC_ACCESS_REMOTE_ATOMIC);
+
+    if (m->state == RNE_MR_INVALID) {
+        if (m->access || m->iova || m->length || m->mw_mr || m->mw_qpn) {
+            return rne_sr_fail(r, "MW %u: unbound with a binding", idx);
+        }
+        return true;
+    }
+    if (m->state != RNE_MR_VALID || (m->access & ~RNE_MW_ACCESS_ALL) ||
+        !m->length || m->mw_mr >= d->cfg.max_mr) {
+        return rne_sr_fail(r, "MW %u: state %u, access 0x%x or MR %u", idx,
+                           m->state, m->access, m->mw_mr);
+    }
+    mr = &d->rdma->mr[m->mw_mr];
+    if (mr->state != RNE_MR_VALID || mr->mw_type || mr->phys ||
+        mr->pdn != m->pdn || !(mr->access & RNIC_ACCESS_MW_BIND) ||
+        (writes && !(mr->access & RNIC_ACCESS_LOCAL_WRITE))) {
+        return rne_sr_fail(r, "MW %u: MR %u is not a valid MR of its PD "
+                           "allowing the binding", idx, m->mw_mr);
+    }
+    if (m->iova < mr->iova || m->length > mr->length ||
+        m->iova - mr->iova > mr->length - m->length) {
+        return rne_sr_fail(r, "MW %u: range outside MR %u", idx, m->mw_mr);
+    }
+    if (m->mw_type == RNIC_MW_TYPE_1) {
+        if (m->mw_qpn) {
+            return rne_sr_fail(r, "MW %u: type 1 bound to a QP", idx);
+        }
+        return true;
+    }
+    qp = m->mw_qpn < d->cfg.max_qp ? rne_qp_get(d, m->mw_qpn) : NULL;
+    if (!qp || qp->pdn != m->pdn) {
+        return rne_sr_fail(r, "MW %u: QP %u is not a live QP of its PD", idx,
+                           m->mw_qpn);
+    }
+    return true;
+}
+
+bool rne_st_load_mw(struct rne_st_ld *ld)
+{
+    struct rne_dev *d = ld->d;
+    struct rne_sr *r = ld->r;
+    struct rne_mr m;
+    uint32_t idx;
+
+    memset(&m, 0, sizeof(m));
+    if (!rne_sr_u32(r, &idx) || !next_obj(ld, idx, d->cfg.max_mr, "MW")) {
+        return false;
+    }
+    rne_sr_u8(r, &m.state);
+    rne_sr_u8(r, &m.key);
+    rne_sr_u8(r, &m.mw_type);
+    rne_sr_u32(r, &m.pdn);
+    rne_sr_u32(r, &m.uctx);
+    rne_sr_u32(r, &m.access);
+    rne_sr_u64(r, &m.iova);
+    rne_sr_u64(r, &m.length);
+    rne_sr_u32(r, &m.mw_mr);
+    if (!rne_sr_u32(r, &m.mw_qpn) || !uctx_ok(ld, m.uctx, "MW", idx) ||
+        !pd_ok(ld, m.pdn, m.uctx, "MW", idx)) {
+        return false;
+    }
+    if (d->rdma->mr[idx].state != RNE_MR_FREE) {
+        return rne_sr_fail(r, "MW %u: the index is an MR's", idx);
+    }
+    if (m.mw_type != RNIC_MW_TYPE_1 && m.mw_type != RNIC_MW_TYPE_2) {
+        return rne_sr_fail(r, "MW %u: type %u", idx, m.mw_type);
+    }
+    if (!mw_binding_ok(ld, idx, &m)) {
+        return false;
+    }
+    d->rdma->mr[idx] = m;
+    d->rdma->mw_count++;
+    if (m.state == RNE_MR_VALID) {
+        d->rdma->mr[m.mw_mr].mw_bound++;
+    }
     rne_rdma_hold(d, m.pdn, m.uctx);
     return true;
 }
