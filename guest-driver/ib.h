@@ -163,6 +163,11 @@ struct rnic_mr {
 	int access;		/* user MRs: IB_ACCESS_* as registered */
 };
 
+struct rnic_mw {
+	struct ib_mw ibmw;
+	u32 index;		/* STag index, from the MRs' allocator */
+};
+
 static inline struct rnic_ib *to_rib(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct rnic_ib, ibdev);
@@ -197,6 +202,11 @@ static inline struct rnic_srq *to_rsrq(struct ib_srq *p)
 static inline struct rnic_mr *to_rmr(struct ib_mr *p)
 {
 	return RNIC_TO(rnic_mr, ibmr, p);
+}
+
+static inline struct rnic_mw *to_rmw(struct ib_mw *p)
+{
+	return RNIC_TO(rnic_mw, ibmw, p);
 }
 
 static inline struct rnic_ucontext *to_ructx(struct ib_ucontext *p)
@@ -269,6 +279,10 @@ struct ib_mr *rnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int rnic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int nents,
 		   unsigned int *sg_offset);
 int rnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* ib_mw.c */
+int rnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int rnic_dealloc_mw(struct ib_mw *ibmw);
 
 /* ib_post.c */
 int rnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

@@ -30,6 +30,8 @@ u32 rnic_ib_access(int a)
 		hw |= RNIC_ACCESS_REMOTE_WRITE;
 	if (a & IB_ACCESS_REMOTE_ATOMIC)
 		hw |= RNIC_ACCESS_REMOTE_ATOMIC;
+	if (a & IB_ACCESS_MW_BIND)
+		hw |= RNIC_ACCESS_MW_BIND;
 	return hw;
 }
 
@@ -52,6 +54,12 @@ static int rnic_query_device(struct ib_device *ibdev,
 	a->max_qp = c->max_qp;
 	a->max_qp_wr = c->max_qp_wr;
 	a->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
+	/* Windows share the STag table with the MRs (hw.h). */
+	if (rib->rdev->caps.features & RNIC_FEAT_MW) {
+		a->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+				       IB_DEVICE_MEM_WINDOW_TYPE_2B;
+		a->max_mw = c->max_mr - 1;
+	}
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = c->max_send_sge;
 	a->max_recv_sge = c->max_recv_sge;
@@ -232,6 +240,8 @@ static const struct ib_device_ops rnic_ib_ops = {
 	.alloc_mr = rnic_alloc_mr,
 	.map_mr_sg = rnic_map_mr_sg,
 	.dereg_mr = rnic_dereg_mr,
+	.alloc_mw = rnic_alloc_mw,
+	.dealloc_mw = rnic_dealloc_mw,
 
 	.iw_connect = rnic_iw_connect,
 	.iw_accept = rnic_iw_accept,
@@ -247,6 +257,7 @@ static const struct ib_device_ops rnic_ib_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, rnic_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, rnic_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, rnic_ucontext, ibuctx),
+	INIT_RDMA_OBJ_SIZE(ib_mw, rnic_mw, ibmw),
 };
 
 static void rnic_ib_read_caps(struct rnic_ib *rib)

@@ -52,10 +52,15 @@ static int rnic_mr_cmd(struct rnic_ib *rib, u8 opcode, u32 stag, u32 pdn,
 	struct rnic_admin_cmd cmd = {};
 	struct rnic_cmd_reg_mr *c = &cmd.u.reg_mr;
 
+	u32 hw_access = rnic_ib_access(access);
+
+	/* A device without windows knows no MW_BIND right. */
+	if (!(rib->rdev->caps.features & RNIC_FEAT_MW))
+		hw_access &= ~RNIC_ACCESS_MW_BIND;
 	cmd.hdr.opcode = opcode;
 	c->stag = cpu_to_le32(stag);
 	c->pdn = cpu_to_le32(pdn);
-	c->access = cpu_to_le32(rnic_ib_access(access));
+	c->access = cpu_to_le32(hw_access);
 	c->flags = cpu_to_le32(flags);
 	c->iova = cpu_to_le64(iova);
 	c->length = cpu_to_le64(length);
@@ -286,8 +291,20 @@ int rnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct rnic_ib *rib = to_rib(ibmr->device);
 	struct rnic_mr *mr = to_rmr(ibmr);
+	struct rnic_admin_cmd cmd = {};
+	int err;
 
-	rnic_ib_destroy_hw(rib->rdev, RNIC_CMD_DEREG_MR, ibmr->lkey);
+	/*
+	 * Memory windows bound to the MR make the device refuse (BUSY): the
+	 * MR stays, as verbs asks; uverbs retries after the windows go.
+	 */
+	cmd.hdr.opcode = RNIC_CMD_DEREG_MR;
+	cmd.u.obj.id = cpu_to_le32(ibmr->lkey);
+	err = rnic_admin_exec(rib->rdev, &cmd, NULL);
+	if (err == -EBUSY)
+		return err;
+	if (err && err != -EIO)
+		rnic_dev_fail(rib->rdev, "RDMA object teardown refused");
 	rnic_mr_release(rib, mr);
 	return 0;
 }

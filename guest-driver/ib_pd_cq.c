@@ -247,6 +247,7 @@ static enum ib_wc_status rnic_wc_status(u8 s)
 	case RNIC_WC_REM_OP_ERR: return IB_WC_REM_OP_ERR;
 	case RNIC_WC_RETRY_EXC_ERR: return IB_WC_RETRY_EXC_ERR;
 	case RNIC_WC_FATAL_ERR: return IB_WC_FATAL_ERR;
+	case RNIC_WC_MW_BIND_ERR: return IB_WC_MW_BIND_ERR;
 	default: return IB_WC_GENERAL_ERR;
 	}
 }
@@ -261,6 +262,7 @@ static enum ib_wc_opcode rnic_wc_opcode(u8 op)
 	case RNIC_WC_ATOMIC_CSWAP: return IB_WC_COMP_SWAP;
 	case RNIC_WC_LOCAL_INV: return IB_WC_LOCAL_INV;
 	case RNIC_WC_REG_MR: return IB_WC_REG_MR;
+	case RNIC_WC_BIND_MW: return IB_WC_BIND_MW;
 	case RNIC_WC_RECV_WRITE_IMM: return IB_WC_RECV_RDMA_WITH_IMM;
 	default: return IB_WC_RECV;
 	}

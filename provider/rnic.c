@@ -18,10 +18,13 @@
 static void rnic_free_context(struct ibv_context *ibctx);
 
 static const struct verbs_context_ops rnic_ctx_ops = {
+	.alloc_mw = rnic_alloc_mw,
 	.alloc_pd = rnic_alloc_pd,
+	.bind_mw = rnic_bind_mw,
 	.create_cq = rnic_create_cq,
 	.create_qp = rnic_create_qp,
 	.create_srq = rnic_create_srq,
+	.dealloc_mw = rnic_dealloc_mw,
 	.dealloc_pd = rnic_dealloc_pd,
 	.dereg_mr = rnic_dereg_mr,
 	.destroy_cq = rnic_destroy_cq,

@@ -192,6 +192,10 @@ int rnic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 struct ibv_mr *rnic_reg_mr(struct ibv_pd *pd, void *addr, size_t len,
 			   uint64_t hca_va, int access);
 int rnic_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *rnic_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int rnic_dealloc_mw(struct ibv_mw *mw);
+int rnic_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind);
 
 /* cq.c */
 struct ibv_cq *rnic_create_cq(struct ibv_context *ibctx, int cqe,

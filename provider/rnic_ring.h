@@ -165,10 +165,48 @@ static inline int rnic_wr_opcode(enum ibv_wr_opcode op, uint32_t features)
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 		return features & RNIC_FEAT_ATOMICS ? RNIC_WR_ATOMIC_CSWAP : -1;
 	case IBV_WR_LOCAL_INV:
-		return features & RNIC_FEAT_FRMR ? RNIC_WR_LOCAL_INV : -1;
+		/* Of the QP's own type 2 windows, in user space. */
+		return features & (RNIC_FEAT_FRMR | RNIC_FEAT_MW) ?
+		       RNIC_WR_LOCAL_INV : -1;
+	case IBV_WR_BIND_MW:
+		return features & RNIC_FEAT_MW ? RNIC_WR_BIND_MW : -1;
 	default:
 		return -1;
 	}
+}
+
+/* A window's verbs rights as the device's; -1 for what it cannot grant. */
+static inline int rnic_mw_access(unsigned int flags)
+{
+	uint32_t hw = 0;
+
+	if (flags & ~(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+		      IBV_ACCESS_REMOTE_ATOMIC))
+		return -1;	/* zero-based windows among them */
+	if (flags & IBV_ACCESS_REMOTE_READ)
+		hw |= RNIC_ACCESS_REMOTE_READ;
+	if (flags & IBV_ACCESS_REMOTE_WRITE)
+		hw |= RNIC_ACCESS_REMOTE_WRITE;
+	if (flags & IBV_ACCESS_REMOTE_ATOMIC)
+		hw |= RNIC_ACCESS_REMOTE_ATOMIC;
+	return hw;
+}
+
+/* BIND_MW: the window's new rkey, the MR (none: unbind a type 1 window). */
+static inline int rnic_wqe_bind_mw(struct rnic_sq_wqe *wqe,
+				   const struct ibv_send_wr *wr)
+{
+	const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
+	int access = rnic_mw_access(bi->mw_access_flags);
+
+	if (wr->num_sge || access < 0 || (bi->length && !bi->mr))
+		return EINVAL;
+	wqe->op.bind_mw.mw_stag = htole32(wr->bind_mw.rkey);
+	wqe->op.bind_mw.mr_stag = htole32(bi->mr ? bi->mr->lkey : 0);
+	wqe->op.bind_mw.va = htole64(bi->addr);
+	wqe->op.bind_mw.length = htole64(bi->length);
+	wqe->op.bind_mw.access = htole32(access);
+	return 0;
 }
 
 /*
@@ -244,6 +282,10 @@ static inline int rnic_build_sq_wqe(struct rnic_sq_wqe *wqe,
 		if (wr->num_sge)
 			return EINVAL;
 		break;
+	case RNIC_WR_BIND_MW:
+		if (inl || rnic_wqe_bind_mw(wqe, wr))
+			return EINVAL;
+		return 0;
 	}
 
 	if (inl) {
@@ -404,6 +446,8 @@ static inline enum ibv_wc_status rnic_wc_status(uint8_t status)
 		return IBV_WC_RETRY_EXC_ERR;
 	case RNIC_WC_FATAL_ERR:
 		return IBV_WC_FATAL_ERR;
+	case RNIC_WC_MW_BIND_ERR:
+		return IBV_WC_MW_BIND_ERR;
 	default:
 		return IBV_WC_GENERAL_ERR;
 	}
@@ -430,6 +474,9 @@ static inline bool rnic_wc_opcode(uint8_t op, enum ibv_wc_opcode *out)
 		return true;
 	case RNIC_WC_LOCAL_INV:
 		*out = IBV_WC_LOCAL_INV;
+		return true;
+	case RNIC_WC_BIND_MW:
+		*out = IBV_WC_BIND_MW;
 		return true;
 	case RNIC_WC_RECV:
 		*out = IBV_WC_RECV;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rnic provider: device/port queries, PDs, MRs and queue memory.
+ * rnic provider: device/port queries, PDs, MRs, memory windows and queue
+ * memory.
  * All of these are plain uverbs commands: the kernel driver does the work.
  */
 #include <errno.h>
@@ -153,5 +154,41 @@ int rnic_dereg_mr(struct verbs_mr *vmr)
 	if (ret)
 		return ret;
 	free(vmr);
+	return 0;
+}
+
+/* A window of the device's STag table; bound by BIND_MW WQEs (qp.c). */
+struct ibv_mw *rnic_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd = {};
+	struct ibv_mw *mw;
+	int ret;
+
+	if (!(to_rnic_ctx(pd->context)->features & RNIC_FEAT_MW)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+int rnic_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_mw(mw);
+	if (ret)
+		return ret;
+	free(mw);
 	return 0;
 }

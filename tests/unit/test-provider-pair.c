@@ -610,9 +610,113 @@ static void test_flush(void)
     p_free(p);
 }
 
+/*
+ * Memory windows through the provider's WQEs: B binds a type 2 window of
+ * its MR (IBV_WR_BIND_MW with the rkey the consumer chose), A writes and
+ * reads through the window's rkey, B revokes it with IBV_WR_LOCAL_INV and
+ * A's next Read through it fails (the device's Terminate); B sees the bind
+ * and the invalidate complete as IBV_WC_BIND_MW and IBV_WC_LOCAL_INV.
+ */
+static void test_mw(void)
+{
+    struct side a, b;
+    struct pair *p = connected(RNIC_MPA_CRC, &a, &b);
+    struct ibv_mr bmr = { .lkey = 0x400 };
+    struct ibv_mw bmw = { .type = IBV_MW_TYPE_2 };
+    struct ibv_send_wr w, *bad = NULL;
+    struct ibv_sge s1, s2;
+    struct ibv_wc wc[4];
+    struct rnic_admin_cmd c;
+    uint32_t rkey = RNIC_STAG(14, 0x3c);
+    uint64_t la, rb;
+
+    if (!p) {
+        return;
+    }
+    CHECK(b.pol.features & RNIC_FEAT_MW);
+    la = mr(&p->a, 0x200, RNIC_ACCESS_LOCAL_WRITE, 4);
+    rb = mr(&p->b, 0x400, RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_MW_BIND, 4);
+    fill(&p->a, la, 4096, 3);
+    fill(&p->b, rb, 16384, 11);
+    c = t_mk(RNIC_CMD_ALLOC_MW);
+    c.u.alloc_mw.stag = RNIC_STAG(14, 0);
+    c.u.alloc_mw.type = RNIC_MW_TYPE_2;
+    CHECK_EQ(h_cmd(p->b.h, &c), RNIC_STS_OK);
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = 900;
+    w.opcode = IBV_WR_BIND_MW;
+    w.send_flags = IBV_SEND_SIGNALED;
+    w.bind_mw.mw = &bmw;
+    w.bind_mw.rkey = rkey;
+    w.bind_mw.bind_info.mr = &bmr;
+    w.bind_mw.bind_info.addr = rb + 4096;
+    w.bind_mw.bind_info.length = 8192;
+    w.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+                                          IBV_ACCESS_REMOTE_READ;
+    CHECK_EQ(post_send(&b, &w, &bad), 0);
+    p_settle(p, 100000000ull);
+    CHECK_EQ(poll(&b, wc, 4), 1);
+    CHECK_EQ(wc[0].wr_id, 900);
+    CHECK_EQ(wc[0].opcode, IBV_WC_BIND_MW);
+    CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
+
+    /* A: Write 1000 bytes into the window, Read 2000 back out of it. */
+    s1 = sge(la, 1000, 0x200);
+    memset(&w, 0, sizeof(w));
+    w.wr_id = 901;
+    w.opcode = IBV_WR_RDMA_WRITE;
+    w.sg_list = &s1;
+    w.num_sge = 1;
+    w.wr.rdma.remote_addr = rb + 4096 + 8192 - 1000;
+    w.wr.rdma.rkey = rkey;
+    CHECK_EQ(post_send(&a, &w, &bad), 0);
+    s2 = sge(la + 8192, 2000, 0x200);
+    w.wr_id = 902;
+    w.opcode = IBV_WR_RDMA_READ;
+    w.send_flags = IBV_SEND_SIGNALED;
+    w.sg_list = &s2;
+    w.wr.rdma.remote_addr = rb + 4096;
+    CHECK_EQ(post_send(&a, &w, &bad), 0);
+    p_settle(p, 1000000000ull);
+    CHECK(!memcmp(p->b.h->mem + rb + 4096 + 8192 - 1000, p->a.h->mem + la, 1000));
+    CHECK(!memcmp(p->a.h->mem + la + 8192, p->b.h->mem + rb + 4096, 2000));
+    CHECK_EQ(poll(&a, wc, 4), 1);
+    CHECK_EQ(wc[0].wr_id, 902);
+    CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
+
+    /* B revokes the window; A's Read through it is refused. */
+    memset(&w, 0, sizeof(w));
+    w.wr_id = 903;
+    w.opcode = IBV_WR_LOCAL_INV;
+    w.send_flags = IBV_SEND_SIGNALED;
+    w.invalidate_rkey = rkey;
+    CHECK_EQ(post_send(&b, &w, &bad), 0);
+    p_settle(p, 100000000ull);
+    CHECK_EQ(poll(&b, wc, 4), 1);
+    CHECK_EQ(wc[0].opcode, IBV_WC_LOCAL_INV);
+    CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
+    memset(&w, 0, sizeof(w));
+    w.wr_id = 904;
+    w.opcode = IBV_WR_RDMA_READ;
+    w.send_flags = IBV_SEND_SIGNALED;
+    w.sg_list = &s2;
+    w.num_sge = 1;
+    w.wr.rdma.remote_addr = rb + 4096;
+    w.wr.rdma.rkey = rkey;
+    CHECK_EQ(post_send(&a, &w, &bad), 0);
+    p_settle(p, 1000000000ull);
+    CHECK_EQ(poll(&a, wc, 4), 1);
+    CHECK_EQ(wc[0].wr_id, 904);
+    CHECK(wc[0].status != IBV_WC_SUCCESS);
+    CHECK_EQ(p_qp_state(&p->b, P_QP), RNIC_QPS_ERROR);
+    p_free(p);
+}
+
 int main(void)
 {
     test_sends();
+    test_mw();
     test_rdma_and_atomics();
     test_wrap();
     test_flush();

@@ -555,6 +555,7 @@ static void test_cq_maps(void)
         { RNIC_WC_RETRY_EXC_ERR, IBV_WC_RETRY_EXC_ERR },
         { RNIC_WC_FATAL_ERR, IBV_WC_FATAL_ERR },
         { RNIC_WC_GENERAL_ERR, IBV_WC_GENERAL_ERR },
+        { RNIC_WC_MW_BIND_ERR, IBV_WC_MW_BIND_ERR },
         { 0x55, IBV_WC_GENERAL_ERR },
     };
     static const struct { uint8_t hw; enum ibv_wc_opcode verbs; } op[] = {
@@ -564,6 +565,7 @@ static void test_cq_maps(void)
         { RNIC_WC_ATOMIC_FADD, IBV_WC_FETCH_ADD },
         { RNIC_WC_ATOMIC_CSWAP, IBV_WC_COMP_SWAP },
         { RNIC_WC_LOCAL_INV, IBV_WC_LOCAL_INV },
+        { RNIC_WC_BIND_MW, IBV_WC_BIND_MW },
         { RNIC_WC_RECV, IBV_WC_RECV },
         { RNIC_WC_RECV_WRITE_IMM, IBV_WC_RECV_RDMA_WITH_IMM },
     };

@@ -37,7 +37,7 @@ static struct {
     bool resize_busy;               /* RESIZE_CQ refused (BAD_STATE) */
     uint32_t rereg_flags;
     uint64_t rereg_iova;
-    unsigned dontfork, dofork, destroyed_cq, destroyed_qp, logged;
+    unsigned dontfork, dofork, destroyed_cq, destroyed_qp, logged, dealloced_mw;
     uint32_t next_obj;
     /* the last queue memory handed over */
     uint64_t cq_buf, cq_len, cq_dbrec, sq_va, sq_len, rq_va, rq_len, srq_va, srq_len;
@@ -186,6 +186,31 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length, uint64_t hca_va
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr)
 {
     (void)vmr;
+    return 0;
+}
+
+/* guest-driver's rnic_alloc_mw: no udata either way, an STag index + key. */
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type, struct ibv_mw *mw,
+                     struct ibv_alloc_mw *cmd, size_t cmd_size,
+                     struct ib_uverbs_alloc_mw_resp *resp, size_t resp_size)
+{
+    (void)cmd;
+    (void)resp;
+    (void)resp_size;
+    if (cmd_size != sizeof(*cmd)) {
+        return EINVAL;
+    }
+    mw->context = pd->context;
+    mw->pd = pd;
+    mw->type = type;
+    mw->rkey = RNIC_STAG(0x40 + ++k.next_obj, 0xff);
+    return 0;
+}
+
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw)
+{
+    (void)mw;
+    k.dealloced_mw++;
     return 0;
 }
 
@@ -625,6 +650,100 @@ static void test_rereg(struct ibv_context *ctx)
     CHECK(k.ops->dealloc_pd(pd2) == 0);
 }
 
+/*
+ * Memory windows: refused without RNIC_FEAT_MW; ibv_bind_mw of a type 1
+ * window is a BIND_MW WQE with the window's next key (ibv_inc_rkey), rung
+ * at once; zero-based windows are refused.
+ */
+static void test_mw(int fd)
+{
+    struct ibv_qp_init_attr ia;
+    struct ibv_context *ctx;
+    struct ibv_mw_bind b;
+    struct rnic_sq_wqe *w;
+    struct ibv_pd *pd;
+    struct ibv_cq *cq;
+    struct ibv_qp *qp;
+    struct ibv_mr *mr;
+    struct ibv_mw *mw;
+    uint32_t key;
+
+    default_uresp();
+    ctx = open_ctx(fd);
+    CHECK(ctx != NULL);
+    if (!ctx) {
+        return;
+    }
+    pd = k.ops->alloc_pd(ctx);
+    errno = 0;
+    CHECK(k.ops->alloc_mw(pd, IBV_MW_TYPE_1) == NULL && errno == EOPNOTSUPP);
+    CHECK(k.ops->dealloc_pd(pd) == 0);
+    close_ctx(ctx);
+
+    k.uresp.features |= RNIC_FEAT_MW;
+    ctx = open_ctx(fd);
+    CHECK(ctx != NULL);
+    if (!ctx) {
+        return;
+    }
+    pd = k.ops->alloc_pd(ctx);
+    mr = k.ops->reg_mr(pd, (void *)0x20000, 8192, 0x20000,
+                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+    mw = k.ops->alloc_mw(pd, IBV_MW_TYPE_1);
+    cq = k.ops->create_cq(ctx, 16, NULL, 0);
+    memset(&ia, 0, sizeof(ia));
+    ia.send_cq = ia.recv_cq = cq;
+    ia.qp_type = IBV_QPT_RC;
+    ia.cap.max_send_wr = 4;
+    ia.cap.max_recv_wr = 4;
+    qp = pd && mr && mw && cq ? k.ops->create_qp(pd, &ia) : NULL;
+    CHECK(qp != NULL);
+    if (!qp) {
+        return;
+    }
+    key = mw->rkey;
+    memset(&b, 0, sizeof(b));
+    b.wr_id = 77;
+    b.send_flags = IBV_SEND_SIGNALED;
+    b.bind_info.mr = mr;
+    b.bind_info.addr = 0x21000;
+    b.bind_info.length = 4096;
+    b.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+    CHECK(k.ops->bind_mw(qp, mw, &b) == 0);
+    CHECK(mw->rkey == ((key & ~0xffu) | ((key + 1) & 0xff)));
+    CHECK(db(RNIC_DB_SQ) == RNIC_DB_VAL(qp->qp_num, 0, 1));
+    w = (struct rnic_sq_wqe *)(uintptr_t)k.sq_va;
+    CHECK(w->hdr.opcode == RNIC_WR_BIND_MW && w->hdr.count == 0);
+    CHECK(w->hdr.flags == RNIC_WQE_SIGNALED && le64toh(w->hdr.wr_id) == 77);
+    CHECK(le32toh(w->op.bind_mw.mw_stag) == mw->rkey);
+    CHECK(le32toh(w->op.bind_mw.mr_stag) == mr->lkey);
+    CHECK(le64toh(w->op.bind_mw.va) == 0x21000);
+    CHECK(le64toh(w->op.bind_mw.length) == 4096);
+    CHECK(le32toh(w->op.bind_mw.access) ==
+          (RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE));
+    /* Zero-based windows, or a length without an MR: refused, nothing rung. */
+    key = mw->rkey;
+    b.bind_info.mw_access_flags |= IBV_ACCESS_ZERO_BASED;
+    CHECK(k.ops->bind_mw(qp, mw, &b) == EINVAL && mw->rkey == key);
+    b.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
+    b.bind_info.mr = NULL;
+    CHECK(k.ops->bind_mw(qp, mw, &b) == EINVAL && mw->rkey == key);
+    /* Unbind: length 0, no MR; then LOCAL_INV may be posted (type 2). */
+    b.bind_info.length = 0;
+    b.bind_info.addr = 0;
+    CHECK(k.ops->bind_mw(qp, mw, &b) == 0);
+    CHECK(db(RNIC_DB_SQ) == RNIC_DB_VAL(qp->qp_num, 0, 2));
+    w = (struct rnic_sq_wqe *)(uintptr_t)(k.sq_va + 256);
+    CHECK(w->hdr.opcode == RNIC_WR_BIND_MW && w->op.bind_mw.mr_stag == 0);
+    CHECK(k.ops->dealloc_mw(mw) == 0 && k.dealloced_mw == 1);
+    CHECK(k.ops->destroy_qp(qp) == 0);
+    CHECK(k.ops->destroy_cq(cq) == 0);
+    CHECK(k.ops->dereg_mr(verbs_get_mr(mr)) == 0);
+    CHECK(k.ops->dealloc_pd(pd) == 0);
+    close_ctx(ctx);
+    default_uresp();
+}
+
 static void test_data_path(struct ibv_context *ctx)
 {
     struct ibv_qp_init_attr ia;
@@ -840,6 +959,7 @@ int main(void)
     db_view = view;
 
     test_device_ops(fd);
+    test_mw(fd);
     default_uresp();
     ctx = open_ctx(fd);
     CHECK(ctx != NULL);
