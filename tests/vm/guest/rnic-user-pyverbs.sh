@@ -10,7 +10,8 @@
 # a CQ overrun (IBV_EVENT_CQ_ERR, IBV_EVENT_QP_FATAL, its QP in error); and
 # rnic-user-resize-rereg.py: ibv_resize_cq under traffic and ibv_rereg_mr
 # used remotely with the data checked, over a connection to this guest's own
-# address (loopback: nothing on the wire).
+# address (loopback: nothing on the wire); and rnic-user-mw.py: memory windows
+# of both types bound, used through their rkeys, revoked, the same way.
 . "$RNIC_LAB_DIR/guest/lib.sh"
 set -o pipefail
 net_up
@@ -45,4 +46,6 @@ timeout 120 python3 -B "$RNIC_LAB_DIR/guest/rnic-user-cq-overrun.py" "$DEV" ||
 	fail "cq-overrun: a check failed (exit $?)"
 timeout 300 python3 -B "$RNIC_LAB_DIR/guest/rnic-user-resize-rereg.py" "$RNIC_IP" 7177 ||
 	fail "resize-rereg: a check failed (exit $?)"
+timeout 120 python3 -B "$RNIC_LAB_DIR/guest/rnic-user-mw.py" "$RNIC_IP" 7178 ||
+	fail "mw: a check failed (exit $?)"
 exit 0
