@@ -2,6 +2,7 @@
 /*
  * Seeded impairment link between two endpoints (see simlink.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pcapw.h"
@@ -24,6 +25,28 @@ void sl_init(struct simlink *sl, uint64_t seed)
     sl->rng = seed * 0x2545f4914f6cdd1dull + 1;
     sl->now = SL_SEC;           /* time 0 is special to some timers */
     sl->trace = getenv("SIMLINK_TRACE") != NULL;
+    sl_pcap_env(sl);
+}
+
+/*
+ * SIMLINK_PCAP_DIR=DIR: every link of the process captures to DIR/link-N.pcap
+ * (N counts the links from 0), so two builds' captures of a whole test can
+ * be compared file by file (the wire must not change with a refactor).
+ */
+void sl_pcap_env(struct simlink *sl)
+{
+    static unsigned nlinks;
+    const char *dir = getenv("SIMLINK_PCAP_DIR");
+    char path[4096];
+
+    if (!dir || !*dir) {
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/link-%u.pcap", dir, nlinks++);
+    if (!sl_pcap(sl, path)) {
+        fprintf(stderr, "simlink: cannot write %s\n", path);
+        abort();
+    }
 }
 
 void sl_fini(struct simlink *sl)
@@ -47,6 +70,9 @@ void sl_fini(struct simlink *sl)
 
 bool sl_pcap(struct simlink *sl, const char *path)
 {
+    if (sl->pcap) {
+        pcapw_close(sl->pcap);
+    }
     sl->pcap = pcapw_open(path);
     return sl->pcap != NULL;
 }

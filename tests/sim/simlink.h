@@ -81,6 +81,8 @@ void sl_init(struct simlink *sl, uint64_t seed);
 void sl_fini(struct simlink *sl);
 /* Capture sent frames to path; false if it cannot be created. */
 bool sl_pcap(struct simlink *sl, const char *path);
+/* Capture to $SIMLINK_PCAP_DIR/link-N.pcap if set (sl_init calls it). */
+void sl_pcap_env(struct simlink *sl);
 /* Environment for a simdev on side `side` of this link. */
 struct sd_env sl_env(struct simlink *sl);
 void sl_port_simdev(struct simlink *sl, int side, struct simdev *sd);
