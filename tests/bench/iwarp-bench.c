@@ -12,7 +12,12 @@
  * a loaded host slows them alike.  The data is checked after each run.
  *
  *   iwarp-bench [--runs N] [--mib N] [--max-conn N] [--no-memcpy]
- *               [--crc on|off] [--mtu 1500|9000|65000]
+ *               [--crc on|off] [--mtu 1500|9000|65000] [--idle-conns N]
+ *
+ * --idle-conns N connects N more QP pairs first and leaves them idle (issue
+ * 18, row F: per-frame cost with many connections over without): the
+ * Writes run on the first QP alone, every other connection established
+ * with nothing to send, its ACKs settled.
  *
  * --no-memcpy leaves the baselines out (and their 2 GiB of cold buffers):
  * for profiling the engine alone under perf or callgrind.  --crc and --mtu
@@ -284,7 +289,14 @@ struct result {
 };
 
 static unsigned max_conn;      /* 0: the device default */
+static unsigned idle_conns;    /* connected QP pairs beside the measured one */
 static bool no_memcpy;
+
+static bool never(void *ctx)
+{
+    (void)ctx;
+    return false;
+}
 
 static struct result run_once(bool crc, uint16_t mtu, unsigned mib)
 {
@@ -294,12 +306,13 @@ static struct result run_once(bool crc, uint16_t mtu, unsigned mib)
     struct sd_mr src, dst;
     struct simdev *a, *b;
     struct result r = { 0, 0, false };
+    uint64_t frames0;
     uint8_t *buf;
     unsigned posted = 0, done = 0, i;
     double t0;
 
     memset(&o, 0, sizeof(o));
-    o.nqp = 1;
+    o.nqp = 1 + idle_conns;
     o.mpa_rev = 2;
     o.mpa_flags = crc ? RNIC_MPA_CRC : 0;
     o.ird = o.ord = 8;
@@ -307,10 +320,16 @@ static struct result run_once(bool crc, uint16_t mtu, unsigned mib)
     o.rq_log = 4;
     o.cq_log = 8;
     o.mtu = mtu;
-    o.mem_size = 24u << 20;
+    o.mem_size = (24u << 20) + (uint64_t)idle_conns * (128u << 10);
     rne_dev_config_default(&cfg);
     if (mtu > cfg.max_mtu) {
         cfg.max_mtu = mtu;
+    }
+    if (idle_conns) {
+        cfg.max_qp = cfg.max_qp > o.nqp + 1 ? cfg.max_qp : o.nqp + 1;
+        cfg.max_cq = cfg.max_cq > 2 * o.nqp ? cfg.max_cq : 2 * o.nqp;
+        cfg.max_conn = cfg.max_conn > o.nqp ? cfg.max_conn : o.nqp;
+        o.batch = 128;                  /* simdev: backlog 64, CM EQ 256 */
     }
     if (max_conn) {
         cfg.max_conn = max_conn;
@@ -320,6 +339,10 @@ static struct result run_once(bool crc, uint16_t mtu, unsigned mib)
         fprintf(stderr, "iwarp-bench: set-up failed: %s\n", sp.err);
         sp_fini(&sp);
         return r;
+    }
+    if (idle_conns) {
+        /* the handshakes' last ACKs and delayed ACKs: the rest go idle */
+        sl_run(&sp.sl, never, NULL, 2 * SL_SEC);
     }
     sp.sl.p[0].delay_ns = sp.sl.p[1].delay_ns = 1000;
     a = sp.sd[0];
@@ -337,6 +360,7 @@ static struct result run_once(bool crc, uint16_t mtu, unsigned mib)
         buf[i] = (uint8_t)(i * 7 + (i >> 12));
     }
     sd_mr_write(a, &src, 0, buf, MSG);
+    frames0 = sp.sl.st[0].sent + sp.sl.st[1].sent;
     t0 = now_s();
     while (done < mib) {
         struct rnic_cqe cqe;
@@ -372,7 +396,7 @@ static struct result run_once(bool crc, uint16_t mtu, unsigned mib)
         }
     }
     r.gbps = (double)mib * MSG / (now_s() - t0) / 1e9;
-    r.frames = sp.sl.st[0].sent + sp.sl.st[1].sent;
+    r.frames = sp.sl.st[0].sent + sp.sl.st[1].sent - frames0;
     /* the last Write is placed once the peer's TCP has it: drain, compare */
     for (i = 0; i < 1000 && sl_in_flight(&sp.sl); i++) {
         sl_step(&sp.sl);
@@ -410,6 +434,8 @@ int main(int argc, char **argv)
             runs = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--max-conn") && i + 1 < (unsigned)argc) {
             max_conn = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--idle-conns") && i + 1 < (unsigned)argc) {
+            idle_conns = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--no-memcpy")) {
             no_memcpy = true;
         } else if (!strcmp(argv[i], "--mib") && i + 1 < (unsigned)argc) {
@@ -420,12 +446,13 @@ int main(int argc, char **argv)
             only_mtu = atoi(argv[++i]);
         } else {
             fprintf(stderr, "usage: %s [--runs N] [--mib N] [--max-conn N] "
-                    "[--no-memcpy] [--crc on|off] [--mtu 1500|9000|65000]\n",
+                    "[--no-memcpy] [--crc on|off] [--mtu 1500|9000|65000] "
+                    "[--idle-conns N]\n",
                     argv[0]);
             return 2;
         }
     }
-    if (runs < 1 || runs > 64 || mib < 1) {
+    if (runs < 1 || runs > 64 || mib < 1 || idle_conns >= SP_MAX_CONN) {
         return 2;
     }
     if (no_memcpy) {
@@ -435,8 +462,9 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("iwarp-bench: %u x 1 MiB RDMA Writes, %d deep, median of %u runs, "
-           "max-conn %u, per CPU second\n", mib, DEPTH, runs,
-           max_conn ? max_conn : RNE_DEF_MAX_CONN);
+           "max-conn %u, %u idle connections, per CPU second\n", mib, DEPTH,
+           runs, max_conn ? max_conn : idle_conns >= RNE_DEF_MAX_CONN ?
+           idle_conns + 1 : RNE_DEF_MAX_CONN, idle_conns);
     printf("  memcpy baselines, same bytes, single core: hot = one 1 MiB "
            "buffer reused (cache-resident),\n  cold = walking %zu MiB "
            "buffers (LLC %ld KiB). Headline: ratio to hot, because the "
