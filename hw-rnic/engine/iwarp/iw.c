@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The iWARP layer's life and clock: init, fini and reset from the device,
- * the host timer (one deadline over every engine and connection), and the
- * routing of CM_* commands.
+ * the host timer (one deadline: the TCP engines' and the connections' heap
+ * tops), and the routing of CM_* commands.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +26,8 @@ void rne_iw_rearm(struct rne_dev *d)
         uint64_t t = rne_tcp_next_deadline(iw->eng[i].tcp);
         dl = t < dl ? t : dl;
     }
-    for (i = 0; i < iw->nlive; i++) {
-        if (iw->live[i]->deadline < dl) {
-            dl = iw->live[i]->deadline;
-        }
+    if (rne_iw_next_deadline(iw) < dl) {
+        dl = rne_iw_next_deadline(iw);
     }
     /* QEMU's timer_mod takes a lock and may wake the main loop */
     if (iw->armed_ok && iw->armed == dl) {
@@ -58,7 +56,10 @@ int rne_iw_init(struct rne_dev *d)
     iw->lis = calloc(d->cfg.max_listen, sizeof(*iw->lis));
     iw->conn = calloc(d->cfg.max_conn, sizeof(*iw->conn));
     iw->live = calloc(d->cfg.max_conn, sizeof(*iw->live));
-    if (!iw->lis || !iw->conn || !iw->live || !d->host.ops->random) {
+    iw->dl_heap = calloc(d->cfg.max_conn, sizeof(*iw->dl_heap));
+    iw->dl_due = calloc(d->cfg.max_conn, sizeof(*iw->dl_due));
+    if (!iw->lis || !iw->conn || !iw->live || !iw->dl_heap || !iw->dl_due ||
+        !d->host.ops->random) {
         return -1;
     }
     d->host.ops->random(d->host.opaque, iw->isn_key, sizeof(iw->isn_key));
@@ -85,12 +86,15 @@ void rne_iw_fini(struct rne_dev *d)
     if (!d->iw) {
         return;
     }
-    if (d->iw->conn && d->iw->lis && d->iw->live) {
+    if (d->iw->conn && d->iw->lis && d->iw->live && d->iw->dl_heap &&
+        d->iw->dl_due) {
         rne_iw_reset(d);
     }
     free(d->iw->lis);
     free(d->iw->conn);
     free(d->iw->live);
+    free(d->iw->dl_heap);
+    free(d->iw->dl_due);
     free(d->iw);
     d->iw = NULL;
 }
@@ -162,13 +166,5 @@ void rne_iw_timer(struct rne_dev *d)
         rne_tcp_tick(iw->eng[i].tcp, now);
     }
     rne_iw_pull(d);
-    /* backwards: a connection freed here leaves for one already seen */
-    for (i = iw->nlive; i-- > 0;) {
-        struct rne_iw_conn *c = iw->live[i];
-
-        if (c->deadline <= now) {
-            c->deadline = UINT64_MAX;
-            rne_iw_cm_timer(d, c, now);
-        }
-    }
+    rne_iw_deadlines_run(d, now);
 }

@@ -7,6 +7,7 @@
  *   iw.c         the layer's life (init/fini/reset), clock and deadline
  *   iw_eng.c     TCP engines per local address, frames in/out, TCP upcalls
  *   iw_conn.c    connection slots, steering, deferred release
+ *   iw_deadline.c the connections' MPA timers in a heap
  *   iw_cm.c      MPA Request/Reply exchange, CM events, how connections end
  *   iw_cm_cmd.c  the CM_* admin commands
  *   iw_nudge.c   the initiator's nudge for a siw responder
@@ -105,7 +106,8 @@ struct rne_iw_conn {
     uint32_t qpn;               /* RNE_IW_NO_QP when none is bound */
     struct rnic_tuple tuple;    /* as in events (little-endian ports) */
     struct rne_flow_key key;
-    uint64_t deadline;          /* MPA timer, UINT64_MAX: none */
+    /* MPA timer, UINT64_MAX: none; set with rne_iw_set_deadline */
+    uint64_t deadline;
 
     /* MPA startup */
     struct rne_mpa_local loc;
@@ -132,6 +134,8 @@ struct rne_iw_conn {
     uint64_t nudge_end;         /* no nudge after this; 0: none */
     uint64_t nudge_gap;         /* until the next check, doubles */
     uint32_t nudge_seq;         /* our snd_nxt when the Reply came */
+    /* in rne_iw.dl_heap, RNE_IW_NO_DL: none (here: in the tail padding) */
+    uint32_t dl_idx;
 };
 
 /* An outstanding Read Request or Atomic Request of ours (ORD). */
@@ -221,9 +225,13 @@ struct rne_iw {
     uint32_t neng;
     struct rne_iw_listener *lis;        /* [max_listen] */
     struct rne_iw_conn **conn;          /* [max_conn] by id */
-    /* the allocated ones, dense: per-frame work is O(connections) */
+    /* the allocated ones, dense: for walks at reset and save, not per frame */
     struct rne_iw_conn **live;          /* [max_conn] */
     uint32_t nlive;
+    /* those with a deadline, a min-heap by it (iw_deadline.c) */
+    struct rne_iw_conn **dl_heap;       /* [max_conn] */
+    uint32_t dl_n;
+    struct rne_iw_conn **dl_due;        /* [max_conn] a timer pass's */
     /*
      * Freed during this dispatch, out of conn[] and live[]: a handler that
      * ended one may still read it until the dispatch ends, nothing finds it.
@@ -263,6 +271,16 @@ void rne_iw_query_stats(struct rne_dev *d, struct rnic_proto_stats *out);
 uint64_t rne_iw_now(struct rne_dev *d);
 /* Ask the host for a timer at the earliest TCP/MPA deadline. */
 void rne_iw_rearm(struct rne_dev *d);
+
+/* iw_deadline.c: the connections' deadlines in a heap */
+#define RNE_IW_NO_DL UINT32_MAX
+/* c's MPA timer at when (UINT64_MAX: none). */
+void rne_iw_set_deadline(struct rne_iw *iw, struct rne_iw_conn *c,
+                         uint64_t when);
+/* The earliest connection deadline, UINT64_MAX if none. */
+uint64_t rne_iw_next_deadline(const struct rne_iw *iw);
+/* Run the MPA timer of every connection due at now. */
+void rne_iw_deadlines_run(struct rne_dev *d, uint64_t now);
 
 /*
  * iw_eng.c: the TCP engines, one per local address and VLAN.  tci: an
@@ -334,7 +352,7 @@ void rne_iw_conn_close(struct rne_dev *d, struct rne_iw_conn *c);
 /* The SQ of c's QP may have drained: send the FIN if one is wanted. */
 void rne_iw_conn_maybe_fin(struct rne_dev *d, struct rne_iw_conn *c);
 /* Full operation for c after a successful exchange. */
-void rne_iw_conn_full_op(struct rne_iw_conn *c);
+void rne_iw_conn_full_op(struct rne_dev *d, struct rne_iw_conn *c);
 /* Negotiated IRD/ORD for the QP: from the MPA v2 block, else as asked. */
 void rne_iw_conn_set_ird_ord(struct rne_iw_conn *c);
 /* The first FPDU after our Reply is the RTR (P2P): the QP goes live. */
@@ -354,7 +372,7 @@ unsigned rne_iw_cm_admin(struct rne_dev *d, const struct rnic_admin_cmd *cmd,
 
 /* iw_nudge.c: wake a siw responder that missed our first FPDUs */
 void rne_iw_nudge_start(struct rne_dev *d, struct rne_iw_conn *c);
-void rne_iw_nudge_stop(struct rne_iw_conn *c);
+void rne_iw_nudge_stop(struct rne_dev *d, struct rne_iw_conn *c);
 void rne_iw_nudge_timer(struct rne_dev *d, struct rne_iw_conn *c,
                         uint64_t now);
 

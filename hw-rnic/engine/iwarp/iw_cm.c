@@ -193,7 +193,7 @@ struct rne_iw_conn *rne_iw_cm_accept(struct rne_dev *d,
     c->key.rport = rp;
     rne_iw_steer_conn(d, c, true);
     rne_mpa_rr_rx_init(&c->hs->rr, false);
-    c->deadline = rne_iw_now(d) + RNE_IW_MPA_REQ_NS;
+    rne_iw_set_deadline(d->iw, c, rne_iw_now(d) + RNE_IW_MPA_REQ_NS);
     return c;
 }
 
@@ -216,11 +216,11 @@ void rne_iw_cm_connected(struct rne_dev *d, struct rne_iw_conn *c)
     rne_iw_trace_state(d, c, IWC_REP_WAIT);
     c->state = IWC_REP_WAIT;
     rne_mpa_rr_rx_init(&c->hs->rr, true);
-    c->deadline = rne_iw_now(d) + RNE_IW_MPA_REP_NS;
+    rne_iw_set_deadline(d->iw, c, rne_iw_now(d) + RNE_IW_MPA_REP_NS);
 }
 
 /* Full operation for c after a successful exchange. */
-void rne_iw_conn_full_op(struct rne_iw_conn *c)
+void rne_iw_conn_full_op(struct rne_dev *d, struct rne_iw_conn *c)
 {
     struct rne_tcp_info ti;
 
@@ -232,7 +232,7 @@ void rne_iw_conn_full_op(struct rne_iw_conn *c)
         c->emss = ti.emss;
     }
     c->mulpdu = rne_mpa_mulpdu(c->emss, c->tx.markers);
-    c->deadline = UINT64_MAX;
+    rne_iw_set_deadline(d->iw, c, UINT64_MAX);
 }
 
 /* Negotiated IRD/ORD for the QP: from the MPA v2 block, else as asked. */
@@ -300,7 +300,7 @@ static void rx_request(struct rne_dev *d, struct rne_iw_conn *c,
     c->req.pd = c->hs->req_pd;
     rne_iw_trace_state(d, c, IWC_ACCEPT_WAIT);
     c->state = IWC_ACCEPT_WAIT;
-    c->deadline = UINT64_MAX;
+    rne_iw_set_deadline(d->iw, c, UINT64_MAX);
     c->req_posted = true;
     rne_iw_cm_event(d, c, RNIC_CM_CONNECT_REQUEST, 0, c->hs->req_pd,
                     c->req.pd_len);
@@ -335,7 +335,7 @@ static void reply_refused(struct rne_dev *d, struct rne_iw_conn *c,
     rne_iw_conn_unbind(d, c, 0);
     rne_iw_trace_state(d, c, IWC_LINGER);
     c->state = IWC_LINGER;
-    c->deadline = UINT64_MAX;
+    rne_iw_set_deadline(d->iw, c, UINT64_MAX);
 }
 
 static void rx_reply(struct rne_dev *d, struct rne_iw_conn *c,
@@ -372,7 +372,7 @@ static void rx_reply(struct rne_dev *d, struct rne_iw_conn *c,
         rne_iw_conn_unbind(d, c, 0);
         rne_iw_trace_state(d, c, IWC_LINGER);
         c->state = IWC_LINGER;
-        c->deadline = UINT64_MAX;
+        rne_iw_set_deadline(d->iw, c, UINT64_MAX);
         if (c->tc) {
             rne_tcp_close(c->tc, rne_iw_now(d));
         }
@@ -387,7 +387,7 @@ static void rx_reply(struct rne_dev *d, struct rne_iw_conn *c,
         rne_iw_conn_abort(d, c, RNIC_CM_RESET, RNE_IW_ST_ECONNABORTED);
         return;
     }
-    rne_iw_conn_full_op(c);
+    rne_iw_conn_full_op(d, c);
     rne_iw_conn_set_ird_ord(c);
     c->iq->rfc7306 = c->neg.rfc7306;    /* offered and agreed on the wire */
     rne_iw_trace_mpa(d, c, RNE_TRACE_MPA_ACCEPTED, 0, c->neg.rev,
@@ -417,7 +417,7 @@ void rne_iw_cm_established(struct rne_dev *d, struct rne_iw_conn *c,
     rne_iw_trace_state(d, c, IWC_RTS);
     c->state = IWC_RTS;
     d->iw->st.conns_rts++;
-    c->deadline = UINT64_MAX;
+    rne_iw_set_deadline(d->iw, c, UINT64_MAX);
     rne_trace_qp_state(&d->host, qp->qpn, qp->state, RNIC_QPS_RTS);
     qp->state = RNIC_QPS_RTS;
     rne_iw_cm_event(d, c, RNIC_CM_ESTABLISHED, 0, NULL, 0);
@@ -533,7 +533,8 @@ out:
          */
         rne_iw_trace_state(d, c, IWC_LINGER);
         c->state = IWC_LINGER;
-        c->deadline = rne_iw_now(d) + RNE_IW_TIME_WAIT_NS;
+        rne_iw_set_deadline(d->iw, c,
+                            rne_iw_now(d) + RNE_IW_TIME_WAIT_NS);
         return;
     }
     rne_iw_conn_free(d, c);

@@ -373,7 +373,7 @@ static unsigned cmd_accept(struct rne_dev *d,
     rne_mpa_responder_neg(&c->req, &rep, &c->neg);
     c->iq->rfc7306 = c->neg.rfc7306;    /* as the Reply says, on the wire */
     rne_iw_mpa_done(d, c);
-    rne_iw_conn_full_op(c);
+    rne_iw_conn_full_op(d, c);
     rne_iw_conn_set_ird_ord(c);
     rne_iw_trace_mpa(d, c, RNE_TRACE_MPA_ACCEPTED, 0, c->neg.rev,
                      c->req.pd_len);
@@ -384,7 +384,7 @@ static unsigned cmd_accept(struct rne_dev *d,
     if (c->neg.rtr) {
         rne_iw_trace_state(d, c, IWC_RTR_WAIT);
         c->state = IWC_RTR_WAIT;
-        c->deadline = rne_iw_now(d) + RNE_IW_MPA_REP_NS;
+        rne_iw_set_deadline(d->iw, c, rne_iw_now(d) + RNE_IW_MPA_REP_NS);
     } else {
         rne_iw_cm_established(d, c, qp);
         /* WQEs posted while the QP was IDLE may go now. */

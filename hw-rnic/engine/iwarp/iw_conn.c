@@ -43,6 +43,7 @@ struct rne_iw_conn *rne_iw_conn_alloc(struct rne_dev *d)
     c->qpn = RNE_IW_NO_QP;
     c->listen_id = 0xffffffffu;
     c->deadline = UINT64_MAX;
+    c->dl_idx = RNE_IW_NO_DL;
     iw->conn[id] = c;
     c->live_idx = iw->nlive;
     iw->live[iw->nlive++] = c;
@@ -58,10 +59,11 @@ struct rne_iw_conn *rne_iw_conn_find(struct rne_dev *d, uint32_t id)
     return d->iw->conn[id];
 }
 
-/* Out of the slot table and the live list. */
+/* Out of the slot table, the live list and the deadline heap. */
 static void conn_unlist(struct rne_iw *iw, struct rne_iw_conn *c)
 {
     assert(iw->conn[c->id] == c && iw->live[c->live_idx] == c);
+    rne_iw_set_deadline(iw, c, UINT64_MAX);
     iw->conn[c->id] = NULL;
     iw->live[c->live_idx] = iw->live[--iw->nlive];
     iw->live[c->live_idx]->live_idx = c->live_idx;
@@ -154,7 +156,6 @@ void rne_iw_conn_free(struct rne_dev *d, struct rne_iw_conn *c)
         rne_tcp_set_user(c->tc, NULL);
         c->tc = NULL;
     }
-    c->deadline = UINT64_MAX;
     rne_iw_trace_state(d, c, RNE_TRACE_NONE);
     conn_unlist(iw, c);
     c->gone_next = iw->gone;

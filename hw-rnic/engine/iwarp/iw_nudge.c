@@ -26,14 +26,14 @@ void rne_iw_nudge_start(struct rne_dev *d, struct rne_iw_conn *c)
     c->nudge_seq = ti.snd_nxt;
     c->nudge_gap = RNE_IW_NUDGE_FIRST_NS;
     c->nudge_end = now + RNE_IW_NUDGE_SPAN_NS;
-    c->deadline = now + c->nudge_gap;
+    rne_iw_set_deadline(d->iw, c, now + c->nudge_gap);
 }
 
 /* In RTS the deadline is the nudge's; later states own it. */
-void rne_iw_nudge_stop(struct rne_iw_conn *c)
+void rne_iw_nudge_stop(struct rne_dev *d, struct rne_iw_conn *c)
 {
     if (c->nudge_end && c->state == IWC_RTS) {
-        c->deadline = UINT64_MAX;
+        rne_iw_set_deadline(d->iw, c, UINT64_MAX);
     }
     c->nudge_end = 0;
 }
@@ -46,7 +46,7 @@ void rne_iw_nudge_timer(struct rne_dev *d, struct rne_iw_conn *c,
 
     if (!c->nudge_end || !c->tc || c->fin_sent || !qp || !qp->iw ||
         qp->iw != c->iq) {
-        rne_iw_nudge_stop(c);
+        rne_iw_nudge_stop(d, c);
         return;
     }
     rne_tcp_get_info(c->tc, &ti);
@@ -57,8 +57,8 @@ void rne_iw_nudge_timer(struct rne_dev *d, struct rne_iw_conn *c,
     }
     c->nudge_gap *= 2;
     if (now + c->nudge_gap > c->nudge_end) {
-        rne_iw_nudge_stop(c);
+        rne_iw_nudge_stop(d, c);
         return;
     }
-    c->deadline = now + c->nudge_gap;
+    rne_iw_set_deadline(d->iw, c, now + c->nudge_gap);
 }

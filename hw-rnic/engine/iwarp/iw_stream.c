@@ -38,7 +38,7 @@ void rne_iw_rx_stream(struct rne_dev *d, struct rne_iw_conn *c,
         }
         d->iw->st.fpdu_rx++;
         /* The responder's receive path is live: it sent to us. */
-        rne_iw_nudge_stop(c);
+        rne_iw_nudge_stop(d, c);
         if (c->state == IWC_RTR_WAIT &&
             rne_iw_cm_rtr_arrived(d, c, qp, ev.ulpdu, ev.len)) {
             continue;   /* the Send RTR: no ULP message */

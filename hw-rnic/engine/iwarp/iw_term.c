@@ -61,7 +61,7 @@ static void qp_end(struct rne_dev *d, struct rne_qp *qp, uint8_t async,
     qp->state = RNIC_QPS_TERMINATE;
     qp->iw = NULL;
     c->qpn = RNE_IW_NO_QP;
-    c->deadline = UINT64_MAX;
+    rne_iw_set_deadline(d->iw, c, UINT64_MAX);
     if (c->state != IWC_LINGER) {
         rne_iw_trace_state(d, c, IWC_CLOSING);
         c->state = IWC_CLOSING;

@@ -548,7 +548,7 @@ bool rne_st_load_conn(struct rne_st_ld *ld)
     struct rne_dev *d = ld->d;
     struct rne_iw *iw = d->iw;
     struct rne_sr *r = ld->r;
-    uint64_t now = rne_iw_now(d);
+    uint64_t now = rne_iw_now(d), dl;
     struct rne_iw_conn *c;
     struct rne_iw_eng *e;
     struct rne_qp *qp;
@@ -618,10 +618,11 @@ bool rne_st_load_conn(struct rne_st_ld *ld)
     memcpy(c->key.raddr, rad, 4);
     c->key.lport = lport;
     c->key.rport = rport;
-    if (!rne_st_load_time(ld, &c->deadline, UINT64_MAX, now, who) ||
+    if (!rne_st_load_time(ld, &dl, UINT64_MAX, now, who) ||
         !rne_st_load_time(ld, &c->nudge_end, 0, now, who)) {
         return false;
     }
+    rne_iw_set_deadline(iw, c, dl);
     rne_sr_u64(r, &c->nudge_gap);
     if (!rne_sr_u32(r, &c->nudge_seq) || !load_mpa(ld, c, who)) {
         return false;
