@@ -38,7 +38,7 @@ static const struct bad bad[] = {
     { "max-cqe=16,max-qp-wr=32", "max-cqe" },
     { "max-srq-wr=5", "max-srq-wr" },
     { "max-listen=65", "max-listen" },
-    { "max-conn=2049", "max-conn" },
+    { "max-conn=4097", "max-conn" },
     { "mac=01:00:5e:00:00:01", "unicast" },
     { "mac=52:54:00:zz:00:01", "mac" },
     { "max-qp=-1", "max-qp" },

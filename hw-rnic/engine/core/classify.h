@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define RNE_STEER_MAX_LISTEN    64
-#define RNE_STEER_CONN_SLOTS    4096    /* open addressing, <= half full */
+#define RNE_STEER_CONN_SLOTS    8192    /* open addressing, <= half full */
 #define RNE_STEER_MAX_CONN      (RNE_STEER_CONN_SLOTS / 2)
 
 enum rne_rx_class {
