@@ -158,6 +158,16 @@ static struct harness *build(void)
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
     t_qp_cmd(h, &c, &qp1, 4, 0, 0, 0, 1, 2, 3, 0);
     CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
+    /*
+     * QP access as drivers set it: remote rights without local write (an
+     * MR's rule, not a QP's), which MODIFY_QP takes and a load must too.
+     */
+    memset(&c, 0, sizeof(c));
+    c.hdr.opcode = RNIC_CMD_MODIFY_QP;
+    c.u.modify_qp.qpn = 0;
+    c.u.modify_qp.attr_mask = RNIC_QP_ATTR_ACCESS;
+    c.u.modify_qp.access = RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ;
+    CHECK_EQ(h_cmd(h, &c), RNIC_STS_OK);
     CHECK_EQ(t_reg_mr(h, 0x100 | 0x5a, 0, RNIC_ACCESS_LOCAL_WRITE |
                       RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ,
                       0x10000123, 3 * 4096, data), RNIC_STS_OK);
