@@ -258,7 +258,11 @@ void rne_st_save_qps(struct rne_dev *d, struct rne_sw *w)
     }
 }
 
-/* The QP's fields that need no other object. */
+/*
+ * The QP's fields that need no other object.  Its access is what MODIFY_QP
+ * takes (any known bits): the MR rule that remote write needs local write
+ * is not a QP's.
+ */
 static bool qp_shape_ok(struct rne_st_ld *ld, const struct rne_qp *q)
 {
     struct rne_sr *r = ld->r;
@@ -273,7 +277,7 @@ static bool qp_shape_ok(struct rne_st_ld *ld, const struct rne_qp *q)
     if (q->max_send_sge > RNIC_SQ_MAX_SGE ||
         q->max_recv_sge > RNIC_RQ_MAX_SGE ||
         q->max_inline > RNIC_SQ_MAX_INLINE ||
-        (q->flags & ~RNIC_QP_F_SQ_SIG_ALL) || !rne_mr_access_ok(q->access) ||
+        (q->flags & ~RNIC_QP_F_SQ_SIG_ALL) ||
         (q->access & ~RNE_QP_ACCESS_ALL) ||
         q->ird > c->max_ird || q->ord > c->max_ord) {
         return rne_sr_fail(r, "QP %u: SGE, inline, flag, access or IRD/ORD "
