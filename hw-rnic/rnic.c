@@ -24,31 +24,10 @@
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
 #include "hw/resettable.h"
-#include "migration/vmstate.h"
 #include "net/net.h"
 #include "system/dma.h"
 #include "trace.h"
-#include "engine/core/dev.h"
-
-#define TYPE_RNIC "rnic"
-OBJECT_DECLARE_SIMPLE_TYPE(RnicState, RNIC)
-
-struct RnicState {
-    PCIDevice parent_obj;
-
-    MemoryRegion regs;
-    MemoryRegion doorbells;
-    NICState *nic;
-    NICConf conf;
-    QEMUBH *bh;
-    QEMUTimer *timer;               /* offload TCP/MPA timers */
-    struct rne_dev_config cfg;      /* from properties */
-    struct rne_dev *core;
-    unsigned in_core;               /* core calls on the stack */
-    bool core_orphaned;             /* unrealized meanwhile: free at exit */
-    int64_t log_window_ms;          /* guest-error lines: this second's */
-    unsigned log_lines, log_dropped;
-};
+#include "rnic.h"
 
 /* Guest-error lines per second of host time; the rest are counted. */
 #define RNIC_LOG_PER_SEC    32
@@ -57,7 +36,7 @@ struct RnicState {
  * Around every call that runs the core, as aio_bh_call() does for a guarded
  * bottom half: the device's MMIO is blocked for the core's own DMA.
  */
-static bool rnic_core_enter(RnicState *s)
+bool rnic_core_enter(RnicState *s)
 {
     MemReentrancyGuard *g = &DEVICE(s)->mem_reentrancy_guard;
     bool last = g->engaged_in_io;
@@ -68,7 +47,7 @@ static bool rnic_core_enter(RnicState *s)
     return last;
 }
 
-static void rnic_core_leave(RnicState *s, bool last)
+void rnic_core_leave(RnicState *s, bool last)
 {
     DEVICE(s)->mem_reentrancy_guard.engaged_in_io = last;
     if (!--s->in_core && s->core_orphaned) {
@@ -80,7 +59,7 @@ static void rnic_core_leave(RnicState *s, bool last)
     object_unref(OBJECT(s));
 }
 
-static void rnic_kick(RnicState *s)
+void rnic_kick(RnicState *s)
 {
     if (s->bh) {
         qemu_bh_schedule(s->bh);
@@ -540,6 +519,7 @@ static void rnic_realize(PCIDevice *pdev, Error **errp)
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
     rne_dev_set_link(s->core, !qemu_get_queue(s->nic)->link_down);
     rne_dev_reset(s->core);
+    rnic_migration_realize(s);
 }
 
 static void rnic_exit(PCIDevice *pdev)
@@ -551,6 +531,7 @@ static void rnic_exit(PCIDevice *pdev)
      * A frame the peer queued still names rnic_tx_sent: call it now, as
      * virtio-net does, not when the peer flushes after nic is freed.
      */
+    rnic_migration_exit(s);
     s->nic = NULL;
     qemu_purge_queued_packets(qemu_get_queue(nic));
     qemu_del_nic(nic);
@@ -589,11 +570,6 @@ static void rnic_reset_hold(Object *obj, ResetType type)
     /* Frames held back for the old rings are now dropped, not kept. */
     qemu_flush_queued_packets(qemu_get_queue(s->nic));
 }
-
-static const VMStateDescription rnic_vmstate = {
-    .name = "rnic",
-    .unmigratable = 1,      /* QP/TCP/MPA state is not serialised yet */
-};
 
 static const Property rnic_properties[] = {
     DEFINE_NIC_PROPERTIES(RnicState, conf),

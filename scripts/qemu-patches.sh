@@ -98,7 +98,7 @@ plain C (RNIC_HW_PORTABLE_TYPES), so no Linux header or host is needed.
 MSG
 
 	# 2: the QEMU adapter, Kconfig and the three meson/Kconfig hooks.
-	for f in rnic.c trace.h trace-events Kconfig; do cp "$RNIC_TOP/hw-rnic/$f" "$repo/hw/rnic/"; done
+	for f in rnic.c rnic.h rnic-migration.c trace.h trace-events Kconfig; do cp "$RNIC_TOP/hw-rnic/$f" "$repo/hw/rnic/"; done
 	write_qemu_meson "$repo/hw/rnic/meson.build"
 	echo "subdir('rnic')" >>"$repo/hw/meson.build"
 	echo 'source rnic/Kconfig' >>"$repo/hw/Kconfig"
