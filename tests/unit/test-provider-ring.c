@@ -99,6 +99,10 @@ static const struct rnic_sq_policy all_features = {
     .features = RNIC_FEAT_IMM | RNIC_FEAT_ATOMICS | RNIC_FEAT_FRMR,
 };
 
+static const struct rnic_sq_policy with_mw = {
+    .features = RNIC_FEAT_IMM | RNIC_FEAT_ATOMICS | RNIC_FEAT_FRMR | RNIC_FEAT_MW,
+};
+
 static void check_sge_bytes(const uint8_t *p, unsigned int off, const struct ibv_sge *s)
 {
     CHECK(get_le(p, off, 8) == s->addr);
@@ -278,6 +282,7 @@ static void test_bad_wrs(void)
         { IBV_WR_SEND, 3, 0, &all_features, 0, 8 },                 /* > max_sge */
         { IBV_WR_SEND, -1, 0, &all_features, 0, 8 },                /* negative */
         { IBV_WR_BIND_MW, 0, 0, &all_features, 0, 8 },              /* no MWs */
+        { IBV_WR_BIND_MW, 0, 0, &with_mw, 0, 8 },                   /* no window */
         { IBV_WR_TSO, 1, 0, &all_features, 0, 8 },
         { (enum ibv_wr_opcode)77, 1, 0, &all_features, 0, 8 },      /* unknown */
         { IBV_WR_SEND, 1, IBV_SEND_IP_CSUM, &all_features, 0, 8 },  /* unknown flag */
