@@ -199,7 +199,8 @@ static inline int rnic_wqe_bind_mw(struct rnic_sq_wqe *wqe,
 	const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
 	int access = rnic_mw_access(bi->mw_access_flags);
 
-	if (wr->num_sge || access < 0 || (bi->length && !bi->mr))
+	if (!wr->bind_mw.mw || wr->num_sge || access < 0 ||
+	    (bi->length && !bi->mr))
 		return EINVAL;
 	wqe->op.bind_mw.mw_stag = htole32(wr->bind_mw.rkey);
 	wqe->op.bind_mw.mr_stag = htole32(bi->mr ? bi->mr->lkey : 0);
